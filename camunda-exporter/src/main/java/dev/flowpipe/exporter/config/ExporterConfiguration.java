@@ -1,0 +1,110 @@
+package dev.flowpipe.exporter.config;
+
+import dev.flowpipe.schema.index.SchemaManager;
+import dev.flowpipe.schema.store.StoreConnection;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * The exporter's settings, built from the broker's exporter arguments (a flat map of the keys below) and validated on
+ * construction: a bad value fails naming its key.
+ *
+ * @param store where to write
+ * @param indexPrefix prefix of every index name ({@code index-prefix})
+ * @param refreshInterval refresh interval of the indices it creates ({@code index-refresh-interval}, e.g. "100ms")
+ * @param bulkDelay longest time a record waits in the buffer before a flush ({@code bulk-delay})
+ * @param bulkSize flush when this many documents are buffered ({@code bulk-size})
+ * @param retryBackoff first wait after a failed flush, doubled per failure ({@code retry-backoff})
+ * @param maxRetryBackoff longest wait between flush attempts ({@code max-retry-backoff})
+ */
+public record ExporterConfiguration(
+    StoreConnection store,
+    String indexPrefix,
+    String refreshInterval,
+    Duration bulkDelay,
+    int bulkSize,
+    Duration retryBackoff,
+    Duration maxRetryBackoff) {
+
+  public static final String URL = "url";
+  public static final String USERNAME = "username";
+  public static final String PASSWORD = "password";
+  public static final String CONNECT_TIMEOUT = "connect-timeout";
+  public static final String REQUEST_TIMEOUT = "request-timeout";
+  public static final String INDEX_PREFIX = "index-prefix";
+  public static final String REFRESH_INTERVAL = "index-refresh-interval";
+  public static final String BULK_DELAY = "bulk-delay";
+  public static final String BULK_SIZE = "bulk-size";
+  public static final String RETRY_BACKOFF = "retry-backoff";
+  public static final String MAX_RETRY_BACKOFF = "max-retry-backoff";
+
+  public ExporterConfiguration {
+    if (bulkDelay.isNegative() || bulkDelay.isZero()) {
+      throw new IllegalArgumentException(BULK_DELAY + " must be positive, was " + bulkDelay);
+    }
+    if (bulkSize < 1) {
+      throw new IllegalArgumentException(BULK_SIZE + " must be >= 1, was " + bulkSize);
+    }
+    if (retryBackoff.isNegative() || retryBackoff.isZero()) {
+      throw new IllegalArgumentException(RETRY_BACKOFF + " must be positive, was " + retryBackoff);
+    }
+    if (maxRetryBackoff.compareTo(retryBackoff) < 0) {
+      throw new IllegalArgumentException(
+          MAX_RETRY_BACKOFF + " must be >= " + RETRY_BACKOFF + " (" + retryBackoff + "), was " + maxRetryBackoff);
+    }
+    try {
+      SchemaManager.validPrefix(indexPrefix);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(INDEX_PREFIX + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Reads the broker's exporter arguments; absent keys take their defaults. */
+  public static ExporterConfiguration fromArguments(Map<String, Object> args) {
+    Object url = args.get(URL);
+    if (url == null || url.toString().isBlank()) {
+      throw new IllegalArgumentException(URL + " is required (the search store's URL)");
+    }
+    StoreConnection store;
+    try {
+      store =
+          new StoreConnection(
+              URI.create(url.toString()),
+              text(args, USERNAME),
+              text(args, PASSWORD),
+              DurationText.parse(CONNECT_TIMEOUT, args.getOrDefault(CONNECT_TIMEOUT, "5s")),
+              DurationText.parse(REQUEST_TIMEOUT, args.getOrDefault(REQUEST_TIMEOUT, "30s")));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(URL + " '" + url + "' is not usable: " + e.getMessage(), e);
+    }
+    return new ExporterConfiguration(
+        store,
+        args.getOrDefault(INDEX_PREFIX, "flowpipe").toString(),
+        args.getOrDefault(REFRESH_INTERVAL, "1s").toString(),
+        DurationText.parse(BULK_DELAY, args.getOrDefault(BULK_DELAY, "100ms")),
+        integer(args, BULK_SIZE, 1000),
+        DurationText.parse(RETRY_BACKOFF, args.getOrDefault(RETRY_BACKOFF, "100ms")),
+        DurationText.parse(MAX_RETRY_BACKOFF, args.getOrDefault(MAX_RETRY_BACKOFF, "10s")));
+  }
+
+  private static String text(Map<String, Object> args, String key) {
+    Object value = args.get(key);
+    return value == null ? null : value.toString();
+  }
+
+  private static int integer(Map<String, Object> args, String key, int fallback) {
+    Object value = args.get(key);
+    if (value == null) {
+      return fallback;
+    }
+    if (value instanceof Number number) {
+      return number.intValue();
+    }
+    try {
+      return Integer.parseInt(value.toString().trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " must be a whole number, was '" + value + "'", e);
+    }
+  }
+}

@@ -1,0 +1,67 @@
+package dev.flowpipe.node.config;
+
+import java.time.Duration;
+import java.util.List;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * The Zeebe broker and its place in a cluster ({@code flowpipe.broker.*}).
+ *
+ * @param nodeId this broker's id in the cluster, 0 to cluster-size - 1
+ * @param partitionsCount number of partitions of the log
+ * @param replicationFactor copies of each partition; at most cluster-size
+ * @param clusterSize number of brokers in the cluster
+ * @param clusterName brokers only join a cluster of the same name
+ * @param contactPoints other brokers' internal API addresses (host:port) to join; empty for a single node
+ * @param host address the broker's internal and command APIs bind to
+ * @param commandPort port of the command API (broker-to-broker and gateway-to-broker requests)
+ * @param internalPort port of the internal API (cluster membership and replication)
+ * @param cpuThreads threads that run the engine
+ * @param ioThreads threads for I/O work, the exporters among it
+ * @param shutdownTimeout how long a clean shutdown may take before the node gives up waiting
+ */
+public record BrokerProperties(
+    @DefaultValue("0") int nodeId,
+    @DefaultValue("1") int partitionsCount,
+    @DefaultValue("1") int replicationFactor,
+    @DefaultValue("1") int clusterSize,
+    @DefaultValue("flowpipe") String clusterName,
+    @DefaultValue List<String> contactPoints,
+    @DefaultValue("127.0.0.1") String host,
+    @DefaultValue("26501") int commandPort,
+    @DefaultValue("26502") int internalPort,
+    @DefaultValue("2") int cpuThreads,
+    @DefaultValue("2") int ioThreads,
+    @DefaultValue("30s") Duration shutdownTimeout) {
+
+  private static final String P = "flowpipe.broker.";
+
+  public BrokerProperties {
+    Check.atLeast(P + "partitions-count", partitionsCount, 1);
+    Check.atLeast(P + "cluster-size", clusterSize, 1);
+    Check.atLeast(P + "replication-factor", replicationFactor, 1);
+    if (replicationFactor > clusterSize) {
+      throw new IllegalArgumentException(
+          P + "replication-factor (" + replicationFactor + ") must not exceed " + P + "cluster-size (" + clusterSize
+              + ")");
+    }
+    if (nodeId < 0 || nodeId >= clusterSize) {
+      throw new IllegalArgumentException(
+          P + "node-id must be between 0 and " + P + "cluster-size - 1 (" + (clusterSize - 1) + "), was " + nodeId);
+    }
+    Check.notBlank(P + "cluster-name", clusterName);
+    Check.notBlank(P + "host", host);
+    Check.port(P + "command-port", commandPort, false);
+    Check.port(P + "internal-port", internalPort, false);
+    Check.atLeast(P + "cpu-threads", cpuThreads, 1);
+    Check.atLeast(P + "io-threads", ioThreads, 1);
+    Check.positive(P + "shutdown-timeout", shutdownTimeout);
+    contactPoints = contactPoints == null ? List.of() : List.copyOf(contactPoints);
+    for (String contactPoint : contactPoints) {
+      if (!contactPoint.matches("[^:\\s]+:\\d{1,5}")) {
+        throw new IllegalArgumentException(
+            P + "contact-points entries must be host:port, was '" + contactPoint + "'");
+      }
+    }
+  }
+}

@@ -1,0 +1,38 @@
+package dev.flowpipe.node.config;
+
+import java.time.Duration;
+
+/** Validation for the configuration records: each failure names the full property key and the value. */
+final class Check {
+
+  private Check() {}
+
+  static int atLeast(String key, int value, int min) {
+    if (value < min) {
+      throw new IllegalArgumentException(key + " must be >= " + min + ", was " + value);
+    }
+    return value;
+  }
+
+  static int port(String key, int value, boolean zeroAllowed) {
+    if (value < (zeroAllowed ? 0 : 1) || value > 65535) {
+      throw new IllegalArgumentException(
+          key + " must be a port " + (zeroAllowed ? "0 (any free port) " : "") + "up to 65535, was " + value);
+    }
+    return value;
+  }
+
+  static Duration positive(String key, Duration value) {
+    if (value == null || value.isNegative() || value.isZero()) {
+      throw new IllegalArgumentException(key + " must be a positive duration, was " + value);
+    }
+    return value;
+  }
+
+  static String notBlank(String key, String value) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException(key + " must not be empty, was '" + value + "'");
+    }
+    return value;
+  }
+}

@@ -1,0 +1,81 @@
+package dev.flowpipe.node.config;
+
+import dev.flowpipe.exporter.config.ExporterConfiguration;
+import dev.flowpipe.schema.index.SchemaManager;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * The in-broker exporter ({@code flowpipe.exporter.*}).
+ *
+ * @param enabled register the exporter in the broker
+ * @param indexPrefix prefix of the read model's index names
+ * @param indexRefreshInterval how often the store makes new documents searchable
+ * @param bulk when buffered documents are written
+ * @param retry waits between attempts after a failed write
+ */
+public record ExporterProperties(
+    @DefaultValue("true") boolean enabled,
+    @DefaultValue("flowpipe") String indexPrefix,
+    @DefaultValue("1s") Duration indexRefreshInterval,
+    @DefaultValue Bulk bulk,
+    @DefaultValue Retry retry) {
+
+  private static final String P = "flowpipe.exporter.";
+
+  public ExporterProperties {
+    try {
+      SchemaManager.validPrefix(indexPrefix);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(P + "index-prefix: " + e.getMessage(), e);
+    }
+    Check.positive(P + "index-refresh-interval", indexRefreshInterval);
+  }
+
+  /**
+   * @param delay longest time a record waits before its bulk is written (e.g. 20ms, 1s)
+   * @param size write when this many documents are buffered
+   */
+  public record Bulk(@DefaultValue("100ms") Duration delay, @DefaultValue("1000") int size) {
+    public Bulk {
+      Check.positive(P + "bulk.delay", delay);
+      Check.atLeast(P + "bulk.size", size, 1);
+    }
+  }
+
+  /**
+   * @param backoff first wait after a failed write, doubled per failure
+   * @param maxBackoff longest wait between attempts
+   */
+  public record Retry(@DefaultValue("100ms") Duration backoff, @DefaultValue("10s") Duration maxBackoff) {
+    public Retry {
+      Check.positive(P + "retry.backoff", backoff);
+      Check.positive(P + "retry.max-backoff", maxBackoff);
+      if (maxBackoff.compareTo(backoff) < 0) {
+        throw new IllegalArgumentException(
+            P + "retry.max-backoff (" + maxBackoff + ") must be >= " + P + "retry.backoff (" + backoff + ")");
+      }
+    }
+  }
+
+  /** The broker exporter arguments for a store at {@code url}. */
+  public Map<String, Object> exporterArguments(String url, String username, String password, StoreProperties store) {
+    Map<String, Object> args = new LinkedHashMap<>();
+    args.put(ExporterConfiguration.URL, url);
+    if (username != null) {
+      args.put(ExporterConfiguration.USERNAME, username);
+      args.put(ExporterConfiguration.PASSWORD, password);
+    }
+    args.put(ExporterConfiguration.CONNECT_TIMEOUT, store.connectTimeout().toString());
+    args.put(ExporterConfiguration.REQUEST_TIMEOUT, store.requestTimeout().toString());
+    args.put(ExporterConfiguration.INDEX_PREFIX, indexPrefix);
+    args.put(ExporterConfiguration.REFRESH_INTERVAL, indexRefreshInterval.toMillis() + "ms");
+    args.put(ExporterConfiguration.BULK_DELAY, bulk.delay().toString());
+    args.put(ExporterConfiguration.BULK_SIZE, bulk.size());
+    args.put(ExporterConfiguration.RETRY_BACKOFF, retry.backoff().toString());
+    args.put(ExporterConfiguration.MAX_RETRY_BACKOFF, retry.maxBackoff().toString());
+    return args;
+  }
+}

@@ -1,0 +1,87 @@
+package dev.flowpipe.node.config;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The search store ({@code flowpipe.store.*}). Without a URL the node runs an embedded OpenSearch in a child JVM.
+ *
+ * @param url an external OpenSearch or Elasticsearch, e.g. {@code http://search:9200}; empty for the embedded store
+ * @param username basic-auth user for the external store, optional
+ * @param password basic-auth password, optional; never logged
+ * @param connectTimeout how long to wait for a connection to the store
+ * @param requestTimeout how long to wait for one answer from the store
+ * @param embedded the embedded store, used when no URL is set
+ */
+public record StoreProperties(
+    String url,
+    String username,
+    String password,
+    @DefaultValue("5s") Duration connectTimeout,
+    @DefaultValue("30s") Duration requestTimeout,
+    @DefaultValue EmbeddedStoreProperties embedded) {
+
+  private static final String P = "flowpipe.store.";
+
+  public StoreProperties {
+    url = url == null || url.isBlank() ? null : url.trim();
+    if (url != null) {
+      try {
+        URI uri = new URI(url);
+        if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+          throw new IllegalArgumentException(P + "url must be http(s)://host[:port], was '" + url + "'");
+        }
+      } catch (URISyntaxException e) {
+        throw new IllegalArgumentException(P + "url is not a URL, was '" + url + "': " + e.getMessage(), e);
+      }
+    }
+    Check.positive(P + "connect-timeout", connectTimeout);
+    Check.positive(P + "request-timeout", requestTimeout);
+  }
+
+  public boolean isEmbedded() {
+    return url == null;
+  }
+
+  @Override
+  public String toString() {
+    return "StoreProperties[url=" + url + ", username=" + username + ", password=" + (password == null ? null : "****")
+        + ", connectTimeout=" + connectTimeout + ", requestTimeout=" + requestTimeout + ", embedded=" + embedded + "]";
+  }
+
+  /**
+   * The embedded OpenSearch child process ({@code flowpipe.store.embedded.*}).
+   *
+   * @param httpPort HTTP port on 127.0.0.1; 0 picks a free one
+   * @param transportPort transport port on 127.0.0.1; 0 picks a free one
+   * @param heap the child JVM's heap (-Xms and -Xmx)
+   * @param startTimeout how long to wait for the store to be green
+   * @param stopTimeout how long to wait for it to stop before killing it
+   * @param classpath the child's class path (its jars); set by the start script and the build
+   * @param javaHome JDK to run the child with; empty for the one running the node
+   */
+  public record EmbeddedStoreProperties(
+      @DefaultValue("9200") int httpPort,
+      @DefaultValue("9300") int transportPort,
+      @DefaultValue("1GB") DataSize heap,
+      @DefaultValue("90s") Duration startTimeout,
+      @DefaultValue("15s") Duration stopTimeout,
+      String classpath,
+      String javaHome) {
+
+    private static final String E = "flowpipe.store.embedded.";
+
+    public EmbeddedStoreProperties {
+      Check.port(E + "http-port", httpPort, true);
+      Check.port(E + "transport-port", transportPort, true);
+      if (heap == null || heap.toMegabytes() < 256) {
+        throw new IllegalArgumentException(E + "heap must be at least 256MB, was " + heap);
+      }
+      Check.positive(E + "start-timeout", startTimeout);
+      Check.positive(E + "stop-timeout", stopTimeout);
+    }
+  }
+}

@@ -1,0 +1,195 @@
+package dev.flowpipe.node.store;
+
+import dev.flowpipe.node.config.StoreProperties.EmbeddedStoreProperties;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs OpenSearch in a child JVM with its data under the node's data directory, and makes sure it never outlives the
+ * node: the child watches the pipe on its stdin and exits when the node closes it, which the operating system also
+ * does when the node is killed. Its output goes to {@code opensearch.log} in its directory.
+ */
+public final class EmbeddedOpenSearch implements AutoCloseable {
+
+  /** What the child prints once it is green (see EmbeddedOpenSearchMain in the embedded-opensearch module). */
+  static final String READY_MARKER = "FLOWPIPE-OPENSEARCH-READY http-port=";
+
+  static final String MAIN_CLASS = "dev.flowpipe.opensearch.embedded.EmbeddedOpenSearchMain";
+
+  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedOpenSearch.class);
+
+  private final Process process;
+  private final int httpPort;
+  private final EmbeddedStoreProperties properties;
+
+  private EmbeddedOpenSearch(Process process, int httpPort, EmbeddedStoreProperties properties) {
+    this.process = process;
+    this.httpPort = httpPort;
+    this.properties = properties;
+  }
+
+  /** Starts the child and waits until the store is green, or fails with the child's last output. */
+  public static EmbeddedOpenSearch start(Path directory, EmbeddedStoreProperties properties) {
+    String classpath = properties.classpath();
+    if (classpath == null || classpath.isBlank()) {
+      throw new IllegalStateException(
+          "flowpipe.store.embedded.classpath is not set: the embedded OpenSearch needs the jars built into "
+              + "embedded-opensearch/target (start the node with ./start-node, or set an external flowpipe.store.url)");
+    }
+    String javaHome = properties.javaHome() == null || properties.javaHome().isBlank()
+        ? System.getProperty("java.home")
+        : properties.javaHome();
+    int httpPort = properties.httpPort() == 0 ? freePort() : properties.httpPort();
+    int transportPort = properties.transportPort() == 0 ? freePort() : properties.transportPort();
+    try {
+      Files.createDirectories(directory);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the embedded store's directory " + directory, e);
+    }
+    long heapMb = properties.heap().toMegabytes();
+    List<String> command = new ArrayList<>(List.of(
+        Path.of(javaHome, "bin", "java").toString(),
+        "-Xms" + heapMb + "m",
+        "-Xmx" + heapMb + "m",
+        "-XX:+UseG1GC",
+        "-Djava.awt.headless=true",
+        "-Dfile.encoding=UTF-8",
+        "--enable-native-access=ALL-UNNAMED",
+        "-cp", classpath,
+        MAIN_CLASS,
+        "--base-path", directory.toAbsolutePath().toString(),
+        "--http-port", String.valueOf(httpPort),
+        "--transport-port", String.valueOf(transportPort),
+        "--cluster-name", "flowpipe"));
+    Path logFile = directory.resolve("opensearch.log");
+    LOG.info("starting embedded OpenSearch on 127.0.0.1:{} (data {}, log {})", httpPort, directory, logFile);
+    Process process;
+    try {
+      process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the embedded OpenSearch with " + command.getFirst(), e);
+    }
+    EmbeddedOpenSearch store = new EmbeddedOpenSearch(process, httpPort, properties);
+    CompletableFuture<Integer> ready = new CompletableFuture<>();
+    Deque<String> lastLines = new ArrayDeque<>();
+    Thread pump = new Thread(() -> pumpOutput(process, logFile, ready, lastLines), "opensearch-output");
+    pump.setDaemon(true);
+    pump.start();
+    try {
+      ready.get(properties.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      return store;
+    } catch (TimeoutException e) {
+      store.close();
+      throw new IllegalStateException("embedded OpenSearch was not green within flowpipe.store.embedded.start-timeout ("
+          + properties.startTimeout() + "); last output:\n" + String.join("\n", snapshot(lastLines)));
+    } catch (Exception e) {
+      store.close();
+      throw new IllegalStateException("embedded OpenSearch did not start (" + e.getMessage() + "); last output:\n"
+          + String.join("\n", snapshot(lastLines)), e);
+    }
+  }
+
+  private static List<String> snapshot(Deque<String> lines) {
+    synchronized (lines) {
+      return new ArrayList<>(lines);
+    }
+  }
+
+  private static void pumpOutput(Process process, Path logFile, CompletableFuture<Integer> ready, Deque<String> last) {
+    try (BufferedReader reader =
+            new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        Writer log = Files.newBufferedWriter(
+            logFile, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
+      String line;
+      while ((line = reader.readLine()) != null) {
+        log.write(line);
+        log.write('\n');
+        log.flush();
+        synchronized (last) {
+          last.addLast(line);
+          if (last.size() > 30) {
+            last.removeFirst();
+          }
+        }
+        if (line.startsWith(READY_MARKER)) {
+          ready.complete(Integer.parseInt(line.substring(READY_MARKER.length()).trim()));
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      ready.completeExceptionally(e);
+    }
+    ready.completeExceptionally(new IllegalStateException("the process exited with code " + exitCode(process)));
+  }
+
+  private static String exitCode(Process process) {
+    try {
+      return String.valueOf(process.waitFor());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "unknown";
+    }
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      socket.setReuseAddress(true);
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("no free port on this machine", e);
+    }
+  }
+
+  public String url() {
+    return "http://127.0.0.1:" + httpPort;
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /** Asks the child to stop (closes its stdin), waits up to the stop timeout, then kills it. */
+  @Override
+  public void close() {
+    if (!process.isAlive()) {
+      return;
+    }
+    try {
+      OutputStream stdin = process.getOutputStream();
+      stdin.close();
+    } catch (IOException e) {
+      // the pipe is already gone; the child sees end of input either way
+    }
+    try {
+      if (!process.waitFor(properties.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        LOG.warn("embedded OpenSearch did not stop within {}; killing it", properties.stopTimeout());
+        process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      process.destroyForcibly();
+    }
+    LOG.info("embedded OpenSearch stopped");
+  }
+}

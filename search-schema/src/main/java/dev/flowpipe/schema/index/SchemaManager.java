@@ -1,0 +1,73 @@
+package dev.flowpipe.schema.index;
+
+import dev.flowpipe.schema.store.SearchStore;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Creates the read model's indices at start-up if they are missing, and refuses to start on an existing index whose
+ * schema version is not the one this build writes.
+ */
+public final class SchemaManager {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SchemaManager.class);
+  private static final Pattern PREFIX = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,99}");
+  private static final Pattern REFRESH = Pattern.compile("-1|\\d+(ms|s|m|h)");
+
+  private final SearchStore store;
+  private final String prefix;
+  private final String refreshInterval;
+
+  /**
+   * @param prefix index-name prefix: lowercase letters, digits, '-', '_', '.'
+   * @param refreshInterval the indices' refresh interval in the store's notation ("100ms", "1s", "-1")
+   */
+  public SchemaManager(SearchStore store, String prefix, String refreshInterval) {
+    this.store = Objects.requireNonNull(store);
+    this.prefix = validPrefix(prefix);
+    if (refreshInterval == null || !REFRESH.matcher(refreshInterval).matches()) {
+      throw new IllegalArgumentException("refresh interval must look like 100ms, 1s or -1, was " + refreshInterval);
+    }
+    this.refreshInterval = refreshInterval;
+  }
+
+  public static String validPrefix(String prefix) {
+    if (prefix == null || !PREFIX.matcher(prefix).matches()) {
+      throw new IllegalArgumentException(
+          "index prefix must be lowercase letters, digits, '-', '_' or '.', starting with a letter or digit, was '"
+              + prefix + "'");
+    }
+    return prefix;
+  }
+
+  /** Creates what is missing and checks what exists. */
+  public void ensureSchema() {
+    for (ReadModelIndex index : ReadModelIndex.values()) {
+      String name = index.indexName(prefix);
+      if (store.indexExists(name)) {
+        checkVersion(name);
+      } else if (store.createIndex(name, index.body(refreshInterval))) {
+        LOG.info("created index {}", name);
+      } else {
+        checkVersion(name); // created concurrently by another partition's exporter
+      }
+    }
+  }
+
+  private void checkVersion(String name) {
+    Map<String, Object> meta = store.mappingMeta(name);
+    Object version = meta.get("schemaVersion");
+    if (!(version instanceof Number number) || number.intValue() != ReadModelIndex.SCHEMA_VERSION) {
+      throw new IllegalStateException(
+          "index " + name + " exists with schemaVersion " + version + " but this build writes schemaVersion "
+              + ReadModelIndex.SCHEMA_VERSION + "; use another index prefix or delete the index");
+    }
+  }
+
+  public String prefix() {
+    return prefix;
+  }
+}

@@ -1,0 +1,294 @@
+package dev.flowpipe.schema.opensearch;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flowpipe.schema.store.BulkOutcome;
+import dev.flowpipe.schema.store.BulkOutcome.ItemFailure;
+import dev.flowpipe.schema.store.DocumentWrite;
+import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.schema.store.StoreProduct;
+import dev.flowpipe.schema.store.StoreUnavailableException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.hc.client5.http.auth.AuthScope;
+import org.apache.hc.client5.http.auth.UsernamePasswordCredentials;
+import org.apache.hc.client5.http.impl.auth.BasicCredentialsProvider;
+import org.apache.hc.core5.http.HttpHost;
+import org.apache.hc.core5.util.Timeout;
+import org.opensearch.client.json.JsonData;
+import org.opensearch.client.json.jackson.JacksonJsonpMapper;
+import org.opensearch.client.opensearch.OpenSearchClient;
+import org.opensearch.client.opensearch._types.FieldValue;
+import org.opensearch.client.opensearch._types.OpenSearchException;
+import org.opensearch.client.opensearch._types.Script;
+import org.opensearch.client.opensearch._types.VersionType;
+import org.opensearch.client.opensearch.core.BulkResponse;
+import org.opensearch.client.opensearch.core.bulk.BulkOperation;
+import org.opensearch.client.opensearch.core.bulk.BulkResponseItem;
+import org.opensearch.client.opensearch.generic.Body;
+import org.opensearch.client.opensearch.generic.Requests;
+import org.opensearch.client.opensearch.generic.Response;
+import org.opensearch.client.transport.httpclient5.ApacheHttpClient5Transport;
+import org.opensearch.client.transport.httpclient5.ApacheHttpClient5TransportBuilder;
+
+/** The {@link SearchStore} port on the official OpenSearch Java client. */
+public final class OpenSearchStore implements SearchStore {
+
+  /**
+   * The position guard of {@link DocumentWrite.Merge}: a record at or below the stored position changes nothing, so a
+   * replayed record is a no-op and an out-of-date one cannot overwrite newer state.
+   */
+  static final String MERGE_IF_NEWER =
+      "if (ctx._source.position != null && ctx._source.position >= params.position) { ctx.op = 'noop'; }"
+          + " else { for (entry in params.fields.entrySet()) { ctx._source[entry.getKey()] = entry.getValue(); }"
+          + " ctx._source.position = params.position; }";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final ApacheHttpClient5Transport transport;
+  private final OpenSearchClient client;
+  private final String version;
+
+  private OpenSearchStore(ApacheHttpClient5Transport transport, String version) {
+    this.transport = transport;
+    this.client = new OpenSearchClient(transport);
+    this.version = version;
+  }
+
+  /** Connects; {@code version} is what the store reported on {@code GET /}. */
+  public static OpenSearchStore connect(StoreConnection connection, String version) {
+    HttpHost host = new HttpHost(connection.url().getScheme(), connection.url().getHost(), connection.port());
+    ApacheHttpClient5TransportBuilder builder =
+        ApacheHttpClient5TransportBuilder.builder(host).setMapper(new JacksonJsonpMapper(JSON));
+    String path = connection.url().getPath();
+    if (path != null && !path.isBlank() && !"/".equals(path)) {
+      builder.setPathPrefix(path);
+    }
+    builder.setRequestConfigCallback(
+        config ->
+            config
+                .setConnectTimeout(Timeout.of(connection.connectTimeout().toMillis(), TimeUnit.MILLISECONDS))
+                .setResponseTimeout(Timeout.of(connection.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)));
+    if (connection.hasCredentials()) {
+      builder.setHttpClientConfigCallback(
+          http -> {
+            BasicCredentialsProvider credentials = new BasicCredentialsProvider();
+            credentials.setCredentials(
+                new AuthScope(host),
+                new UsernamePasswordCredentials(
+                    connection.username(),
+                    connection.password() == null ? new char[0] : connection.password().toCharArray()));
+            return http.setDefaultCredentialsProvider(credentials);
+          });
+    }
+    return new OpenSearchStore(builder.build(), version);
+  }
+
+  @Override
+  public StoreProduct product() {
+    return StoreProduct.OPENSEARCH;
+  }
+
+  @Override
+  public String version() {
+    return version;
+  }
+
+  @Override
+  public String health() {
+    return call("cluster health", () -> client.cluster().health().status().jsonValue());
+  }
+
+  @Override
+  public boolean indexExists(String index) {
+    return call("exists " + index, () -> client.indices().exists(e -> e.index(index)).value());
+  }
+
+  @Override
+  public boolean createIndex(String index, String bodyJson) {
+    return call(
+        "create index " + index,
+        () -> {
+          try (Response response =
+              client.generic().execute(Requests.builder().method("PUT").endpoint("/" + index).json(bodyJson).build())) {
+            if (response.getStatus() == 200) {
+              return true;
+            }
+            String body = response.getBody().map(Body::bodyAsString).orElse("");
+            if (response.getStatus() == 400 && body.contains("resource_already_exists_exception")) {
+              return false;
+            }
+            throw new IllegalStateException(
+                "creating index " + index + " failed with HTTP " + response.getStatus() + ": " + body);
+          }
+        });
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public Map<String, Object> mappingMeta(String index) {
+    return call(
+        "mapping of " + index,
+        () -> {
+          try (Response response =
+              client.generic().execute(Requests.builder().method("GET").endpoint("/" + index + "/_mapping").build())) {
+            String body = response.getBody().map(Body::bodyAsString).orElse("{}");
+            if (response.getStatus() != 200) {
+              throw new IllegalStateException(
+                  "reading the mapping of " + index + " failed with HTTP " + response.getStatus() + ": " + body);
+            }
+            Map<String, Object> byIndex = JSON.readValue(body, Map.class);
+            Map<String, Object> entry = (Map<String, Object>) byIndex.values().iterator().next();
+            Map<String, Object> mappings = (Map<String, Object>) entry.getOrDefault("mappings", Map.of());
+            return (Map<String, Object>) mappings.getOrDefault("_meta", Map.of());
+          }
+        });
+  }
+
+  @Override
+  public BulkOutcome bulk(List<DocumentWrite> writes) {
+    if (writes.isEmpty()) {
+      return new BulkOutcome(0, List.of());
+    }
+    List<BulkOperation> operations = new ArrayList<>(writes.size());
+    for (DocumentWrite write : writes) {
+      operations.add(toOperation(write));
+    }
+    BulkResponse response = call("bulk of " + writes.size(), () -> client.bulk(b -> b.operations(operations)));
+    List<ItemFailure> failures = new ArrayList<>();
+    int applied = 0;
+    List<BulkResponseItem> items = response.items();
+    for (int i = 0; i < items.size(); i++) {
+      BulkResponseItem item = items.get(i);
+      // 409 on a position-versioned write: the store already holds this position or a later one
+      if (item.error() == null || item.status() == 409) {
+        applied++;
+      } else {
+        failures.add(new ItemFailure(writes.get(i), item.status(), item.error().type() + ": " + item.error().reason()));
+      }
+    }
+    return new BulkOutcome(applied, failures);
+  }
+
+  private static BulkOperation toOperation(DocumentWrite write) {
+    return switch (write) {
+      case DocumentWrite.Replace replace ->
+          BulkOperation.of(
+              op ->
+                  op.index(
+                      i ->
+                          i.index(replace.index())
+                              .id(replace.id())
+                              .version(replace.position())
+                              .versionType(VersionType.External)
+                              .document(withPosition(replace.document(), replace.position()))));
+      case DocumentWrite.Merge merge ->
+          BulkOperation.of(
+              op ->
+                  op.update(
+                      u ->
+                          u.index(merge.index())
+                              .id(merge.id())
+                              .scriptedUpsert(true)
+                              .upsert(Map.of())
+                              .script(mergeScript(merge))));
+    };
+  }
+
+  private static Map<String, Object> withPosition(Map<String, Object> document, long position) {
+    Map<String, Object> copy = new java.util.LinkedHashMap<>(document);
+    copy.put("position", position);
+    return copy;
+  }
+
+  private static Script mergeScript(DocumentWrite.Merge merge) {
+    return Script.of(
+        s ->
+            s.inline(
+                inline ->
+                    inline
+                        .lang(l -> l.builtin(org.opensearch.client.opensearch._types.BuiltinScriptLanguage.Painless))
+                        .source(MERGE_IF_NEWER)
+                        .params("position", JsonData.of(merge.position()))
+                        .params("fields", JsonData.of(merge.fields()))));
+  }
+
+  @Override
+  public void refresh(String index) {
+    call("refresh " + index, () -> client.indices().refresh(r -> r.index(index)));
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public Optional<Map<String, Object>> get(String index, String id) {
+    return call(
+        "get " + index + "/" + id,
+        () -> {
+          var response = client.get(g -> g.index(index).id(id), Map.class);
+          return response.found() ? Optional.of((Map<String, Object>) response.source()) : Optional.empty();
+        });
+  }
+
+  @Override
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public List<Map<String, Object>> findByField(String index, String field, Object value, int size) {
+    return call(
+        "search " + index,
+        () -> {
+          var response =
+              client.search(
+                  s -> s.index(index).size(size).query(q -> q.term(t -> t.field(field).value(fieldValue(value)))),
+                  Map.class);
+          List<Map<String, Object>> documents = new ArrayList<>();
+          response.hits().hits().forEach(hit -> documents.add((Map<String, Object>) hit.source()));
+          return documents;
+        });
+  }
+
+  private static FieldValue fieldValue(Object value) {
+    return switch (value) {
+      case Long l -> FieldValue.of(l);
+      case Integer i -> FieldValue.of(i.longValue());
+      case Boolean b -> FieldValue.of(b);
+      case Double d -> FieldValue.of(d);
+      default -> FieldValue.of(String.valueOf(value));
+    };
+  }
+
+  @Override
+  public long count(String index) {
+    return call("count " + index, () -> client.count(c -> c.index(index)).count());
+  }
+
+  @Override
+  public void close() {
+    try {
+      transport.close();
+    } catch (IOException e) {
+      // nothing left to release
+    }
+  }
+
+  @FunctionalInterface
+  private interface StoreCall<T> {
+    T run() throws IOException;
+  }
+
+  private <T> T call(String what, StoreCall<T> call) {
+    try {
+      return call.run();
+    } catch (OpenSearchException e) {
+      if (e.status() == 429 || e.status() >= 500) {
+        throw new StoreUnavailableException(what + " failed: " + e.getMessage(), e);
+      }
+      throw new IllegalStateException(what + " failed: " + e.getMessage(), e);
+    } catch (IOException e) {
+      throw new StoreUnavailableException(what + " failed: " + e.getMessage(), e);
+    }
+  }
+
+}

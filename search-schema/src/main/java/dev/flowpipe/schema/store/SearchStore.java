@@ -1,0 +1,44 @@
+package dev.flowpipe.schema.store;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The port to a search store (OpenSearch or Elasticsearch). Small on purpose: what the schema manager, the exporter
+ * and the tests need, in the store's own terms, with no notion of records or partitions.
+ *
+ * <p>Every method throws {@link StoreUnavailableException} when the store cannot be reached.
+ */
+public interface SearchStore extends AutoCloseable {
+
+  StoreProduct product();
+
+  /** The store's version number as it reports it, e.g. "3.8.0". */
+  String version();
+
+  /** Cluster health: "green", "yellow" or "red". */
+  String health();
+
+  boolean indexExists(String index);
+
+  /** Creates the index from a JSON body (settings, mappings). Returns false if it already existed. */
+  boolean createIndex(String index, String bodyJson);
+
+  /** The index mapping's {@code _meta} object, or an empty map. */
+  Map<String, Object> mappingMeta(String index);
+
+  BulkOutcome bulk(List<DocumentWrite> writes);
+
+  void refresh(String index);
+
+  Optional<Map<String, Object>> get(String index, String id);
+
+  /** Documents whose {@code field} equals {@code value}, at most {@code size} of them. */
+  List<Map<String, Object>> findByField(String index, String field, Object value, int size);
+
+  long count(String index);
+
+  @Override
+  void close();
+}

@@ -1,0 +1,54 @@
+package dev.flowpipe.schema.store;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Where the search store is and how to reach it. Kept apart from how the read model is configured, so tests and the
+ * node can hand in whatever store they run.
+ *
+ * @param url base URL, {@code http} or {@code https}, for example {@code http://127.0.0.1:9200}
+ * @param username basic-auth user, or null for none
+ * @param password basic-auth password, or null; never printed
+ * @param connectTimeout how long to wait for a TCP connection
+ * @param requestTimeout how long to wait for an answer to one request
+ */
+public record StoreConnection(URI url, String username, String password, Duration connectTimeout, Duration requestTimeout) {
+
+  public StoreConnection {
+    Objects.requireNonNull(url, "url");
+    if (!"http".equals(url.getScheme()) && !"https".equals(url.getScheme())) {
+      throw new IllegalArgumentException("store url must start with http:// or https://, was " + url);
+    }
+    if (url.getHost() == null) {
+      throw new IllegalArgumentException("store url has no host: " + url);
+    }
+    if (username != null && username.isBlank()) {
+      username = null;
+    }
+    connectTimeout = connectTimeout == null ? Duration.ofSeconds(5) : connectTimeout;
+    requestTimeout = requestTimeout == null ? Duration.ofSeconds(30) : requestTimeout;
+  }
+
+  public static StoreConnection of(String url) {
+    return new StoreConnection(URI.create(url), null, null, null, null);
+  }
+
+  public boolean hasCredentials() {
+    return username != null;
+  }
+
+  public int port() {
+    if (url.getPort() > 0) {
+      return url.getPort();
+    }
+    return "https".equals(url.getScheme()) ? 443 : 80;
+  }
+
+  @Override
+  public String toString() {
+    return "StoreConnection[url=" + url + ", username=" + username + ", password=" + (password == null ? "null" : "****")
+        + ", connectTimeout=" + connectTimeout + ", requestTimeout=" + requestTimeout + "]";
+  }
+}
