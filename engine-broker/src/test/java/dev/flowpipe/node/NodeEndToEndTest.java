@@ -1,0 +1,181 @@
+package dev.flowpipe.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.store.SearchStore;
+import io.camunda.zeebe.client.ZeebeClient;
+import io.camunda.zeebe.client.api.response.DeploymentEvent;
+import io.camunda.zeebe.client.api.worker.JobWorker;
+import io.camunda.zeebe.model.bpmn.Bpmn;
+import io.camunda.zeebe.model.bpmn.BpmnModelInstance;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The whole path on one node: deploy with the official client, run instances to completion with a job worker, find
+ * the definition and the completed instances in the store; then stop and start the node on the same data.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class NodeEndToEndTest {
+
+  private static final String PREFIX = "flowpipe";
+  private static final BpmnModelInstance ORDER_PROCESS =
+      Bpmn.createExecutableProcess("order-process")
+          .name("Order process")
+          .startEvent()
+          .serviceTask("ship", task -> task.zeebeJobType("ship"))
+          .endEvent()
+          .done();
+
+  @TempDir static Path data;
+
+  private TestNode node;
+  private final Set<Long> firstRunInstances = ConcurrentHashMap.newKeySet();
+  private long definitionKey;
+
+  @BeforeAll
+  void startNode() {
+    node = new TestNode(data).start();
+  }
+
+  @AfterAll
+  void stopNode() {
+    node.close();
+  }
+
+  @Test
+  @Order(1)
+  void deployedProcessAndCompletedInstancesReachTheStore() throws Exception {
+    try (ZeebeClient client = node.client()) {
+      DeploymentEvent deployment =
+          client.newDeployResourceCommand().addProcessModel(ORDER_PROCESS, "order.bpmn").send().join();
+      definitionKey = deployment.getProcesses().getFirst().getProcessDefinitionKey();
+
+      for (int i = 0; i < 5; i++) {
+        firstRunInstances.add(
+            client.newCreateInstanceCommand().bpmnProcessId("order-process").latestVersion().send().join()
+                .getProcessInstanceKey());
+      }
+      try (JobWorker worker = completeJobs(client)) {
+        awaitCompleted(node.store().client(), firstRunInstances);
+      }
+    }
+
+    SearchStore store = node.store().client();
+    Map<String, Object> definition =
+        store.get(ReadModelIndex.PROCESS_DEFINITION.indexName(PREFIX), String.valueOf(definitionKey)).orElseThrow();
+    assertThat(definition)
+        .containsEntry("bpmnProcessId", "order-process")
+        .containsEntry("name", "Order process")
+        .containsEntry("version", 1)
+        .containsEntry("resourceName", "order.bpmn");
+    assertThat((String) definition.get("bpmnXml")).contains("order-process").contains("taskDefinition");
+
+    for (long key : firstRunInstances) {
+      Map<String, Object> instance =
+          store.get(ReadModelIndex.PROCESS_INSTANCE.indexName(PREFIX), String.valueOf(key)).orElseThrow();
+      assertThat(instance)
+          .containsEntry("state", "COMPLETED")
+          .containsEntry("bpmnProcessId", "order-process")
+          .containsEntry("processDefinitionKey", definitionKey);
+      assertThat(instance.get("startDate")).isNotNull();
+      assertThat(instance.get("endDate")).isNotNull();
+    }
+  }
+
+  @Test
+  @Order(2)
+  void actuatorHealthReportsBrokerPartitionsAndStoreUp() throws Exception {
+    HttpResponse<String> response =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + "/actuator/health/readiness"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.body()).contains("\"status\":\"UP\"").contains("\"broker\"").contains("\"searchStore\"");
+  }
+
+  @Test
+  @Order(3)
+  void afterARestartOnTheSameDataEarlierInstancesRemainAndNewOnesRun() {
+    long storePidBefore = node.store().embeddedPid();
+    node.stop();
+    assertThat(ProcessHandle.of(storePidBefore).map(ProcessHandle::isAlive).orElse(false))
+        .as("embedded OpenSearch process stopped with the node")
+        .isFalse();
+
+    node.start();
+
+    SearchStore store = node.store().client();
+    for (long key : firstRunInstances) {
+      assertThat(store.get(ReadModelIndex.PROCESS_INSTANCE.indexName(PREFIX), String.valueOf(key)))
+          .hasValueSatisfying(instance -> assertThat(instance).containsEntry("state", "COMPLETED"));
+    }
+
+    Set<Long> secondRun = ConcurrentHashMap.newKeySet();
+    try (ZeebeClient client = node.client()) {
+      // no new deployment: the broker recovered the definition from its own state
+      for (int i = 0; i < 3; i++) {
+        var created =
+            client.newCreateInstanceCommand().bpmnProcessId("order-process").latestVersion().send().join();
+        assertThat(created.getProcessDefinitionKey()).isEqualTo(definitionKey);
+        secondRun.add(created.getProcessInstanceKey());
+      }
+      try (JobWorker worker = completeJobs(client)) {
+        awaitCompleted(store, secondRun);
+      }
+    }
+    assertThat(secondRun).doesNotContainAnyElementsOf(firstRunInstances);
+    String definitions = ReadModelIndex.PROCESS_DEFINITION.indexName(PREFIX);
+    store.refresh(definitions);
+    assertThat(store.count(definitions)).as("the definition was exported once, not again on restart").isEqualTo(1);
+  }
+
+  private static JobWorker completeJobs(ZeebeClient client) {
+    return client
+        .newWorker()
+        .jobType("ship")
+        .handler((jobClient, job) -> jobClient.newCompleteCommand(job.getKey()).send().join())
+        .pollInterval(Duration.ofMillis(50))
+        .open();
+  }
+
+  private static void awaitCompleted(SearchStore store, Set<Long> instanceKeys) {
+    String index = ReadModelIndex.PROCESS_INSTANCE.indexName(PREFIX);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              List<Long> notCompleted = new ArrayList<>();
+              for (long key : instanceKeys) {
+                var instance = store.get(index, String.valueOf(key));
+                if (instance.isEmpty() || !"COMPLETED".equals(instance.get().get("state"))) {
+                  notCompleted.add(key);
+                }
+              }
+              assertThat(notCompleted).as("instances not yet COMPLETED in the store").isEmpty();
+            });
+  }
+}
