@@ -1,6 +1,7 @@
 package dev.flowpipe.node.config;
 
 import java.time.Duration;
+import org.springframework.boot.convert.DurationStyle;
 
 /** Validation for the configuration records: each failure names the full property key and the value. */
 final class Check {
@@ -24,7 +25,8 @@ final class Check {
 
   static Duration positive(String key, Duration value) {
     if (value == null || value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException(key + " must be a positive duration, was " + value);
+      throw new IllegalArgumentException(
+          key + " must be a positive duration, was " + (value == null ? null : DurationStyle.SIMPLE.print(value)));
     }
     return value;
   }
