@@ -2,6 +2,7 @@ package dev.flowpipe.node.store;
 
 import dev.flowpipe.node.config.NodeProperties;
 import dev.flowpipe.node.config.StoreProperties;
+import dev.flowpipe.schema.embedded.EmbeddedOpenSearch;
 import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
@@ -34,7 +35,18 @@ public final class RunningStore implements AutoCloseable {
     EmbeddedOpenSearch embedded = null;
     String url = store.url();
     if (store.isEmbedded()) {
-      embedded = EmbeddedOpenSearch.start(properties.storeDirectory(), store.embedded());
+      var settings = store.embedded();
+      embedded =
+          EmbeddedOpenSearch.start(
+              properties.storeDirectory(),
+              new EmbeddedOpenSearch.Settings(
+                  settings.httpPort(),
+                  settings.transportPort(),
+                  settings.heap().toMegabytes(),
+                  settings.startTimeout(),
+                  settings.stopTimeout(),
+                  settings.classpath(),
+                  settings.javaHome()));
       url = embedded.url();
     }
     StoreConnection connection =

@@ -1,6 +1,6 @@
-package dev.flowpipe.node.store;
+package dev.flowpipe.schema.embedded;
 
-import dev.flowpipe.node.config.StoreProperties.EmbeddedStoreProperties;
+import java.time.Duration;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -38,16 +38,46 @@ public final class EmbeddedOpenSearch implements AutoCloseable {
 
   private final Process process;
   private final int httpPort;
-  private final EmbeddedStoreProperties properties;
+  private final Settings properties;
 
-  private EmbeddedOpenSearch(Process process, int httpPort, EmbeddedStoreProperties properties) {
+  /**
+   * How to run the child.
+   *
+   * @param httpPort HTTP port on 127.0.0.1, 0 for any free one
+   * @param transportPort transport port on 127.0.0.1, 0 for any free one
+   * @param heapMegabytes the child's heap
+   * @param startTimeout how long to wait for green
+   * @param stopTimeout how long to wait for a clean stop before killing
+   * @param classpath the child's class path (embedded-opensearch's classes and jars)
+   * @param javaHome JDK to run it with, null for the one running this JVM
+   */
+  public record Settings(
+      int httpPort,
+      int transportPort,
+      long heapMegabytes,
+      Duration startTimeout,
+      Duration stopTimeout,
+      String classpath,
+      String javaHome) {
+
+    /** For tests: free ports, a small heap, the class path from the system property the build sets. */
+    public static Settings forTests() {
+      return new Settings(0, 0, 512, Duration.ofSeconds(90), Duration.ofSeconds(15),
+          System.getProperty(CLASSPATH_PROPERTY), null);
+    }
+  }
+
+  /** The system property (and node setting) holding the child's class path. */
+  public static final String CLASSPATH_PROPERTY = "flowpipe.store.embedded.classpath";
+
+  private EmbeddedOpenSearch(Process process, int httpPort, Settings properties) {
     this.process = process;
     this.httpPort = httpPort;
     this.properties = properties;
   }
 
   /** Starts the child and waits until the store is green, or fails with the child's last output. */
-  public static EmbeddedOpenSearch start(Path directory, EmbeddedStoreProperties properties) {
+  public static EmbeddedOpenSearch start(Path directory, Settings properties) {
     String classpath = properties.classpath();
     if (classpath == null || classpath.isBlank()) {
       throw new IllegalStateException(
@@ -64,7 +94,7 @@ public final class EmbeddedOpenSearch implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create the embedded store's directory " + directory, e);
     }
-    long heapMb = properties.heap().toMegabytes();
+    long heapMb = properties.heapMegabytes();
     List<String> command = new ArrayList<>(List.of(
         Path.of(javaHome, "bin", "java").toString(),
         "-Xms" + heapMb + "m",
@@ -98,7 +128,7 @@ public final class EmbeddedOpenSearch implements AutoCloseable {
       return store;
     } catch (TimeoutException e) {
       store.close();
-      throw new IllegalStateException("embedded OpenSearch was not green within flowpipe.store.embedded.start-timeout ("
+      throw new IllegalStateException("embedded OpenSearch was not green within its start timeout ("
           + properties.startTimeout() + "); last output:\n" + String.join("\n", snapshot(lastLines)));
     } catch (Exception e) {
       store.close();
