@@ -1,0 +1,206 @@
+package dev.flowpipe.exporter;
+
+import static dev.flowpipe.exporter.Records.processInstance;
+import static io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent.ELEMENT_ACTIVATING;
+import static io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent.ELEMENT_COMPLETED;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.flowpipe.exporter.config.ExporterConfiguration;
+import dev.flowpipe.schema.SharedOpenSearch;
+import dev.flowpipe.schema.embedded.EmbeddedOpenSearch;
+import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.store.SearchStore;
+import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
+import io.camunda.zeebe.exporter.test.ExporterTestContext;
+import io.camunda.zeebe.exporter.test.ExporterTestController;
+import io.camunda.zeebe.protocol.record.Record;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The exporter with the official exporter test harness, writing to a real OpenSearch. */
+@ExtendWith(SharedOpenSearch.class)
+class ReadModelExporterTest {
+
+  private final SearchStore store;
+  private final EmbeddedOpenSearch sharedNode;
+  private final String prefix = SharedOpenSearch.uniquePrefix();
+  private final ExporterTestController controller = new ExporterTestController();
+  private ReadModelExporter exporter;
+
+  ReadModelExporterTest(SearchStore store, EmbeddedOpenSearch sharedNode) {
+    this.store = store;
+    this.sharedNode = sharedNode;
+  }
+
+  @AfterEach
+  void closeExporter() {
+    if (exporter != null) {
+      exporter.close();
+    }
+  }
+
+  private ReadModelExporter open(String url, Map<String, Object> overrides) {
+    Map<String, Object> args = new HashMap<>();
+    args.put(ExporterConfiguration.URL, url);
+    args.put(ExporterConfiguration.INDEX_PREFIX, prefix);
+    args.put(ExporterConfiguration.REFRESH_INTERVAL, "100ms");
+    args.put(ExporterConfiguration.BULK_DELAY, "50ms");
+    args.put(ExporterConfiguration.BULK_SIZE, 1000);
+    args.putAll(overrides);
+    ReadModelExporter opened = new ReadModelExporter();
+    opened.configure(new ExporterTestContext().setConfiguration(new ExporterTestConfiguration<>("flowpipe", args, a -> a)));
+    opened.open(controller);
+    exporter = opened;
+    return opened;
+  }
+
+  private Optional<Map<String, Object>> instance(long key) {
+    String index = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
+    return store.get(index, String.valueOf(key));
+  }
+
+  /** Lets the bulk delay pass in real time, then fires the exporter's timer. */
+  private void afterTheBulkDelay() throws InterruptedException {
+    Thread.sleep(60);
+    controller.runScheduledTasks(Duration.ofSeconds(1));
+  }
+
+  @Nested
+  class Acknowledgement {
+
+    @Test
+    void aBufferedRecordIsNeitherWrittenNorAcknowledgedBeforeTheFlush() {
+      open(sharedNode.url(), Map.of(ExporterConfiguration.BULK_DELAY, "1h"));
+
+      exporter.export(processInstance(10, 100, ELEMENT_ACTIVATING));
+
+      assertThat(controller.getPosition()).isEqualTo(-1);
+      assertThat(instance(100)).isEmpty();
+    }
+
+    @Test
+    void theTimerFlushesAfterTheBulkDelayAndOnlyThenAcknowledges() throws Exception {
+      open(sharedNode.url(), Map.of());
+
+      exporter.export(processInstance(10, 101, ELEMENT_ACTIVATING));
+      afterTheBulkDelay();
+
+      assertThat(instance(101)).hasValueSatisfying(doc -> assertThat(doc).containsEntry("state", "ACTIVE"));
+      assertThat(controller.getPosition()).isEqualTo(10);
+    }
+
+    @Test
+    void reachingTheBulkSizeFlushesAtOnce() {
+      open(sharedNode.url(), Map.of(ExporterConfiguration.BULK_SIZE, 2, ExporterConfiguration.BULK_DELAY, "1h"));
+
+      exporter.export(processInstance(10, 102, ELEMENT_ACTIVATING));
+      exporter.export(processInstance(11, 102, ELEMENT_COMPLETED));
+
+      assertThat(controller.getPosition()).isEqualTo(11);
+      assertThat(instance(102)).hasValueSatisfying(doc -> assertThat(doc).containsEntry("state", "COMPLETED"));
+    }
+
+    @Test
+    void aRecordWithNothingToWriteIsAcknowledgedAtOnceWhenNothingIsBuffered() {
+      open(sharedNode.url(), Map.of(ExporterConfiguration.BULK_DELAY, "1h"));
+
+      exporter.export(Records.job(7));
+
+      assertThat(controller.getPosition()).isEqualTo(7);
+    }
+
+    @Test
+    void closingFlushesWhatIsBuffered() {
+      open(sharedNode.url(), Map.of(ExporterConfiguration.BULK_DELAY, "1h"));
+      exporter.export(processInstance(10, 103, ELEMENT_ACTIVATING));
+
+      exporter.close();
+      exporter = null;
+
+      assertThat(controller.getPosition()).isEqualTo(10);
+      assertThat(instance(103)).isPresent();
+    }
+  }
+
+  @Test
+  void replayingTheStreamFromAnEarlierPositionLeavesTheSameDocuments() throws Exception {
+    List<Record<?>> stream =
+        List.of(
+            processInstance(1, 200, ELEMENT_ACTIVATING),
+            processInstance(2, 201, ELEMENT_ACTIVATING),
+            processInstance(3, 200, ELEMENT_COMPLETED),
+            Records.job(4),
+            processInstance(5, 201, ELEMENT_COMPLETED));
+    open(sharedNode.url(), Map.of());
+    stream.forEach(exporter::export);
+    afterTheBulkDelay();
+    Map<String, Object> first200 = instance(200).orElseThrow();
+    Map<String, Object> first201 = instance(201).orElseThrow();
+
+    // a restarted exporter is handed the stream again from an earlier position
+    exporter.close();
+    open(sharedNode.url(), Map.of());
+    stream.subList(1, stream.size()).forEach(exporter::export);
+    afterTheBulkDelay();
+    stream.forEach(exporter::export);
+    afterTheBulkDelay();
+
+    assertThat(instance(200)).hasValue(first200);
+    assertThat(instance(201)).hasValue(first201);
+    assertThat(first200).containsEntry("state", "COMPLETED").containsEntry("position", 3);
+  }
+
+  @Test
+  void doesNotAcknowledgeWhileTheStoreIsDownAndDeliversEverythingWhenItIsBack(@TempDir Path data) throws Exception {
+    int port;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      port = socket.getLocalPort();
+    }
+    var settings =
+        new EmbeddedOpenSearch.Settings(port, 0, 512, Duration.ofSeconds(90), Duration.ofSeconds(15),
+            EmbeddedOpenSearch.Settings.forTests().classpath(), null);
+    EmbeddedOpenSearch ownStore = EmbeddedOpenSearch.start(data, settings);
+    try {
+      open(ownStore.url(), Map.of(ExporterConfiguration.BULK_SIZE, 2, ExporterConfiguration.RETRY_BACKOFF, "10ms",
+          ExporterConfiguration.MAX_RETRY_BACKOFF, "20ms", ExporterConfiguration.REQUEST_TIMEOUT, "2s",
+          ExporterConfiguration.CONNECT_TIMEOUT, "1s"));
+      ownStore.close();
+
+      exporter.export(processInstance(20, 300, ELEMENT_ACTIVATING));
+      afterTheBulkDelay();
+      assertThat(controller.getPosition()).as("nothing acknowledged while the store is down").isEqualTo(-1);
+      exporter.export(processInstance(21, 300, ELEMENT_COMPLETED));
+      Thread.sleep(30);
+      assertThatThrownBy(() -> exporter.export(processInstance(22, 301, ELEMENT_ACTIVATING)))
+          .as("a full buffer refuses more records so the broker sees the lag")
+          .hasMessageContaining("export buffer full");
+      assertThat(controller.getPosition()).isEqualTo(-1);
+
+      ownStore = EmbeddedOpenSearch.start(data, settings);
+      afterTheBulkDelay();
+
+      assertThat(controller.getPosition()).isEqualTo(21);
+      try (SearchStore again =
+          dev.flowpipe.schema.store.SearchStoreConnector.connect(
+              dev.flowpipe.schema.store.StoreConnection.of(ownStore.url()))) {
+        assertThat(again.get(ReadModelIndex.PROCESS_INSTANCE.indexName(prefix), "300"))
+            .hasValueSatisfying(doc -> assertThat(doc).containsEntry("state", "COMPLETED"));
+      }
+    } finally {
+      exporter.close();
+      exporter = null;
+      ownStore.close();
+    }
+  }
+}

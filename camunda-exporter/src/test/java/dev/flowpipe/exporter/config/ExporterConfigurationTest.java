@@ -1,0 +1,51 @@
+package dev.flowpipe.exporter.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+class ExporterConfigurationTest {
+
+  private static Map<String, Object> args(String key, Object value) {
+    Map<String, Object> args = new HashMap<>();
+    args.put(ExporterConfiguration.URL, "http://127.0.0.1:9200");
+    args.put(key, value);
+    return args;
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({"20ms, PT0.02S", "1s, PT1S", "PT0.25S, PT0.25S", "5m, PT5M"})
+  void bulkDelayAcceptsSimpleAndIsoDurations(String text, String iso) {
+    var config = ExporterConfiguration.fromArguments(args(ExporterConfiguration.BULK_DELAY, text));
+
+    assertThat(config.bulkDelay()).isEqualTo(Duration.parse(iso));
+  }
+
+  @ParameterizedTest(name = "{0}={1}")
+  @CsvSource({
+    "bulk-delay, soon",
+    "bulk-delay, 0ms",
+    "bulk-size, 0",
+    "bulk-size, many",
+    "index-prefix, Has Spaces",
+    "retry-backoff, -1s",
+    "url, ftp://x",
+  })
+  void aBadArgumentFailsNamingItsKeyAndValue(String key, String value) {
+    assertThatThrownBy(() -> ExporterConfiguration.fromArguments(args(key, value)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(key)
+        .satisfies(e -> assertThat(e.getMessage()).containsAnyOf(value, Duration.ZERO.toString(), "PT-1S"));
+  }
+
+  @Test
+  void theUrlIsRequired() {
+    assertThatThrownBy(() -> ExporterConfiguration.fromArguments(Map.of())).hasMessageContaining("url is required");
+  }
+}
