@@ -1,0 +1,60 @@
+package dev.flowpipe.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.flowpipe.schema.BasicAuthProxy;
+import dev.flowpipe.schema.SharedOpenSearch;
+import dev.flowpipe.schema.embedded.EmbeddedOpenSearch;
+import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.store.SearchStore;
+import io.camunda.zeebe.client.ZeebeClient;
+import io.camunda.zeebe.model.bpmn.Bpmn;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** With a store URL the node starts no store of its own and writes to that one, with credentials if given. */
+@ExtendWith(SharedOpenSearch.class)
+class ExternalStoreTest {
+
+  @TempDir Path data;
+
+  @Test
+  void writesToTheExternalStoreThroughBasicAuthAndStartsNoStore(EmbeddedOpenSearch external, SearchStore direct)
+      throws Exception {
+    String prefix = SharedOpenSearch.uniquePrefix();
+    try (BasicAuthProxy secured = new BasicAuthProxy(external.url(), "node", "pa55");
+        TestNode node =
+            new TestNode(data)
+                .with("flowpipe.store.url", secured.url())
+                .with("flowpipe.store.username", "node")
+                .with("flowpipe.store.password", "pa55")
+                .with("flowpipe.exporter.index-prefix", prefix)
+                .start()) {
+
+      assertThat(node.store().isEmbedded()).isFalse();
+      assertThat(ProcessHandle.current().children()
+              .filter(p -> p.info().commandLine().orElse("").contains("EmbeddedOpenSearchMain"))
+              .filter(p -> p.pid() != external.pid()))
+          .as("no store process started by the node")
+          .isEmpty();
+      assertThat(Files.exists(data.resolve("opensearch"))).isFalse();
+
+      long instanceKey;
+      try (ZeebeClient client = node.client()) {
+        client.newDeployResourceCommand()
+            .addProcessModel(Bpmn.createExecutableProcess("external").startEvent().endEvent().done(), "external.bpmn")
+            .send().join();
+        instanceKey = client.newCreateInstanceCommand().bpmnProcessId("external").latestVersion().send().join()
+            .getProcessInstanceKey();
+      }
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+          assertThat(direct.get(ReadModelIndex.PROCESS_INSTANCE.indexName(prefix), String.valueOf(instanceKey)))
+              .hasValueSatisfying(doc -> assertThat(doc).containsEntry("state", "COMPLETED")));
+    }
+  }
+}

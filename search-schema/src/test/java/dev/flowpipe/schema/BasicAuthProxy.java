@@ -1,0 +1,82 @@
+package dev.flowpipe.schema;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Set;
+import java.util.concurrent.Executors;
+
+/**
+ * A reverse proxy on loopback that lets a request through to a store only with the right basic-auth credentials, as
+ * a secured OpenSearch does (401 with a challenge otherwise). Stands in for a secured external store in tests.
+ */
+public final class BasicAuthProxy implements AutoCloseable {
+
+  private static final Set<String> HOP_BY_HOP =
+      Set.of("connection", "content-length", "host", "transfer-encoding", "upgrade", "expect", "keep-alive");
+
+  private final HttpServer server;
+  private final HttpClient client = HttpClient.newHttpClient();
+  private final String target;
+  private final String expected;
+
+  public BasicAuthProxy(String targetUrl, String username, String password) throws IOException {
+    this.target = targetUrl;
+    this.expected =
+        "Basic " + Base64.getEncoder().encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.setExecutor(Executors.newFixedThreadPool(4));
+    server.createContext("/", this::handle);
+    server.start();
+  }
+
+  public String url() {
+    return "http://127.0.0.1:" + server.getAddress().getPort();
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      if (!expected.equals(exchange.getRequestHeaders().getFirst("Authorization"))) {
+        exchange.getResponseHeaders().add("WWW-Authenticate", "Basic realm=\"store\"");
+        byte[] body = "{\"error\":\"unauthorized\"}".getBytes(StandardCharsets.UTF_8);
+        exchange.sendResponseHeaders(401, body.length);
+        exchange.getResponseBody().write(body);
+        return;
+      }
+      byte[] requestBody = exchange.getRequestBody().readAllBytes();
+      HttpRequest.Builder forward =
+          HttpRequest.newBuilder(URI.create(target + exchange.getRequestURI()))
+              .method(exchange.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(requestBody));
+      exchange.getRequestHeaders().forEach((name, values) -> {
+        if (!HOP_BY_HOP.contains(name.toLowerCase()) && !"authorization".equalsIgnoreCase(name)) {
+          values.forEach(value -> forward.header(name, value));
+        }
+      });
+      HttpResponse<byte[]> response = client.send(forward.build(), HttpResponse.BodyHandlers.ofByteArray());
+      response.headers().map().forEach((name, values) -> {
+        if (!HOP_BY_HOP.contains(name.toLowerCase()) && !name.startsWith(":")) {
+          values.forEach(value -> exchange.getResponseHeaders().add(name, value));
+        }
+      });
+      byte[] body = response.body();
+      exchange.sendResponseHeaders(response.statusCode(), body.length == 0 ? -1 : body.length);
+      if (body.length > 0) {
+        exchange.getResponseBody().write(body);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}
