@@ -71,9 +71,29 @@ public final class ReadModelExporter implements Exporter {
   public void open(Controller controller) {
     this.controller = controller;
     this.currentBackoff = config.retryBackoff();
-    store = SearchStoreConnector.connect(config.store());
-    new SchemaManager(store, config.indexPrefix(), config.refreshInterval()).ensureSchema();
     scheduleTick(config.bulkDelay());
+    try {
+      connect();
+    } catch (RuntimeException e) {
+      // the store may still be starting (the node starts both at once) or be down: records are buffered, and the
+      // next flush attempt connects again
+      backOff("search store at {} not reachable yet: {}", config.store().url(), e.getMessage());
+    }
+  }
+
+  /** Connects and makes sure the schema exists; the first flush after a failed connect does this again. */
+  private void connect() {
+    if (store != null) {
+      return;
+    }
+    SearchStore connected = SearchStoreConnector.connect(config.store());
+    try {
+      new SchemaManager(connected, config.indexPrefix(), config.refreshInterval()).ensureSchema();
+    } catch (RuntimeException e) {
+      connected.close();
+      throw e;
+    }
+    store = connected;
     log.info("exporting to {} {} at {} (bulk delay {}, size {})", store.product(), store.version(),
         config.store().url(), config.bulkDelay(), config.bulkSize());
   }
@@ -134,6 +154,7 @@ public final class ReadModelExporter implements Exporter {
       return true;
     }
     try {
+      connect();
       BulkOutcome outcome = store.bulk(batch.writes());
       List<DocumentWrite> retry = new ArrayList<>();
       for (BulkOutcome.ItemFailure failure : outcome.failures()) {
@@ -173,11 +194,11 @@ public final class ReadModelExporter implements Exporter {
     if (flushTimer != null) {
       flushTimer.cancel();
     }
+    if (!batch.isEmpty() && !flush("close")) {
+      log.warn("closing with {} unflushed writes; they are exported again from the last acknowledged position",
+          batch.size());
+    }
     if (store != null) {
-      if (!batch.isEmpty() && !flush("close")) {
-        log.warn("closing with {} unflushed writes; they are exported again from the last acknowledged position",
-            batch.size());
-      }
       store.close();
     }
   }

@@ -8,8 +8,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Wires the node in start-up order: the store first (the exporter needs it), then the broker. Spring closes them in
- * reverse, so on shutdown the broker and its exporter finish before the store stops.
+ * Wires the node: the store is launched (or, if external, checked) first, the broker starts while an embedded store
+ * boots. Spring closes them in reverse, so on shutdown the broker and its exporter finish before the store stops.
  */
 @Configuration(proxyBeanMethods = false)
 public class NodeConfiguration {
@@ -21,6 +21,14 @@ public class NodeConfiguration {
 
   @Bean(destroyMethod = "close")
   EmbeddedBroker embeddedBroker(NodeProperties properties, RunningStore store, MeterRegistry meterRegistry) {
-    return EmbeddedBroker.start(properties, store, meterRegistry);
+    // the embedded store boots while the broker starts; the node is up only when both are
+    EmbeddedBroker broker = EmbeddedBroker.start(properties, store, meterRegistry);
+    try {
+      store.awaitReady();
+    } catch (RuntimeException e) {
+      broker.close();
+      throw e;
+    }
+    return broker;
   }
 }

@@ -21,70 +21,84 @@ public final class RunningStore implements AutoCloseable {
 
   private final StoreConnection connection;
   private final EmbeddedOpenSearch embedded;
-  private final SearchStore client;
+  private final NodeProperties properties;
+  private volatile SearchStore client;
 
-  private RunningStore(StoreConnection connection, EmbeddedOpenSearch embedded, SearchStore client) {
+  private RunningStore(StoreConnection connection, EmbeddedOpenSearch embedded, NodeProperties properties) {
     this.connection = connection;
     this.embedded = embedded;
-    this.client = client;
+    this.properties = properties;
   }
 
-  /** Starts or connects to the store and prepares the schema; fails naming the setting at fault. */
+  /**
+   * An external store is checked at once (so a bad URL fails start-up before anything is written); the embedded one
+   * is launched without waiting, so the broker can start while it boots. {@link #awaitReady()} completes either.
+   */
   public static RunningStore start(NodeProperties properties) {
     StoreProperties store = properties.store();
-    EmbeddedOpenSearch embedded = null;
-    String url = store.url();
-    if (store.isEmbedded()) {
-      var settings = store.embedded();
-      embedded =
-          EmbeddedOpenSearch.start(
-              properties.storeDirectory(),
-              new EmbeddedOpenSearch.Settings(
-                  settings.httpPort(),
-                  settings.transportPort(),
-                  settings.heap().toMegabytes(),
-                  settings.startTimeout(),
-                  settings.stopTimeout(),
-                  settings.classpath(),
-                  settings.javaHome()));
-      url = embedded.url();
-    }
-    StoreConnection connection =
-        new StoreConnection(
-            URI.create(url), store.username(), store.password(), store.connectTimeout(), store.requestTimeout());
-    SearchStore client;
-    try {
-      client = SearchStoreConnector.connect(connection);
-    } catch (RuntimeException e) {
-      if (embedded != null) {
-        embedded.close();
-        throw e;
+    if (!store.isEmbedded()) {
+      RunningStore external = new RunningStore(connection(store, store.url()), null, properties);
+      try {
+        external.awaitReady();
+      } catch (RuntimeException e) {
+        throw new IllegalStateException("flowpipe.store.url=" + store.url() + ": " + e.getMessage(), e);
       }
-      throw new IllegalStateException("flowpipe.store.url=" + store.url() + ": " + e.getMessage(), e);
+      return external;
     }
+    var settings = store.embedded();
+    EmbeddedOpenSearch embedded =
+        EmbeddedOpenSearch.launch(
+            properties.storeDirectory(),
+            new EmbeddedOpenSearch.Settings(
+                settings.httpPort(),
+                settings.transportPort(),
+                settings.heap().toMegabytes(),
+                settings.startTimeout(),
+                settings.stopTimeout(),
+                settings.classpath(),
+                settings.javaHome()));
+    return new RunningStore(connection(store, embedded.url()), embedded, properties);
+  }
+
+  private static StoreConnection connection(StoreProperties store, String url) {
+    return new StoreConnection(
+        URI.create(url), store.username(), store.password(), store.connectTimeout(), store.requestTimeout());
+  }
+
+  /** Waits for the store, connects, and prepares the read model's schema; idempotent. */
+  public synchronized void awaitReady() {
+    if (client != null) {
+      return;
+    }
+    if (embedded != null) {
+      embedded.awaitReady();
+    }
+    SearchStore connected = SearchStoreConnector.connect(connection);
     try {
       new SchemaManager(
-              client,
+              connected,
               properties.exporter().indexPrefix(),
               properties.exporter().indexRefreshInterval().toMillis() + "ms")
           .ensureSchema();
     } catch (RuntimeException e) {
-      client.close();
-      if (embedded != null) {
-        embedded.close();
-      }
+      connected.close();
       throw e;
     }
-    LOG.info("search store ready: {} {} at {}", client.product(), client.version(), url);
-    return new RunningStore(connection, embedded, client);
+    client = connected;
+    LOG.info("search store ready: {} {} at {}", connected.product(), connected.version(), connection.url());
   }
 
   public StoreConnection connection() {
     return connection;
   }
 
+  /** The client on the store; only after {@link #awaitReady()}. */
   public SearchStore client() {
-    return client;
+    SearchStore ready = client;
+    if (ready == null) {
+      throw new IllegalStateException("the search store is still starting");
+    }
+    return ready;
   }
 
   public boolean isEmbedded() {
@@ -98,7 +112,9 @@ public final class RunningStore implements AutoCloseable {
 
   @Override
   public void close() {
-    client.close();
+    if (client != null) {
+      client.close();
+    }
     if (embedded != null) {
       embedded.close();
     }

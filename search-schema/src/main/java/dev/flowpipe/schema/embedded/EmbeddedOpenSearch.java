@@ -39,6 +39,8 @@ public final class EmbeddedOpenSearch implements AutoCloseable {
   private final Process process;
   private final int httpPort;
   private final Settings properties;
+  private final CompletableFuture<Integer> ready = new CompletableFuture<>();
+  private final Deque<String> lastLines = new ArrayDeque<>();
 
   /**
    * How to run the child.
@@ -78,10 +80,20 @@ public final class EmbeddedOpenSearch implements AutoCloseable {
 
   /** Starts the child and waits until the store is green, or fails with the child's last output. */
   public static EmbeddedOpenSearch start(Path directory, Settings properties) {
+    EmbeddedOpenSearch store = launch(directory, properties);
+    store.awaitReady();
+    return store;
+  }
+
+  /**
+   * Starts the child without waiting: its URL is known at once (the port is chosen here), so the node can start the
+   * broker while the store boots. Call {@link #awaitReady()} before relying on it.
+   */
+  public static EmbeddedOpenSearch launch(Path directory, Settings properties) {
     String classpath = properties.classpath();
     if (classpath == null || classpath.isBlank()) {
       throw new IllegalStateException(
-          "flowpipe.store.embedded.classpath is not set: the embedded OpenSearch needs the jars built into "
+          CLASSPATH_PROPERTY + " is not set: the embedded OpenSearch needs the jars built into "
               + "embedded-opensearch/target (start the node with ./start-node, or set an external flowpipe.store.url)");
     }
     String javaHome = properties.javaHome() == null || properties.javaHome().isBlank()
@@ -118,20 +130,26 @@ public final class EmbeddedOpenSearch implements AutoCloseable {
       throw new UncheckedIOException("cannot start the embedded OpenSearch with " + command.getFirst(), e);
     }
     EmbeddedOpenSearch store = new EmbeddedOpenSearch(process, httpPort, properties);
-    CompletableFuture<Integer> ready = new CompletableFuture<>();
-    Deque<String> lastLines = new ArrayDeque<>();
-    Thread pump = new Thread(() -> pumpOutput(process, logFile, ready, lastLines), "opensearch-output");
+    Thread pump = new Thread(() -> pumpOutput(process, logFile, store.ready, store.lastLines), "opensearch-output");
     pump.setDaemon(true);
     pump.start();
+    return store;
+  }
+
+  /** Waits until the child reports green; on timeout or exit stops it and fails with its last output. */
+  public void awaitReady() {
     try {
       ready.get(properties.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
-      return store;
     } catch (TimeoutException e) {
-      store.close();
+      close();
       throw new IllegalStateException("embedded OpenSearch was not green within its start timeout ("
           + properties.startTimeout() + "); last output:\n" + String.join("\n", snapshot(lastLines)));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      close();
+      throw new IllegalStateException("interrupted while waiting for the embedded OpenSearch", e);
     } catch (Exception e) {
-      store.close();
+      close();
       throw new IllegalStateException("embedded OpenSearch did not start (" + e.getMessage() + "); last output:\n"
           + String.join("\n", snapshot(lastLines)), e);
     }
