@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Measures the node on this machine: cold start to ready (broker healthy, store green), RSS of the node and of the
 # embedded store idle and after a short load, and the time from SIGTERM to exit. Usage:
-#   benchmarks/node-lifecycle.sh [rate PI/s, default 50] [load seconds, default 20]
-# Needs a built project (./mvnw -B -DskipTests install). Uses a fresh data directory under /tmp and the default ports.
+#   benchmarks/node-lifecycle.sh [rate PI/s, default 50] [load seconds, default 20] [data directory]
+# Needs a built project (./mvnw -B -DskipTests install) and the default ports free. Without a data directory it uses a
+# fresh one under /tmp (a first start); given an existing one it measures a restart on that data.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 rate=${1:-50}
 seconds=${2:-20}
 JAVA_HOME=$("$root/bin/java-home"); export JAVA_HOME
 work=$(mktemp -d /tmp/flowpipe-lifecycle.XXXXXX)
+data=${3:-$work/data}
 cp_file="$work/test-classpath.txt"
 "$root/mvnw" -B -q -pl engine-broker dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$cp_file" >/dev/null
 
@@ -16,15 +18,15 @@ rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
 
 cd "$work"
 start=$(date +%s%N)
-"$root/start-node" --flowpipe.data-directory="$work/data" > "$work/node.log" 2>&1 &
+"$root/start-node" --flowpipe.data-directory="$data" > "$work/node.log" 2>&1 &
 node=$!
 until curl -sf http://127.0.0.1:8080/actuator/health/readiness 2>/dev/null | grep -q '"status":"UP"'; do
   kill -0 $node 2>/dev/null || { echo "node exited; see $work/node.log"; exit 1; }
   sleep 0.1
 done
 ready_ms=$(( ($(date +%s%N) - start) / 1000000 ))
-java_pid=$(pgrep -f "dev.flowpipe.node.NodeApplication.*$work/data" | head -1)
-store_pid=$(pgrep -f "EmbeddedOpenSearchMain.*$work/data" | head -1)
+java_pid=$(pgrep -f "dev.flowpipe.node.NodeApplication.*$data" | head -1)
+store_pid=$(pgrep -f "EmbeddedOpenSearchMain.*$data" | head -1)
 sleep 5
 node_idle=$(rss_kb "$java_pid"); store_idle=$(rss_kb "$store_pid")
 "$JAVA_HOME/bin/java" -cp "$(cat "$cp_file")" "$root/benchmarks/LoadBurst.java" 26500 "$rate" "$seconds" | tee "$work/load.txt"
