@@ -3,6 +3,7 @@ package dev.flowpipe.node.broker;
 import dev.flowpipe.exporter.ReadModelExporter;
 import dev.flowpipe.node.config.NodeProperties;
 import dev.flowpipe.node.store.RunningStore;
+import dev.flowpipe.schema.store.StoreConnection;
 import io.atomix.cluster.AtomixCluster;
 import io.atomix.utils.Version;
 import io.camunda.zeebe.broker.Broker;
@@ -64,7 +65,7 @@ public final class EmbeddedBroker implements AutoCloseable {
   }
 
   /** Builds the broker configuration from the node's settings: one place maps our keys onto Zeebe's. */
-  static BrokerCfg brokerConfig(NodeProperties properties, RunningStore store) {
+  static BrokerCfg brokerConfig(NodeProperties properties, StoreConnection connection) {
     var node = properties.broker();
     BrokerCfg cfg = new BrokerCfg();
     cfg.getCluster().setNodeId(node.nodeId());
@@ -84,7 +85,6 @@ public final class EmbeddedBroker implements AutoCloseable {
     if (properties.exporter().enabled()) {
       ExporterCfg exporter = new ExporterCfg();
       exporter.setClassName(ReadModelExporter.class.getName());
-      var connection = store.connection();
       exporter.setArgs(
           properties
               .exporter()
@@ -98,7 +98,7 @@ public final class EmbeddedBroker implements AutoCloseable {
 
   /** Starts the broker and waits until it has started (partitions may still be electing leaders). */
   public static EmbeddedBroker start(NodeProperties properties, RunningStore store, MeterRegistry meterRegistry) {
-    BrokerCfg cfg = brokerConfig(properties, store);
+    BrokerCfg cfg = brokerConfig(properties, store.connection());
     ActorScheduler scheduler =
         ActorScheduler.newActorScheduler()
             .setCpuBoundActorThreadCount(cfg.getThreads().getCpuThreadCount())

@@ -1,0 +1,77 @@
+package dev.flowpipe.node.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.flowpipe.exporter.ReadModelExporter;
+import dev.flowpipe.exporter.config.ExporterConfiguration;
+import dev.flowpipe.node.config.NodeProperties;
+import dev.flowpipe.schema.store.StoreConnection;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+
+/** Our YAML keys land on the right Zeebe settings, multi-node ones included. */
+class BrokerConfigMappingTest {
+
+  private static NodeProperties bind(Map<String, String> yaml) {
+    return new Binder(new MapConfigurationPropertySource(yaml)).bindOrCreate("flowpipe", NodeProperties.class);
+  }
+
+  @Test
+  void clusterGatewayAndDataSettingsReachTheBrokerConfiguration() {
+    NodeProperties properties =
+        bind(
+            Map.ofEntries(
+                Map.entry("flowpipe.data-directory", "/tmp/node-2"),
+                Map.entry("flowpipe.broker.node-id", "2"),
+                Map.entry("flowpipe.broker.cluster-size", "3"),
+                Map.entry("flowpipe.broker.replication-factor", "3"),
+                Map.entry("flowpipe.broker.partitions-count", "6"),
+                Map.entry("flowpipe.broker.cluster-name", "prod"),
+                Map.entry("flowpipe.broker.contact-points[0]", "10.0.0.1:26502"),
+                Map.entry("flowpipe.broker.contact-points[1]", "10.0.0.2:26502"),
+                Map.entry("flowpipe.broker.host", "0.0.0.0"),
+                Map.entry("flowpipe.broker.command-port", "36501"),
+                Map.entry("flowpipe.broker.internal-port", "36502"),
+                Map.entry("flowpipe.gateway.host", "0.0.0.0"),
+                Map.entry("flowpipe.gateway.port", "36500"),
+                Map.entry("flowpipe.exporter.bulk.delay", "20ms"),
+                Map.entry("flowpipe.exporter.index-prefix", "prod")));
+
+    var cfg =
+        EmbeddedBroker.brokerConfig(
+            properties, new StoreConnection(URI.create("http://search:9200"), "u", "p", null, null));
+
+    assertThat(cfg.getCluster().getNodeId()).isEqualTo(2);
+    assertThat(cfg.getCluster().getClusterSize()).isEqualTo(3);
+    assertThat(cfg.getCluster().getReplicationFactor()).isEqualTo(3);
+    assertThat(cfg.getCluster().getPartitionsCount()).isEqualTo(6);
+    assertThat(cfg.getCluster().getClusterName()).isEqualTo("prod");
+    assertThat(cfg.getCluster().getInitialContactPoints()).containsExactly("10.0.0.1:26502", "10.0.0.2:26502");
+    assertThat(cfg.getNetwork().getCommandApi().getPort()).isEqualTo(36501);
+    assertThat(cfg.getNetwork().getInternalApi().getPort()).isEqualTo(36502);
+    assertThat(cfg.getGateway().isEnable()).isTrue();
+    assertThat(cfg.getGateway().getNetwork().getPort()).isEqualTo(36500);
+    assertThat(cfg.getData().getDirectory()).isEqualTo(Path.of("/tmp/node-2/broker").toString());
+
+    var exporter = cfg.getExporters().get(EmbeddedBroker.EXPORTER_ID);
+    assertThat(exporter.getClassName()).isEqualTo(ReadModelExporter.class.getName());
+    assertThat(exporter.getArgs())
+        .containsEntry(ExporterConfiguration.URL, "http://search:9200")
+        .containsEntry(ExporterConfiguration.USERNAME, "u")
+        .containsEntry(ExporterConfiguration.INDEX_PREFIX, "prod");
+    assertThat(ExporterConfiguration.fromArguments(exporter.getArgs()).bulkDelay()).hasMillis(20);
+  }
+
+  @Test
+  void theExporterCanBeSwitchedOff() {
+    var cfg =
+        EmbeddedBroker.brokerConfig(
+            bind(Map.of("flowpipe.exporter.enabled", "false")), StoreConnection.of("http://search:9200"));
+
+    assertThat(cfg.getExporters()).isEmpty();
+  }
+}
