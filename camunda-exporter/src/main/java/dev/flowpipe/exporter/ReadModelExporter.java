@@ -1,13 +1,22 @@
 package dev.flowpipe.exporter;
 
-import dev.flowpipe.exporter.batch.ExportBatch;
+import dev.flowpipe.exporter.batch.BulkFlushPolicy;
+import dev.flowpipe.exporter.batch.BulkFlushPolicy.Reason;
+import dev.flowpipe.exporter.batch.DocumentBuffer;
+import dev.flowpipe.exporter.batch.RecentDocuments;
 import dev.flowpipe.exporter.config.ExporterConfiguration;
+import dev.flowpipe.exporter.error.DeadLetters;
+import dev.flowpipe.exporter.handler.DocumentChange;
 import dev.flowpipe.exporter.handler.ExportHandler;
+import dev.flowpipe.exporter.handler.FlowNodeInstanceHandler;
+import dev.flowpipe.exporter.handler.IncidentHandler;
+import dev.flowpipe.exporter.handler.JobHandler;
 import dev.flowpipe.exporter.handler.ProcessDefinitionHandler;
 import dev.flowpipe.exporter.handler.ProcessInstanceHandler;
+import dev.flowpipe.exporter.handler.VariableHandler;
+import dev.flowpipe.exporter.metrics.ExporterMetrics;
+import dev.flowpipe.exporter.store.BulkWriter;
 import dev.flowpipe.schema.index.SchemaManager;
-import dev.flowpipe.schema.store.BulkOutcome;
-import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreUnavailableException;
@@ -19,40 +28,63 @@ import io.camunda.zeebe.exporter.api.context.ScheduledTask;
 import io.camunda.zeebe.protocol.record.Record;
 import io.camunda.zeebe.protocol.record.RecordType;
 import io.camunda.zeebe.protocol.record.ValueType;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.core.IntervalFunction;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 
 /**
- * The in-broker exporter: engine records through the handlers into read-model documents, buffered and written in
- * bulks. A record's position is acknowledged only after its documents are durable, so after a crash the broker replays
- * from there, and the position guard on every write makes that replay harmless.
+ * The in-broker exporter: engine records through the handlers into read-model documents, folded per document in a
+ * buffer and written in bulks. A record's position is acknowledged only after everything buffered up to it is durable,
+ * so after a crash the broker replays from there, and position-versioned writes make that replay harmless.
+ *
+ * <p>Flushes happen when the {@link BulkFlushPolicy} says so, checked on the export path (so a busy path never starves
+ * the delay) and by a timer (so a quiet one still flushes). After a failure it backs off exponentially with jitter,
+ * and a circuit breaker stops it from hammering a store that is down; while the buffer is full it refuses records, so
+ * the broker retries them and sees the lag.
  *
  * <p>All methods run on the exporter's actor thread: no locking needed.
  */
 public final class ReadModelExporter implements Exporter {
 
-  private static final Set<ValueType> EXPORTED = Set.of(ValueType.PROCESS, ValueType.PROCESS_INSTANCE);
+  private static final Set<ValueType> EXPORTED =
+      Set.of(ValueType.PROCESS, ValueType.PROCESS_INSTANCE, ValueType.VARIABLE, ValueType.INCIDENT, ValueType.JOB,
+          ValueType.JOB_BATCH);
 
   private Logger log;
   private ExporterConfiguration config;
+  private BulkFlushPolicy policy;
+  private List<ExportHandler> handlers;
+  private MeterRegistry meterRegistry;
+  private int partitionId;
+
   private Controller controller;
   private SearchStore store;
-  private List<ExportHandler> handlers;
-  private final ExportBatch batch = new ExportBatch();
-  private ScheduledTask flushTimer;
-  private Duration currentBackoff;
+  private BulkWriter writer;
+  private DocumentBuffer buffer;
+  private ExporterMetrics metrics;
+  private CircuitBreaker circuitBreaker;
+  private IntervalFunction backoff;
+  private int failedAttempts;
   private long nextAttemptNanos;
+  private ScheduledTask timer;
 
   @Override
   public void configure(Context context) {
     log = context.getLogger();
     // throws on a bad argument, which fails the broker's start with that message
     config = ExporterConfiguration.fromArguments(context.getConfiguration().getArguments());
-    handlers =
-        List.of(new ProcessDefinitionHandler(config.indexPrefix()), new ProcessInstanceHandler(config.indexPrefix()));
+    policy = config.flushPolicy();
+    handlers = handlers(config);
+    partitionId = context.getPartitionId();
+    meterRegistry = context.getMeterRegistry() == null ? new SimpleMeterRegistry() : context.getMeterRegistry();
     context.setFilter(
         new RecordFilter() {
           @Override
@@ -67,17 +99,48 @@ public final class ReadModelExporter implements Exporter {
         });
   }
 
+  /** The one record-to-document transformation; the importer uses the same list. */
+  public static List<ExportHandler> handlers(ExporterConfiguration config) {
+    String prefix = config.indexPrefix();
+    return List.of(
+        new ProcessDefinitionHandler(prefix),
+        new ProcessInstanceHandler(prefix),
+        new FlowNodeInstanceHandler(prefix),
+        new VariableHandler(prefix, config.variableValueLimit()),
+        new IncidentHandler(prefix),
+        new JobHandler(prefix));
+  }
+
   @Override
   public void open(Controller controller) {
     this.controller = controller;
-    this.currentBackoff = config.retryBackoff();
+    buffer = new DocumentBuffer(new RecentDocuments(config.recentDocuments()));
+    metrics = new ExporterMetrics(meterRegistry, partitionId);
+    metrics.lag(
+        () -> buffer.recordsSinceAck(),
+        () -> buffer.size(),
+        () -> TimeUnit.NANOSECONDS.toMillis(buffer.ageNanos(System.nanoTime())));
+    backoff =
+        IntervalFunction.ofExponentialRandomBackoff(
+            config.retryBackoff().toMillis(), 2.0, 0.25, config.maxRetryBackoff().toMillis());
+    circuitBreaker =
+        CircuitBreaker.of(
+            "search-store-partition-" + partitionId,
+            CircuitBreakerConfig.custom()
+                .slidingWindowSize(10)
+                .minimumNumberOfCalls(5)
+                .failureRateThreshold(50)
+                .waitDurationInOpenState(config.maxRetryBackoff())
+                .permittedNumberOfCallsInHalfOpenState(1)
+                .recordExceptions(StoreUnavailableException.class)
+                .build());
     scheduleTick(config.bulkDelay());
     try {
       connect();
     } catch (RuntimeException e) {
       // the store may still be starting (the node starts both at once) or be down: records are buffered, and the
       // next flush attempt connects again
-      backOff("search store at {} not reachable yet: {}", config.store().url(), e.getMessage());
+      backOff("search store at " + config.store().url() + " not reachable yet: " + e.getMessage());
     }
   }
 
@@ -94,109 +157,111 @@ public final class ReadModelExporter implements Exporter {
       throw e;
     }
     store = connected;
-    log.info("exporting to {} {} at {} (bulk delay {}, size {})", store.product(), store.version(),
-        config.store().url(), config.bulkDelay(), config.bulkSize());
+    DeadLetters deadLetters =
+        new DeadLetters(connected, config.indexPrefix(), partitionId, 32 * 1024, log, metrics::deadLetter);
+    writer = new BulkWriter(connected, deadLetters);
+    log.info("exporting to {} {} at {} ({})", store.product(), store.version(), config.store().url(), policy);
   }
 
   @Override
   public void export(Record<?> record) {
-    if (batch.size() >= config.bulkSize() && !(retryAllowed() && flush("size"))) {
-      // the buffer is full and the store does not take it: refuse the record so the broker retries it later and
-      // sees the lag, instead of growing the buffer without bound
-      throw new StoreUnavailableException("export buffer full (" + batch.size() + " documents) and the store is failing");
+    if (policy.full(buffer) && !(flushAllowed() && flush(Reason.SIZE))) {
+      // refuse the record: the broker retries it later and sees the lag, and memory stays bounded
+      throw new StoreUnavailableException(
+          "export buffer full (" + buffer.size() + " documents) while the search store is failing");
     }
-    List<DocumentWrite> writes = new ArrayList<>();
+    metrics.recordExported(record.getValueType());
+    List<DocumentChange> changes = new ArrayList<>(2);
     for (ExportHandler handler : handlers) {
       if (handler.handles(record)) {
-        writes.addAll(handler.writes(record));
+        changes.addAll(handler.changes(record));
       }
     }
-    if (writes.isEmpty() && batch.isEmpty()) {
+    if (changes.isEmpty() && buffer.isEmpty()) {
       controller.updateLastExportedRecordPosition(record.getPosition());
       return;
     }
-    batch.add(writes, record.getPosition(), System.nanoTime());
-    if (!retryAllowed()) {
-      return; // backing off after a failed flush; the timer tries again
+    long now = System.nanoTime();
+    buffer.add(changes, record.getPosition(), record.getTimestamp(), now);
+    if (flushAllowed()) {
+      policy.due(buffer, now).ifPresent(this::flush);
     }
-    if (batch.size() >= config.bulkSize()) {
-      flush("size");
-    } else if (batch.ageNanos(System.nanoTime()) >= config.bulkDelay().toNanos()) {
-      flush("delay"); // a busy export path must not starve the timer
-    }
-  }
-
-  private boolean retryAllowed() {
-    return System.nanoTime() >= nextAttemptNanos;
   }
 
   private void scheduleTick(Duration in) {
-    flushTimer = controller.scheduleCancellableTask(in, this::onTick);
+    timer = controller.scheduleCancellableTask(in, this::onTick);
   }
 
   private void onTick() {
     long now = System.nanoTime();
-    long age = batch.ageNanos(now);
-    if (!batch.isEmpty() && age >= config.bulkDelay().toNanos() && now >= nextAttemptNanos) {
-      flush("delay");
+    if (flushAllowed()) {
+      policy.due(buffer, now).ifPresent(this::flush);
     }
-    long wait =
-        batch.isEmpty() ? config.bulkDelay().toNanos() : Math.max(config.bulkDelay().toNanos() - batch.ageNanos(now), 0);
-    if (now < nextAttemptNanos) {
-      wait = Math.max(wait, nextAttemptNanos - now);
-    }
-    scheduleTick(Duration.ofNanos(Math.max(wait, Duration.ofMillis(1).toNanos())));
+    now = System.nanoTime();
+    long wait = Math.max(policy.nanosUntilDelay(buffer, now), nextAttemptNanos - now);
+    scheduleTick(Duration.ofNanos(Math.max(wait, TimeUnit.MILLISECONDS.toNanos(1))));
   }
 
-  /** Writes the batch; returns true when every write is durable (and the position acknowledged). */
-  private boolean flush(String reason) {
-    if (batch.isEmpty()) {
+  private boolean flushAllowed() {
+    return System.nanoTime() >= nextAttemptNanos;
+  }
+
+  /** Writes the buffer; true when everything buffered is durable and acknowledged. */
+  private boolean flush(Reason reason) {
+    if (buffer.isEmpty()) {
       return true;
     }
+    if (!circuitBreaker.tryAcquirePermission()) {
+      backOff("circuit open after repeated store failures");
+      return false;
+    }
+    long start = System.nanoTime();
+    int documents = buffer.size();
+    long oldest = buffer.oldestRecordTimestamp();
     try {
       connect();
-      BulkOutcome outcome = store.bulk(batch.writes());
-      List<DocumentWrite> retry = new ArrayList<>();
-      for (BulkOutcome.ItemFailure failure : outcome.failures()) {
-        if (failure.retryable()) {
-          retry.add(failure.write());
-        } else {
-          log.error("store rejected {} {} for good, skipping it: {} {}", failure.write().index(),
-              failure.write().id(), failure.status(), failure.reason());
-        }
-      }
-      if (!retry.isEmpty()) {
-        batch.retainOnly(retry); // only the failed items go again
-        backOff("{} of {} writes failed with retryable errors", retry.size(), outcome.applied() + retry.size());
+      BulkWriter.Result result = writer.flush(buffer);
+      circuitBreaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+      if (!result.complete()) {
+        metrics.failure();
+        backOff(result.retryable() + " of " + documents + " documents failed with retryable errors");
         return false;
       }
-      batch.clear();
-      controller.updateLastExportedRecordPosition(batch.lastPosition());
-      currentBackoff = config.retryBackoff();
+      controller.updateLastExportedRecordPosition(buffer.lastPosition());
+      buffer.acknowledged();
+      metrics.flushed(reason, documents, Duration.ofNanos(System.nanoTime() - start), oldest);
+      failedAttempts = 0;
       nextAttemptNanos = 0;
-      log.trace("flushed ({}) up to position {}", reason, batch.lastPosition());
       return true;
     } catch (RuntimeException e) {
-      backOff("flush of {} writes failed: {}", batch.size(), e.getMessage());
+      circuitBreaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, e);
+      metrics.failure();
+      backOff("flush of " + documents + " documents failed: " + e.getMessage());
       return false;
     }
   }
 
-  private void backOff(String message, Object... args) {
-    log.warn(message + "; retrying in " + currentBackoff, args);
-    nextAttemptNanos = System.nanoTime() + currentBackoff.toNanos();
-    Duration doubled = currentBackoff.multipliedBy(2);
-    currentBackoff = doubled.compareTo(config.maxRetryBackoff()) > 0 ? config.maxRetryBackoff() : doubled;
+  private void backOff(String why) {
+    failedAttempts++;
+    long waitMillis = backoff.apply(failedAttempts);
+    if (failedAttempts > 1) {
+      metrics.retry();
+    }
+    nextAttemptNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
+    log.warn("{}; next attempt in {} ms (attempt {})", why, waitMillis, failedAttempts);
   }
 
   @Override
   public void close() {
-    if (flushTimer != null) {
-      flushTimer.cancel();
+    if (timer != null) {
+      timer.cancel();
     }
-    if (!batch.isEmpty() && !flush("close")) {
-      log.warn("closing with {} unflushed writes; they are exported again from the last acknowledged position",
-          batch.size());
+    if (buffer != null && !buffer.isEmpty()) {
+      nextAttemptNanos = 0;
+      if (!flush(Reason.CLOSE)) {
+        log.warn("closing with {} documents not durable; they are exported again from the last acknowledged position",
+            buffer.size());
+      }
     }
     if (store != null) {
       store.close();

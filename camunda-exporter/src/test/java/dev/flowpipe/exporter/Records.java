@@ -42,8 +42,8 @@ final class Records {
         .build();
   }
 
-  /** A record no handler writes anything for. */
-  static Record<?> job(long position) {
+  /** A record no handler writes anything for (a job migrated to another process version). */
+  static Record<?> unhandled(long position) {
     return ImmutableRecord.builder()
         .withPosition(position)
         .withKey(position)
@@ -51,7 +51,7 @@ final class Records {
         .withPartitionId(1)
         .withRecordType(RecordType.EVENT)
         .withValueType(ValueType.JOB)
-        .withIntent(JobIntent.CREATED)
+        .withIntent(JobIntent.MIGRATED)
         .withValue(ImmutableJobRecordValue.builder().withType("work").build())
         .build();
   }

@@ -33,6 +33,8 @@ class BadConfigurationTest {
         "flowpipe.store.embedded.heap | lots",
         "flowpipe.store.url | ftp://search:21",
         "flowpipe.broker.contact-points | just-a-host",
+        "flowpipe.exporter.bulk.memory-limit | 12 apples",
+        "flowpipe.exporter.variable-value-limit | 0",
       })
   void failsNamingTheKeyAndTheValueAndWritesNothing(String key, String value) {
     Path dataDirectory = temp.resolve("data");

@@ -3,7 +3,7 @@ package dev.flowpipe.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.flowpipe.schema.BasicAuthProxy;
+import dev.flowpipe.schema.StoreProxy;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.embedded.EmbeddedOpenSearch;
 import dev.flowpipe.schema.index.ReadModelIndex;
@@ -27,7 +27,7 @@ class ExternalStoreTest {
   void writesToTheExternalStoreThroughBasicAuthAndStartsNoStore(EmbeddedOpenSearch external, SearchStore direct)
       throws Exception {
     String prefix = SharedOpenSearch.uniquePrefix();
-    try (BasicAuthProxy secured = new BasicAuthProxy(external.url(), "node", "pa55");
+    try (StoreProxy secured = new StoreProxy(external.url(), "node", "pa55");
         TestNode node =
             new TestNode(data)
                 .with("flowpipe.store.url", secured.url())

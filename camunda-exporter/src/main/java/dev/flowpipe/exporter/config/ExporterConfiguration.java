@@ -1,5 +1,6 @@
 package dev.flowpipe.exporter.config;
 
+import dev.flowpipe.exporter.batch.BulkFlushPolicy;
 import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.StoreConnection;
 import java.net.URI;
@@ -15,6 +16,12 @@ import java.util.Map;
  * @param refreshInterval refresh interval of the indices it creates ({@code index-refresh-interval}, e.g. "100ms")
  * @param bulkDelay longest time a record waits in the buffer before a flush ({@code bulk-delay})
  * @param bulkSize flush when this many documents are buffered ({@code bulk-size})
+ * @param bulkMemoryLimitBytes flush when the buffered documents take about this much memory ({@code
+ *     bulk-memory-limit}, e.g. "20MB")
+ * @param variableValueLimit variable values longer than this many characters are truncated in {@code value}
+ *     ({@code variable-value-limit})
+ * @param recentDocuments how many written documents to remember so later changes need no read
+ *     ({@code recent-documents})
  * @param retryBackoff first wait after a failed flush, doubled per failure ({@code retry-backoff})
  * @param maxRetryBackoff longest wait between flush attempts ({@code max-retry-backoff})
  */
@@ -24,6 +31,9 @@ public record ExporterConfiguration(
     String refreshInterval,
     Duration bulkDelay,
     int bulkSize,
+    long bulkMemoryLimitBytes,
+    int variableValueLimit,
+    int recentDocuments,
     Duration retryBackoff,
     Duration maxRetryBackoff) {
 
@@ -36,6 +46,9 @@ public record ExporterConfiguration(
   public static final String REFRESH_INTERVAL = "index-refresh-interval";
   public static final String BULK_DELAY = "bulk-delay";
   public static final String BULK_SIZE = "bulk-size";
+  public static final String BULK_MEMORY_LIMIT = "bulk-memory-limit";
+  public static final String VARIABLE_VALUE_LIMIT = "variable-value-limit";
+  public static final String RECENT_DOCUMENTS = "recent-documents";
   public static final String RETRY_BACKOFF = "retry-backoff";
   public static final String MAX_RETRY_BACKOFF = "max-retry-backoff";
 
@@ -45,6 +58,15 @@ public record ExporterConfiguration(
     }
     if (bulkSize < 1) {
       throw new IllegalArgumentException(BULK_SIZE + " must be >= 1, was " + bulkSize);
+    }
+    if (bulkMemoryLimitBytes < 1024) {
+      throw new IllegalArgumentException(BULK_MEMORY_LIMIT + " must be at least 1KB, was " + bulkMemoryLimitBytes + " bytes");
+    }
+    if (variableValueLimit < 1) {
+      throw new IllegalArgumentException(VARIABLE_VALUE_LIMIT + " must be >= 1, was " + variableValueLimit);
+    }
+    if (recentDocuments < 0) {
+      throw new IllegalArgumentException(RECENT_DOCUMENTS + " must be >= 0, was " + recentDocuments);
     }
     if (retryBackoff.isNegative() || retryBackoff.isZero()) {
       throw new IllegalArgumentException(RETRY_BACKOFF + " must be positive, was " + retryBackoff);
@@ -84,8 +106,15 @@ public record ExporterConfiguration(
         args.getOrDefault(REFRESH_INTERVAL, "1s").toString(),
         DurationText.parse(BULK_DELAY, args.getOrDefault(BULK_DELAY, "100ms")),
         integer(args, BULK_SIZE, 1000),
+        DataSizeText.parse(BULK_MEMORY_LIMIT, args.getOrDefault(BULK_MEMORY_LIMIT, "20MB")),
+        integer(args, VARIABLE_VALUE_LIMIT, 8191),
+        integer(args, RECENT_DOCUMENTS, 10000),
         DurationText.parse(RETRY_BACKOFF, args.getOrDefault(RETRY_BACKOFF, "100ms")),
         DurationText.parse(MAX_RETRY_BACKOFF, args.getOrDefault(MAX_RETRY_BACKOFF, "10s")));
+  }
+
+  public BulkFlushPolicy flushPolicy() {
+    return new BulkFlushPolicy(bulkDelay, bulkSize, bulkMemoryLimitBytes);
   }
 
   private static String text(Map<String, Object> args, String key) {

@@ -1,7 +1,7 @@
 package dev.flowpipe.exporter.handler;
 
 import dev.flowpipe.schema.index.ReadModelIndex;
-import dev.flowpipe.schema.store.DocumentWrite;
+import io.camunda.zeebe.protocol.Protocol;
 import io.camunda.zeebe.protocol.record.Record;
 import io.camunda.zeebe.protocol.record.RecordType;
 import io.camunda.zeebe.protocol.record.ValueType;
@@ -9,15 +9,17 @@ import io.camunda.zeebe.protocol.record.intent.ProcessIntent;
 import io.camunda.zeebe.protocol.record.value.deployment.Process;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import javax.xml.stream.XMLInputFactory;
 import javax.xml.stream.XMLStreamConstants;
 import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamReader;
 
-/** A deployed process version becomes one process-definition document, with its BPMN XML. */
+/**
+ * A deployed process version becomes one process-definition document, with its BPMN XML. Deployments are distributed
+ * to every partition; only the partition that created the definition (the one its key encodes) exports it, so the
+ * document does not depend on which partition's copy came first.
+ */
 public final class ProcessDefinitionHandler implements ExportHandler {
 
   private final String index;
@@ -30,26 +32,29 @@ public final class ProcessDefinitionHandler implements ExportHandler {
   public boolean handles(Record<?> record) {
     return record.getRecordType() == RecordType.EVENT
         && record.getValueType() == ValueType.PROCESS
-        && record.getIntent() == ProcessIntent.CREATED;
+        && record.getIntent() == ProcessIntent.CREATED
+        && Protocol.decodePartitionId(((Process) record.getValue()).getProcessDefinitionKey())
+            == record.getPartitionId();
   }
 
   @Override
-  public List<DocumentWrite> writes(Record<?> record) {
+  public List<DocumentChange> changes(Record<?> record) {
     Process process = (Process) record.getValue();
-    String xml = new String(process.getResource(), StandardCharsets.UTF_8);
-    Map<String, Object> document = new LinkedHashMap<>();
-    document.put("key", process.getProcessDefinitionKey());
-    document.put("bpmnProcessId", process.getBpmnProcessId());
-    document.put("version", process.getVersion());
-    document.put("name", processName(process.getResource(), process.getBpmnProcessId()));
-    document.put("resourceName", process.getResourceName());
-    document.put("bpmnXml", xml);
-    document.put("tenantId", process.getTenantId());
-    document.put("partitionId", record.getPartitionId());
-    // the definition never changes after deployment: a full replace, versioned by position
     return List.of(
-        new DocumentWrite.Replace(
-            index, String.valueOf(process.getProcessDefinitionKey()), record.getPosition(), document));
+        DocumentChange.create(
+            index,
+            process.getProcessDefinitionKey(),
+            record.getPosition(),
+            doc -> {
+              doc.put("key", process.getProcessDefinitionKey());
+              doc.put("bpmnProcessId", process.getBpmnProcessId());
+              doc.put("version", process.getVersion());
+              doc.put("name", processName(process.getResource(), process.getBpmnProcessId()));
+              doc.put("resourceName", process.getResourceName());
+              doc.put("bpmnXml", new String(process.getResource(), StandardCharsets.UTF_8));
+              doc.put("tenantId", process.getTenantId());
+              doc.put("partitionId", record.getPartitionId());
+            }));
   }
 
   /** The {@code name} attribute of the process element with this id, or null if it has none. */

@@ -1,21 +1,17 @@
 package dev.flowpipe.exporter.handler;
 
 import dev.flowpipe.schema.index.ReadModelIndex;
-import dev.flowpipe.schema.store.DocumentWrite;
 import io.camunda.zeebe.protocol.record.Record;
 import io.camunda.zeebe.protocol.record.RecordType;
 import io.camunda.zeebe.protocol.record.ValueType;
 import io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent;
 import io.camunda.zeebe.protocol.record.value.BpmnElementType;
 import io.camunda.zeebe.protocol.record.value.ProcessInstanceRecordValue;
-import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The process element's life cycle becomes the process-instance document: ACTIVE when it activates, COMPLETED or
- * CANCELED when it ends. Each event merges only the fields it knows, guarded by position.
+ * CANCELED when it ends. A call activity's child instance carries its parent's instance and element keys.
  */
 public final class ProcessInstanceHandler implements ExportHandler {
 
@@ -38,38 +34,40 @@ public final class ProcessInstanceHandler implements ExportHandler {
   }
 
   @Override
-  public List<DocumentWrite> writes(Record<?> record) {
+  public List<DocumentChange> changes(Record<?> record) {
     var value = (ProcessInstanceRecordValue) record.getValue();
-    Map<String, Object> fields = new LinkedHashMap<>();
-    String date = Instant.ofEpochMilli(record.getTimestamp()).toString();
-    switch ((ProcessInstanceIntent) record.getIntent()) {
-      case ELEMENT_ACTIVATING -> {
-        fields.put("key", value.getProcessInstanceKey());
-        fields.put("processDefinitionKey", value.getProcessDefinitionKey());
-        fields.put("bpmnProcessId", value.getBpmnProcessId());
-        fields.put("version", value.getVersion());
-        fields.put("state", "ACTIVE");
-        fields.put("incident", false);
-        fields.put("startDate", date);
-        fields.put("parentProcessInstanceKey", positiveOrNull(value.getParentProcessInstanceKey()));
-        fields.put("parentElementInstanceKey", positiveOrNull(value.getParentElementInstanceKey()));
-        fields.put("tenantId", value.getTenantId());
-        fields.put("partitionId", record.getPartitionId());
-      }
-      case ELEMENT_COMPLETED -> {
-        fields.put("state", "COMPLETED");
-        fields.put("endDate", date);
-      }
-      default -> {
-        fields.put("state", "CANCELED");
-        fields.put("endDate", date);
-      }
-    }
+    long key = value.getProcessInstanceKey();
+    String date = Dates.of(record.getTimestamp());
     return List.of(
-        new DocumentWrite.Merge(index, String.valueOf(value.getProcessInstanceKey()), record.getPosition(), fields));
-  }
-
-  private static Long positiveOrNull(long key) {
-    return key > 0 ? key : null;
+        switch ((ProcessInstanceIntent) record.getIntent()) {
+          case ELEMENT_ACTIVATING ->
+              DocumentChange.create(
+                  index,
+                  key,
+                  record.getPosition(),
+                  doc -> {
+                    doc.put("key", key);
+                    doc.put("processDefinitionKey", value.getProcessDefinitionKey());
+                    doc.put("bpmnProcessId", value.getBpmnProcessId());
+                    doc.put("version", value.getVersion());
+                    doc.put("state", "ACTIVE");
+                    doc.put("incident", false);
+                    doc.put("startDate", date);
+                    doc.put("parentProcessInstanceKey", Dates.key(value.getParentProcessInstanceKey()));
+                    doc.put("parentElementInstanceKey", Dates.key(value.getParentElementInstanceKey()));
+                    doc.put("tenantId", value.getTenantId());
+                    doc.put("partitionId", record.getPartitionId());
+                  });
+          case ELEMENT_COMPLETED ->
+              DocumentChange.update(index, key, record.getPosition(), doc -> {
+                doc.put("state", "COMPLETED");
+                doc.put("endDate", date);
+              });
+          default ->
+              DocumentChange.update(index, key, record.getPosition(), doc -> {
+                doc.put("state", "CANCELED");
+                doc.put("endDate", date);
+              });
+        });
   }
 }

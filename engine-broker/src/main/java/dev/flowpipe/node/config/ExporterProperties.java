@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
 
 /**
  * The in-broker exporter ({@code flowpipe.exporter.*}).
@@ -15,13 +16,18 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param indexRefreshInterval how often the store makes new documents searchable
  * @param bulk when buffered documents are written
  * @param retry waits between attempts after a failed write
+ * @param variableValueLimit variable values longer than this many characters are searchable by their beginning only
+ *     (the whole value is kept unindexed)
+ * @param recentDocuments how many written documents the exporter remembers, so later changes need no read
  */
 public record ExporterProperties(
     @DefaultValue("true") boolean enabled,
     @DefaultValue("flowpipe") String indexPrefix,
     @DefaultValue("1s") Duration indexRefreshInterval,
     @DefaultValue Bulk bulk,
-    @DefaultValue Retry retry) {
+    @DefaultValue Retry retry,
+    @DefaultValue("8191") int variableValueLimit,
+    @DefaultValue("10000") int recentDocuments) {
 
   private static final String P = "flowpipe.exporter.";
 
@@ -32,16 +38,25 @@ public record ExporterProperties(
       throw new IllegalArgumentException(P + "index-prefix: " + e.getMessage(), e);
     }
     Check.positive(P + "index-refresh-interval", indexRefreshInterval);
+    Check.atLeast(P + "variable-value-limit", variableValueLimit, 1);
+    Check.atLeast(P + "recent-documents", recentDocuments, 0);
   }
 
   /**
    * @param delay longest time a record waits before its bulk is written (e.g. 20ms, 1s)
    * @param size write when this many documents are buffered
+   * @param memoryLimit write when the buffered documents take about this much memory
    */
-  public record Bulk(@DefaultValue("100ms") Duration delay, @DefaultValue("1000") int size) {
+  public record Bulk(
+      @DefaultValue("100ms") Duration delay,
+      @DefaultValue("1000") int size,
+      @DefaultValue("20MB") DataSize memoryLimit) {
     public Bulk {
       Check.positive(P + "bulk.delay", delay);
       Check.atLeast(P + "bulk.size", size, 1);
+      if (memoryLimit == null || memoryLimit.toBytes() < 1024) {
+        throw new IllegalArgumentException(P + "bulk.memory-limit must be at least 1KB, was " + memoryLimit);
+      }
     }
   }
 
@@ -74,6 +89,9 @@ public record ExporterProperties(
     args.put(ExporterConfiguration.REFRESH_INTERVAL, indexRefreshInterval.toMillis() + "ms");
     args.put(ExporterConfiguration.BULK_DELAY, bulk.delay().toString());
     args.put(ExporterConfiguration.BULK_SIZE, bulk.size());
+    args.put(ExporterConfiguration.BULK_MEMORY_LIMIT, bulk.memoryLimit().toBytes());
+    args.put(ExporterConfiguration.VARIABLE_VALUE_LIMIT, variableValueLimit);
+    args.put(ExporterConfiguration.RECENT_DOCUMENTS, recentDocuments);
     args.put(ExporterConfiguration.RETRY_BACKOFF, retry.backoff().toString());
     args.put(ExporterConfiguration.MAX_RETRY_BACKOFF, retry.maxBackoff().toString());
     return args;

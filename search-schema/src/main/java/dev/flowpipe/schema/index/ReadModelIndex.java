@@ -15,7 +15,9 @@ public enum ReadModelIndex {
   FLOW_NODE_INSTANCE("flow-node-instance"),
   VARIABLE("variable"),
   INCIDENT("incident"),
-  JOB("job");
+  JOB("job"),
+  /** Documents the store refused for good (mapping conflict, too large), kept with the reason. */
+  DEAD_LETTER("dead-letter");
 
   /** Bump together with the {@code _meta.schemaVersion} of every mapping file when a mapping changes. */
   public static final int SCHEMA_VERSION = 1;

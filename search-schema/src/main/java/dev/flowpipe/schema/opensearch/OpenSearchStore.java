@@ -6,10 +6,12 @@ import dev.flowpipe.schema.store.BulkOutcome.ItemFailure;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.schema.store.RequestTooLargeException;
 import dev.flowpipe.schema.store.StoreProduct;
 import dev.flowpipe.schema.store.StoreUnavailableException;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,12 +21,10 @@ import org.apache.hc.client5.http.auth.UsernamePasswordCredentials;
 import org.apache.hc.client5.http.impl.auth.BasicCredentialsProvider;
 import org.apache.hc.core5.http.HttpHost;
 import org.apache.hc.core5.util.Timeout;
-import org.opensearch.client.json.JsonData;
 import org.opensearch.client.json.jackson.JacksonJsonpMapper;
 import org.opensearch.client.opensearch.OpenSearchClient;
 import org.opensearch.client.opensearch._types.FieldValue;
 import org.opensearch.client.opensearch._types.OpenSearchException;
-import org.opensearch.client.opensearch._types.Script;
 import org.opensearch.client.opensearch._types.VersionType;
 import org.opensearch.client.opensearch.core.BulkResponse;
 import org.opensearch.client.opensearch.core.bulk.BulkOperation;
@@ -32,20 +32,13 @@ import org.opensearch.client.opensearch.core.bulk.BulkResponseItem;
 import org.opensearch.client.opensearch.generic.Body;
 import org.opensearch.client.opensearch.generic.Requests;
 import org.opensearch.client.opensearch.generic.Response;
+import org.opensearch.client.transport.TransportException;
 import org.opensearch.client.transport.httpclient5.ApacheHttpClient5Transport;
 import org.opensearch.client.transport.httpclient5.ApacheHttpClient5TransportBuilder;
+import org.opensearch.client.transport.httpclient5.ResponseException;
 
 /** The {@link SearchStore} port on the official OpenSearch Java client. */
 public final class OpenSearchStore implements SearchStore {
-
-  /**
-   * The position guard of {@link DocumentWrite.Merge}: a record at or below the stored position changes nothing, so a
-   * replayed record is a no-op and an out-of-date one cannot overwrite newer state.
-   */
-  static final String MERGE_IF_NEWER =
-      "if (ctx._source.position != null && ctx._source.position >= params.position) { ctx.op = 'noop'; }"
-          + " else { for (entry in params.fields.entrySet()) { ctx._source[entry.getKey()] = entry.getValue(); }"
-          + " ctx._source.position = params.position; }";
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -152,69 +145,82 @@ public final class OpenSearchStore implements SearchStore {
   @Override
   public BulkOutcome bulk(List<DocumentWrite> writes) {
     if (writes.isEmpty()) {
-      return new BulkOutcome(0, List.of());
+      return new BulkOutcome(List.of(), List.of(), List.of());
     }
     List<BulkOperation> operations = new ArrayList<>(writes.size());
     for (DocumentWrite write : writes) {
-      operations.add(toOperation(write));
-    }
-    BulkResponse response = call("bulk of " + writes.size(), () -> client.bulk(b -> b.operations(operations)));
-    List<ItemFailure> failures = new ArrayList<>();
-    int applied = 0;
-    List<BulkResponseItem> items = response.items();
-    for (int i = 0; i < items.size(); i++) {
-      BulkResponseItem item = items.get(i);
-      // 409 on a position-versioned write: the store already holds this position or a later one
-      if (item.error() == null || item.status() == 409) {
-        applied++;
-      } else {
-        failures.add(new ItemFailure(writes.get(i), item.status(), item.error().type() + ": " + item.error().reason()));
-      }
-    }
-    return new BulkOutcome(applied, failures);
-  }
-
-  private static BulkOperation toOperation(DocumentWrite write) {
-    return switch (write) {
-      case DocumentWrite.Replace replace ->
+      operations.add(
           BulkOperation.of(
               op ->
                   op.index(
                       i ->
-                          i.index(replace.index())
-                              .id(replace.id())
-                              .version(replace.position())
+                          i.index(write.index())
+                              .id(write.id())
+                              .version(write.position())
                               .versionType(VersionType.External)
-                              .document(withPosition(replace.document(), replace.position()))));
-      case DocumentWrite.Merge merge ->
-          BulkOperation.of(
-              op ->
-                  op.update(
-                      u ->
-                          u.index(merge.index())
-                              .id(merge.id())
-                              .scriptedUpsert(true)
-                              .upsert(Map.of())
-                              .script(mergeScript(merge))));
-    };
+                              .document(withPosition(write.document(), write.position())))));
+    }
+    BulkResponse response;
+    try {
+      response = client.bulk(b -> b.operations(operations));
+    } catch (OpenSearchException e) {
+      throw classify("bulk of " + writes.size(), e);
+    } catch (TransportException e) {
+      throw new StoreUnavailableException("bulk of " + writes.size() + " failed: " + e.getMessage(), e);
+    } catch (ResponseException e) {
+      if (e.status() == 413) {
+        throw new RequestTooLargeException("bulk of " + writes.size() + " refused as too large (HTTP 413)", e);
+      }
+      throw new StoreUnavailableException("bulk of " + writes.size() + " failed: " + e.getMessage(), e);
+    } catch (IOException e) {
+      throw new StoreUnavailableException("bulk of " + writes.size() + " failed: " + e.getMessage(), e);
+    }
+    List<DocumentWrite> written = new ArrayList<>();
+    List<DocumentWrite> superseded = new ArrayList<>();
+    List<ItemFailure> failures = new ArrayList<>();
+    List<BulkResponseItem> items = response.items();
+    for (int i = 0; i < items.size(); i++) {
+      BulkResponseItem item = items.get(i);
+      if (item.error() == null) {
+        written.add(writes.get(i));
+      } else if (item.status() == 409) {
+        superseded.add(writes.get(i));
+      } else {
+        failures.add(new ItemFailure(writes.get(i), item.status(), item.error().type() + ": " + item.error().reason()));
+      }
+    }
+    return new BulkOutcome(written, superseded, failures);
   }
 
   private static Map<String, Object> withPosition(Map<String, Object> document, long position) {
-    Map<String, Object> copy = new java.util.LinkedHashMap<>(document);
+    Map<String, Object> copy = new LinkedHashMap<>(document);
     copy.put("position", position);
     return copy;
   }
 
-  private static Script mergeScript(DocumentWrite.Merge merge) {
-    return Script.of(
-        s ->
-            s.inline(
-                inline ->
-                    inline
-                        .lang(l -> l.builtin(org.opensearch.client.opensearch._types.BuiltinScriptLanguage.Painless))
-                        .source(MERGE_IF_NEWER)
-                        .params("position", JsonData.of(merge.position()))
-                        .params("fields", JsonData.of(merge.fields()))));
+  @Override
+  @SuppressWarnings("unchecked")
+  public Map<String, Map<String, Object>> getAll(String index, List<String> ids) {
+    if (ids.isEmpty()) {
+      return Map.of();
+    }
+    return call(
+        "get " + ids.size() + " from " + index,
+        () -> {
+          var response = client.mget(m -> m.index(index).ids(ids), Map.class);
+          Map<String, Map<String, Object>> found = new LinkedHashMap<>();
+          for (var doc : response.docs()) {
+            if (doc.isResult() && doc.result().found()) {
+              found.put(doc.result().id(), (Map<String, Object>) doc.result().source());
+            }
+          }
+          return found;
+        });
+  }
+
+  @Override
+  public void append(String index, Map<String, Object> document) {
+    call("append to " + index, () -> client.index(i -> i.index(index).document(document)));
   }
 
   @Override
@@ -278,14 +284,23 @@ public final class OpenSearchStore implements SearchStore {
     T run() throws IOException;
   }
 
+  private static RuntimeException classify(String what, OpenSearchException e) {
+    if (e.status() == 413) {
+      return new RequestTooLargeException(what + " refused as too large: " + e.getMessage(), e);
+    }
+    if (e.status() == 429 || e.status() >= 500) {
+      return new StoreUnavailableException(what + " failed: " + e.getMessage(), e);
+    }
+    return new IllegalStateException(what + " failed: " + e.getMessage(), e);
+  }
+
   private <T> T call(String what, StoreCall<T> call) {
     try {
       return call.run();
     } catch (OpenSearchException e) {
-      if (e.status() == 429 || e.status() >= 500) {
-        throw new StoreUnavailableException(what + " failed: " + e.getMessage(), e);
-      }
-      throw new IllegalStateException(what + " failed: " + e.getMessage(), e);
+      throw classify(what, e);
+    } catch (TransportException e) {
+      throw new StoreUnavailableException(what + " failed: " + e.getMessage(), e);
     } catch (IOException e) {
       throw new StoreUnavailableException(what + " failed: " + e.getMessage(), e);
     }

@@ -4,39 +4,25 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * One write of a read-model document. Both kinds are guarded by the log position of the record they come from, so that
- * replaying a record that the store already holds changes nothing (the idempotence contract).
+ * One write of a whole read-model document, versioned by the log position of the last record folded into it.
+ *
+ * <p>Written with external versioning (version = position): the store itself refuses, with a 409, a write whose
+ * position is not above the one it holds, and that refusal means "already applied". This needs no script in the store,
+ * so it behaves the same on OpenSearch and Elasticsearch, and a replayed record can never overwrite newer state.
+ *
+ * @param index target index
+ * @param id document id
+ * @param position log position of the last record folded into the document; its version in the store
+ * @param document the whole document; its {@code position} field is set to {@code position} when written
  */
-public sealed interface DocumentWrite {
+public record DocumentWrite(String index, String id, long position, Map<String, Object> document) {
 
-  String index();
-
-  String id();
-
-  /** Log position of the last record folded into this write. */
-  long position();
-
-  /**
-   * The whole document. Written with external versioning, version = position: the store itself refuses (409) a write
-   * whose position is not above the stored one, and that refusal means "already applied".
-   */
-  record Replace(String index, String id, long position, Map<String, Object> document) implements DocumentWrite {
-    public Replace {
-      Objects.requireNonNull(index);
-      Objects.requireNonNull(id);
-      Objects.requireNonNull(document);
-    }
-  }
-
-  /**
-   * Some fields of a document, created if missing. Applied only if the stored document's {@code position} is below
-   * this one; the document's {@code position} field is then set to it.
-   */
-  record Merge(String index, String id, long position, Map<String, Object> fields) implements DocumentWrite {
-    public Merge {
-      Objects.requireNonNull(index);
-      Objects.requireNonNull(id);
-      Objects.requireNonNull(fields);
+  public DocumentWrite {
+    Objects.requireNonNull(index, "index");
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(document, "document");
+    if (position < 0) {
+      throw new IllegalArgumentException("position must be >= 0, was " + position);
     }
   }
 }

@@ -28,7 +28,18 @@ public interface SearchStore extends AutoCloseable {
   /** The index mapping's {@code _meta} object, or an empty map. */
   Map<String, Object> mappingMeta(String index);
 
+  /**
+   * Writes the documents in one request.
+   *
+   * @throws RequestTooLargeException when the store refuses the request as too large (HTTP 413)
+   */
   BulkOutcome bulk(List<DocumentWrite> writes);
+
+  /** The stored documents with these ids (read in real time, not only after a refresh); missing ids are absent. */
+  Map<String, Map<String, Object>> getAll(String index, List<String> ids);
+
+  /** Writes one document without versioning (for the dead-letter index), with a generated id. */
+  void append(String index, Map<String, Object> document);
 
   void refresh(String index);
 

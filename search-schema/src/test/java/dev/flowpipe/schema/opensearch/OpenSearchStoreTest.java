@@ -2,18 +2,24 @@ package dev.flowpipe.schema.opensearch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import dev.flowpipe.schema.SharedOpenSearch;
+import dev.flowpipe.schema.StoreProxy;
+import dev.flowpipe.schema.embedded.EmbeddedOpenSearch;
+import dev.flowpipe.schema.store.RequestTooLargeException;
+import dev.flowpipe.schema.store.SearchStoreConnector;
+import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.BulkOutcome;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The OpenSearch adapter against a real OpenSearch: the position guard that makes replays harmless. */
+/** The OpenSearch adapter against a real OpenSearch: position-versioned writes that make replays harmless. */
 @ExtendWith(SharedOpenSearch.class)
 class OpenSearchStoreTest {
 
@@ -25,10 +31,12 @@ class OpenSearchStoreTest {
       """;
 
   private final SearchStore store;
+  private final EmbeddedOpenSearch node;
   private String index;
 
-  OpenSearchStoreTest(SearchStore store) {
+  OpenSearchStoreTest(SearchStore store, EmbeddedOpenSearch node) {
     this.store = store;
+    this.node = node;
   }
 
   @BeforeEach
@@ -37,57 +45,49 @@ class OpenSearchStoreTest {
     assertThat(store.createIndex(index, STRICT_INDEX_BODY)).isTrue();
   }
 
-  @Nested
-  class Replace {
+  @Test
+  void writesTheDocumentWithItsPosition() {
+    BulkOutcome outcome = store.bulk(List.of(new DocumentWrite(index, "1", 10, Map.of("state", "A"))));
 
-    @Test
-    void writesTheDocumentWithItsPosition() {
-      store.bulk(List.of(new DocumentWrite.Replace(index, "1", 10, Map.of("state", "A"))));
-
-      assertThat(store.get(index, "1")).hasValue(Map.of("state", "A", "position", 10));
-    }
-
-    @Test
-    void aReplayOfTheSameOrAnOlderPositionChangesNothingAndIsNoFailure() {
-      store.bulk(List.of(new DocumentWrite.Replace(index, "1", 10, Map.of("state", "NEW"))));
-
-      BulkOutcome replay =
-          store.bulk(
-              List.of(
-                  new DocumentWrite.Replace(index, "1", 10, Map.of("state", "SAME")),
-                  new DocumentWrite.Replace(index, "1", 5, Map.of("state", "OLD"))));
-
-      assertThat(replay.allApplied()).isTrue();
-      assertThat(store.get(index, "1")).hasValue(Map.of("state", "NEW", "position", 10));
-    }
+    assertThat(outcome.written()).hasSize(1);
+    assertThat(store.get(index, "1")).hasValue(Map.of("state", "A", "position", 10));
   }
 
-  @Nested
-  class Merge {
+  @Test
+  void aWriteOfTheSameOrAnOlderPositionIsSupersededAndChangesNothing() {
+    store.bulk(List.of(new DocumentWrite(index, "1", 10, Map.of("state", "NEW"))));
 
-    @Test
-    void createsAMissingDocumentAndMergesLaterFields() {
-      store.bulk(List.of(new DocumentWrite.Merge(index, "7", 1, Map.of("state", "ACTIVE", "count", 1))));
-      store.bulk(List.of(new DocumentWrite.Merge(index, "7", 2, Map.of("state", "COMPLETED"))));
+    BulkOutcome replay =
+        store.bulk(
+            List.of(
+                new DocumentWrite(index, "1", 10, Map.of("state", "SAME")),
+                new DocumentWrite(index, "1", 5, Map.of("state", "OLD"))));
 
-      assertThat(store.get(index, "7")).hasValue(Map.of("state", "COMPLETED", "count", 1, "position", 2));
-    }
+    assertThat(replay.allApplied()).isTrue();
+    assertThat(replay.superseded()).hasSize(2);
+    assertThat(store.get(index, "1")).hasValue(Map.of("state", "NEW", "position", 10));
+  }
 
-    @Test
-    void aRecordAtOrBelowTheStoredPositionChangesNothing() {
-      store.bulk(
-          List.of(
-              new DocumentWrite.Merge(index, "7", 1, Map.of("state", "ACTIVE", "count", 1)),
-              new DocumentWrite.Merge(index, "7", 2, Map.of("state", "COMPLETED"))));
+  @Test
+  void readsManyDocumentsAtOnceInRealTimeSkippingMissingOnes() {
+    store.bulk(
+        List.of(
+            new DocumentWrite(index, "a", 1, Map.of("state", "A")),
+            new DocumentWrite(index, "b", 2, Map.of("state", "B"))));
 
-      BulkOutcome replay =
-          store.bulk(
-              List.of(
-                  new DocumentWrite.Merge(index, "7", 1, Map.of("state", "ACTIVE", "count", 99)),
-                  new DocumentWrite.Merge(index, "7", 2, Map.of("state", "REPLAYED"))));
+    var found = store.getAll(index, List.of("a", "missing", "b"));
 
-      assertThat(replay.allApplied()).isTrue();
-      assertThat(store.get(index, "7")).hasValue(Map.of("state", "COMPLETED", "count", 1, "position", 2));
+    assertThat(found).containsOnlyKeys("a", "b");
+    assertThat(found.get("b")).containsEntry("state", "B").containsEntry("position", 2);
+  }
+
+  @Test
+  void aBulkOverTheStoresRequestLimitIsReportedAsTooLarge() throws Exception {
+    try (StoreProxy limited = new StoreProxy(node.url(), null, null).limitBodyTo(200);
+        SearchStore throughProxy = SearchStoreConnector.connect(StoreConnection.of(limited.url()))) {
+      List<DocumentWrite> big = List.of(new DocumentWrite(index, "x", 1, Map.of("state", "y".repeat(500))));
+
+      assertThatThrownBy(() -> throughProxy.bulk(big)).isInstanceOf(RequestTooLargeException.class);
     }
   }
 
@@ -96,10 +96,10 @@ class OpenSearchStoreTest {
     BulkOutcome outcome =
         store.bulk(
             List.of(
-                new DocumentWrite.Replace(index, "ok", 1, Map.of("state", "A")),
-                new DocumentWrite.Replace(index, "bad", 2, Map.of("unknownField", "x"))));
+                new DocumentWrite(index, "ok", 1, Map.of("state", "A")),
+                new DocumentWrite(index, "bad", 2, Map.of("unknownField", "x"))));
 
-    assertThat(outcome.applied()).isEqualTo(1);
+    assertThat(outcome.written()).hasSize(1);
     assertThat(outcome.failures()).singleElement().satisfies(failure -> {
       assertThat(failure.write().id()).isEqualTo("bad");
       assertThat(failure.status()).isEqualTo(400);

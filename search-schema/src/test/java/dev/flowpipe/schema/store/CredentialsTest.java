@@ -3,7 +3,7 @@ package dev.flowpipe.schema.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.flowpipe.schema.BasicAuthProxy;
+import dev.flowpipe.schema.StoreProxy;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.embedded.EmbeddedOpenSearch;
 import java.net.URI;
@@ -19,7 +19,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class CredentialsTest {
 
   private final EmbeddedOpenSearch node;
-  private BasicAuthProxy secured;
+  private StoreProxy secured;
 
   CredentialsTest(EmbeddedOpenSearch node) {
     this.node = node;
@@ -27,7 +27,7 @@ class CredentialsTest {
 
   @BeforeEach
   void secureTheStore() throws Exception {
-    secured = new BasicAuthProxy(node.url(), "exporter", "s3cret");
+    secured = new StoreProxy(node.url(), "exporter", "s3cret");
   }
 
   @AfterEach
@@ -44,7 +44,7 @@ class CredentialsTest {
     String index = SharedOpenSearch.uniquePrefix() + "-auth";
     try (SearchStore store = SearchStoreConnector.connect(connection("exporter", "s3cret"))) {
       store.createIndex(index, "{\"settings\": {\"number_of_replicas\": 0}}");
-      BulkOutcome outcome = store.bulk(List.of(new DocumentWrite.Replace(index, "1", 1, Map.of("a", "b"))));
+      BulkOutcome outcome = store.bulk(List.of(new DocumentWrite(index, "1", 1, Map.of("a", "b"))));
 
       assertThat(outcome.allApplied()).isTrue();
       assertThat(store.get(index, "1")).isPresent();

@@ -14,10 +14,11 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 
 /**
- * A reverse proxy on loopback that lets a request through to a store only with the right basic-auth credentials, as
- * a secured OpenSearch does (401 with a challenge otherwise). Stands in for a secured external store in tests.
+ * A reverse proxy on loopback in front of a real store, standing in for what a test needs the store to be: secured
+ * (only the right basic-auth credentials pass, 401 with a challenge otherwise, as a secured OpenSearch answers), or
+ * limited in request size (413 above a body size, as {@code http.max_content_length} does).
  */
-public final class BasicAuthProxy implements AutoCloseable {
+public final class StoreProxy implements AutoCloseable {
 
   private static final Set<String> HOP_BY_HOP =
       Set.of("connection", "content-length", "host", "transfer-encoding", "upgrade", "expect", "keep-alive");
@@ -26,15 +27,24 @@ public final class BasicAuthProxy implements AutoCloseable {
   private final HttpClient client = HttpClient.newHttpClient();
   private final String target;
   private final String expected;
+  private volatile int maxBodyBytes = Integer.MAX_VALUE;
 
-  public BasicAuthProxy(String targetUrl, String username, String password) throws IOException {
+  /** Lets requests through only with these credentials; null credentials let every request through. */
+  public StoreProxy(String targetUrl, String username, String password) throws IOException {
     this.target = targetUrl;
-    this.expected =
-        "Basic " + Base64.getEncoder().encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
+    this.expected = username == null
+        ? null
+        : "Basic " + Base64.getEncoder().encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     server.setExecutor(Executors.newFixedThreadPool(4));
     server.createContext("/", this::handle);
     server.start();
+  }
+
+  /** From now on, answers 413 to requests whose body is larger than this. */
+  public StoreProxy limitBodyTo(int bytes) {
+    this.maxBodyBytes = bytes;
+    return this;
   }
 
   public String url() {
@@ -43,7 +53,7 @@ public final class BasicAuthProxy implements AutoCloseable {
 
   private void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
-      if (!expected.equals(exchange.getRequestHeaders().getFirst("Authorization"))) {
+      if (expected != null && !expected.equals(exchange.getRequestHeaders().getFirst("Authorization"))) {
         exchange.getResponseHeaders().add("WWW-Authenticate", "Basic realm=\"store\"");
         byte[] body = "{\"error\":\"unauthorized\"}".getBytes(StandardCharsets.UTF_8);
         exchange.sendResponseHeaders(401, body.length);
@@ -51,6 +61,10 @@ public final class BasicAuthProxy implements AutoCloseable {
         return;
       }
       byte[] requestBody = exchange.getRequestBody().readAllBytes();
+      if (requestBody.length > maxBodyBytes) {
+        exchange.sendResponseHeaders(413, -1);
+        return;
+      }
       HttpRequest.Builder forward =
           HttpRequest.newBuilder(URI.create(target + exchange.getRequestURI()))
               .method(exchange.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(requestBody));

@@ -1,0 +1,134 @@
+package dev.flowpipe.exporter.batch;
+
+import dev.flowpipe.exporter.handler.DocumentChange;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The documents changed since the last flush, one per id, in first-seen order: many records about one instance become
+ * one write. Tracks the highest record position it covers (acknowledged once the buffer is durable), when its oldest
+ * change arrived, and an estimate of its memory.
+ */
+public final class DocumentBuffer {
+
+  /** Larger documents (big variables) are read back from the store rather than kept in memory. */
+  private static final long MAX_REMEMBERED_BYTES = 16 * 1024;
+
+  private final Map<String, PendingDocument> documents = new LinkedHashMap<>();
+  private final RecentDocuments recent;
+  private long lastPosition = -1;
+  private long recordsSinceAck;
+  private long oldestNanos = -1;
+  private long oldestRecordTimestamp = -1;
+  private long estimatedBytes;
+
+  public DocumentBuffer(RecentDocuments recent) {
+    this.recent = recent;
+  }
+
+  /** Folds one record's changes in; a record with no changes still moves the position to acknowledge. */
+  public void add(List<DocumentChange> changes, long position, long recordTimestamp, long nowNanos) {
+    if (documents.isEmpty() && !changes.isEmpty()) {
+      oldestNanos = nowNanos;
+      oldestRecordTimestamp = recordTimestamp;
+    }
+    for (DocumentChange change : changes) {
+      String key = key(change.index(), change.id());
+      PendingDocument document = documents.get(key);
+      if (document == null) {
+        document = new PendingDocument(change.index(), change.id());
+        documents.put(key, document);
+        var known = change.creates() ? null : recent.get(key);
+        if (known != null) {
+          document.base(known.state(), known.position());
+        }
+      }
+      estimatedBytes -= document.estimatedBytes();
+      document.add(change);
+      estimatedBytes += document.estimatedBytes();
+    }
+    lastPosition = Math.max(lastPosition, position);
+    recordsSinceAck++;
+  }
+
+  static String key(String index, String id) {
+    return index + '/' + id;
+  }
+
+  public boolean isEmpty() {
+    return documents.isEmpty();
+  }
+
+  public int size() {
+    return documents.size();
+  }
+
+  public long estimatedBytes() {
+    return estimatedBytes;
+  }
+
+  public Collection<PendingDocument> documents() {
+    return documents.values();
+  }
+
+  /** The documents still waiting for their base, to be read from the store. */
+  public List<PendingDocument> withoutBase() {
+    List<PendingDocument> missing = new ArrayList<>();
+    for (PendingDocument document : documents.values()) {
+      if (!document.hasBase()) {
+        missing.add(document);
+      }
+    }
+    return missing;
+  }
+
+  /** Gives a waiting document the state the store holds (an empty one if the store has none). */
+  public void resolve(PendingDocument document, Map<String, Object> stored) {
+    estimatedBytes -= document.estimatedBytes();
+    Object position = stored == null ? null : stored.get("position");
+    document.base(stored == null ? Map.of() : stored, position instanceof Number n ? n.longValue() : -1);
+    estimatedBytes += document.estimatedBytes();
+  }
+
+  /** Drops a document that is durable (or needs no write); remembers what was written for later changes. */
+  public void done(PendingDocument document, boolean written) {
+    String key = key(document.index(), document.id());
+    documents.remove(key);
+    estimatedBytes -= document.estimatedBytes();
+    if (written && document.estimatedBytes() <= MAX_REMEMBERED_BYTES) {
+      recent.put(key, document.state(), document.position());
+    } else {
+      recent.remove(key); // the store holds something else (newer, or nothing): read it again next time
+    }
+    if (documents.isEmpty()) {
+      oldestNanos = -1;
+      oldestRecordTimestamp = -1;
+      estimatedBytes = 0;
+    }
+  }
+
+  public long lastPosition() {
+    return lastPosition;
+  }
+
+  public long recordsSinceAck() {
+    return recordsSinceAck;
+  }
+
+  public void acknowledged() {
+    recordsSinceAck = 0;
+  }
+
+  /** Nanos since the oldest buffered change arrived, or 0 when empty. */
+  public long ageNanos(long nowNanos) {
+    return documents.isEmpty() ? 0 : nowNanos - oldestNanos;
+  }
+
+  /** Engine timestamp (epoch millis) of the oldest record buffered, or -1 when empty. */
+  public long oldestRecordTimestamp() {
+    return oldestRecordTimestamp;
+  }
+}

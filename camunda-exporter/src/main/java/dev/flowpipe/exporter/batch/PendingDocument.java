@@ -1,0 +1,93 @@
+package dev.flowpipe.exporter.batch;
+
+import dev.flowpipe.exporter.handler.DocumentChange;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One read-model document with the changes folded into it since it was last written. Its state is complete once it
+ * has a base: the entity's first record, the exporter's cache, or the store's copy (read at flush time). Until then
+ * the changes wait, in log order.
+ */
+public final class PendingDocument {
+
+  private final String index;
+  private final String id;
+  private Map<String, Object> state;
+  private final List<DocumentChange> waiting = new ArrayList<>(0);
+  private long position = -1;
+  private long estimatedBytes;
+
+  PendingDocument(String index, String id) {
+    this.index = index;
+    this.id = id;
+  }
+
+  /** Starts from a known state (a copy of it) that reflects every change up to {@code basePosition}. */
+  void base(Map<String, Object> base, long basePosition) {
+    state = new LinkedHashMap<>(base);
+    position = Math.max(position, basePosition);
+    for (DocumentChange change : waiting) {
+      applyIfNewer(change);
+    }
+    waiting.clear();
+    estimate();
+  }
+
+  void add(DocumentChange change) {
+    if (change.creates() && state == null && waiting.isEmpty()) {
+      state = new LinkedHashMap<>();
+    }
+    if (state == null) {
+      waiting.add(change);
+      position = Math.max(position, change.position());
+    } else {
+      applyIfNewer(change);
+    }
+    estimate();
+  }
+
+  private void applyIfNewer(DocumentChange change) {
+    // a change at or below the position the state reflects is already in it (a replay)
+    if (change.position() > position) {
+      change.apply().accept(state);
+      position = Math.max(position, change.position());
+    }
+  }
+
+  private void estimate() {
+    long bytes = 64 + 64L * waiting.size();
+    if (state != null) {
+      for (var field : state.entrySet()) {
+        bytes += field.getKey().length() + 16 + (field.getValue() instanceof String s ? s.length() : 8);
+      }
+    }
+    estimatedBytes = bytes;
+  }
+
+  public boolean hasBase() {
+    return state != null;
+  }
+
+  public String index() {
+    return index;
+  }
+
+  public String id() {
+    return id;
+  }
+
+  public long position() {
+    return position;
+  }
+
+  public Map<String, Object> state() {
+    return state;
+  }
+
+  public long estimatedBytes() {
+    return estimatedBytes;
+  }
+}

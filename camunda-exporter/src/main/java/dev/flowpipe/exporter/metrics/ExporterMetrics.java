@@ -1,0 +1,87 @@
+package dev.flowpipe.exporter.metrics;
+
+import dev.flowpipe.exporter.batch.BulkFlushPolicy;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.camunda.zeebe.protocol.record.ValueType;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * The exporter's meters, per partition: records exported by value type, bulk sizes, flush durations by reason, export
+ * latency (engine timestamp of the oldest record in a flush to durable), lag (records not yet durable, documents
+ * buffered, age of the oldest), retries, failures and dead letters.
+ */
+public final class ExporterMetrics {
+
+  private final MeterRegistry registry;
+  private final Tags tags;
+  private final Map<ValueType, Counter> records = new EnumMap<>(ValueType.class);
+  private final Map<BulkFlushPolicy.Reason, Timer> flushes = new EnumMap<>(BulkFlushPolicy.Reason.class);
+  private final DistributionSummary bulkSize;
+  private final Timer exportLatency;
+  private final Counter retries;
+  private final Counter failures;
+  private final Counter deadLetters;
+
+  public ExporterMetrics(MeterRegistry registry, int partitionId) {
+    this.registry = registry;
+    this.tags = Tags.of("partition", String.valueOf(partitionId));
+    bulkSize = DistributionSummary.builder("flowpipe.exporter.bulk.size").description("documents per bulk")
+        .baseUnit("documents").tags(tags).register(registry);
+    exportLatency = Timer.builder("flowpipe.exporter.export.latency")
+        .description("engine timestamp of the oldest record in a flush to the flush being durable")
+        .publishPercentiles(0.5, 0.99).tags(tags).register(registry);
+    retries = Counter.builder("flowpipe.exporter.retries").description("flush attempts after a failed one")
+        .tags(tags).register(registry);
+    failures = Counter.builder("flowpipe.exporter.failures").description("flushes that failed")
+        .tags(tags).register(registry);
+    deadLetters = Counter.builder("flowpipe.exporter.dead.letters")
+        .description("documents the store refused for good, kept in the dead-letter index").tags(tags)
+        .register(registry);
+  }
+
+  /** Lag gauges read from the exporter's own state. */
+  public void lag(Supplier<Number> recordsNotDurable, Supplier<Number> documentsBuffered, Supplier<Number> oldestAgeMs) {
+    Gauge.builder("flowpipe.exporter.lag.records", () -> recordsNotDurable.get().doubleValue())
+        .description("records exported to the buffer but not yet durable").tags(tags).register(registry);
+    Gauge.builder("flowpipe.exporter.lag.documents", () -> documentsBuffered.get().doubleValue())
+        .description("documents buffered").tags(tags).register(registry);
+    Gauge.builder("flowpipe.exporter.lag.age", () -> oldestAgeMs.get().doubleValue())
+        .description("age of the oldest buffered change").baseUnit("milliseconds").tags(tags).register(registry);
+  }
+
+  public void recordExported(ValueType valueType) {
+    records.computeIfAbsent(valueType, type -> Counter.builder("flowpipe.exporter.records")
+        .description("records handed to the exporter").tags(tags.and("valueType", type.name()))
+        .register(registry)).increment();
+  }
+
+  public void flushed(BulkFlushPolicy.Reason reason, int documents, Duration took, long oldestRecordTimestamp) {
+    flushes.computeIfAbsent(reason, r -> Timer.builder("flowpipe.exporter.flush.duration")
+        .description("time to write one bulk").tags(tags.and("reason", r.name().toLowerCase()))
+        .register(registry)).record(took);
+    bulkSize.record(documents);
+    if (oldestRecordTimestamp > 0) {
+      exportLatency.record(Duration.ofMillis(Math.max(0, System.currentTimeMillis() - oldestRecordTimestamp)));
+    }
+  }
+
+  public void retry() {
+    retries.increment();
+  }
+
+  public void failure() {
+    failures.increment();
+  }
+
+  public void deadLetter() {
+    deadLetters.increment();
+  }
+}
