@@ -28,6 +28,7 @@ public final class StoreProxy implements AutoCloseable {
   private final String target;
   private final String expected;
   private volatile int maxBodyBytes = Integer.MAX_VALUE;
+  private volatile boolean halfBulks;
 
   /** Lets requests through only with these credentials; null credentials let every request through. */
   public StoreProxy(String targetUrl, String username, String password) throws IOException {
@@ -44,6 +45,15 @@ public final class StoreProxy implements AutoCloseable {
   /** From now on, answers 413 to requests whose body is larger than this. */
   public StoreProxy limitBodyTo(int bytes) {
     this.maxBodyBytes = bytes;
+    return this;
+  }
+
+  /**
+   * From now on (or until switched off), forwards only the first half of each bulk's operations and then answers
+   * 503: a bulk the store applied in part, as when a node fails in the middle of one.
+   */
+  public StoreProxy applyHalfOfEachBulk(boolean on) {
+    this.halfBulks = on;
     return this;
   }
 
@@ -65,6 +75,10 @@ public final class StoreProxy implements AutoCloseable {
         exchange.sendResponseHeaders(413, -1);
         return;
       }
+      boolean partial = halfBulks && exchange.getRequestURI().getPath().endsWith("/_bulk");
+      if (partial) {
+        requestBody = firstHalfOfOperations(requestBody);
+      }
       HttpRequest.Builder forward =
           HttpRequest.newBuilder(URI.create(target + exchange.getRequestURI()))
               .method(exchange.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(requestBody));
@@ -80,6 +94,10 @@ public final class StoreProxy implements AutoCloseable {
         }
       });
       byte[] body = response.body();
+      if (partial) {
+        exchange.sendResponseHeaders(503, -1);
+        return;
+      }
       exchange.sendResponseHeaders(response.statusCode(), body.length == 0 ? -1 : body.length);
       if (body.length > 0) {
         exchange.getResponseBody().write(body);
@@ -87,6 +105,17 @@ public final class StoreProxy implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** Bulk bodies here are index operations: an action line and a document line each. */
+  private static byte[] firstHalfOfOperations(byte[] body) {
+    String[] lines = new String(body, StandardCharsets.UTF_8).split("\n");
+    int operations = lines.length / 2;
+    StringBuilder half = new StringBuilder();
+    for (int i = 0; i < (operations / 2) * 2; i++) {
+      half.append(lines[i]).append('\n');
+    }
+    return half.toString().getBytes(StandardCharsets.UTF_8);
   }
 
   @Override

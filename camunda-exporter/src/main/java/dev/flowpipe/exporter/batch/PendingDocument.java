@@ -28,7 +28,8 @@ public final class PendingDocument {
   /** Starts from a known state (a copy of it) that reflects every change up to {@code basePosition}. */
   void base(Map<String, Object> base, long basePosition) {
     state = new LinkedHashMap<>(base);
-    position = Math.max(position, basePosition);
+    // the waiting changes were only counted, not applied: apply those the base does not reflect yet
+    position = basePosition;
     for (DocumentChange change : waiting) {
       applyIfNewer(change);
     }

@@ -99,6 +99,12 @@ public final class EmbeddedElasticsearchMain {
     String clusterName = options.getOrDefault("--cluster-name", "flowpipe");
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
 
+    // Elasticsearch's native libraries (libzstd, libvec) ship only in its distribution, not in any artifact: native
+    // access stays off (no zstd, so no index.codec best_compression). Naming a directory (empty unless someone puts
+    // the distribution's libraries there) makes the start-up warning say so instead of showing a NullPointerException.
+    if (System.getProperty("es.nativelibs.path") == null) {
+      System.setProperty("es.nativelibs.path", basePath.resolve("native").toString());
+    }
     Path configDir = Files.createDirectories(basePath.resolve("config"));
     Path modulesDir = basePath.resolve("modules");
     writeNetty4Module(modulesDir.resolve("transport-netty4"));

@@ -22,6 +22,7 @@ import io.camunda.zeebe.util.VersionUtil;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -82,6 +83,14 @@ public final class EmbeddedBroker implements AutoCloseable {
     cfg.getData().setDirectory(properties.brokerDirectory().toAbsolutePath().toString());
     cfg.getGateway().setEnable(true);
     cfg.getGateway().getNetwork().setHost(properties.gateway().host()).setPort(properties.gateway().port());
+    Map<String, ExporterCfg> exporters = new LinkedHashMap<>();
+    node.additionalExporters().forEach((id, additional) -> {
+      ExporterCfg exporter = new ExporterCfg();
+      exporter.setClassName(additional.className());
+      exporter.setJarPath(additional.jarPath() == null || additional.jarPath().isBlank() ? null : additional.jarPath());
+      exporter.setArgs(new LinkedHashMap<>(additional.args()));
+      exporters.put(id, exporter);
+    });
     if (properties.exporter().enabled()) {
       ExporterCfg exporter = new ExporterCfg();
       exporter.setClassName(ReadModelExporter.class.getName());
@@ -90,8 +99,9 @@ public final class EmbeddedBroker implements AutoCloseable {
               .exporter()
               .exporterArguments(
                   connection.url().toString(), connection.username(), connection.password(), properties.store()));
-      cfg.setExporters(Map.of(EXPORTER_ID, exporter));
+      exporters.put(EXPORTER_ID, exporter);
     }
+    cfg.setExporters(exporters);
     cfg.init(properties.dataDirectory().toAbsolutePath().toString());
     return cfg;
   }

@@ -2,6 +2,7 @@ package dev.flowpipe.node.config;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
@@ -19,6 +20,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param cpuThreads threads that run the engine
  * @param ioThreads threads for I/O work, the exporters among it
  * @param shutdownTimeout how long a clean shutdown may take before the node gives up waiting
+ * @param additionalExporters further Zeebe exporters to run beside ours, by id (e.g. a stock exporter for comparison)
  */
 public record BrokerProperties(
     @DefaultValue("0") int nodeId,
@@ -32,7 +34,8 @@ public record BrokerProperties(
     @DefaultValue("26502") int internalPort,
     @DefaultValue("2") int cpuThreads,
     @DefaultValue("2") int ioThreads,
-    @DefaultValue("30s") Duration shutdownTimeout) {
+    @DefaultValue("30s") Duration shutdownTimeout,
+    @DefaultValue Map<String, AdditionalExporter> additionalExporters) {
 
   private static final String P = "flowpipe.broker.";
 
@@ -56,6 +59,10 @@ public record BrokerProperties(
     Check.atLeast(P + "cpu-threads", cpuThreads, 1);
     Check.atLeast(P + "io-threads", ioThreads, 1);
     Check.positive(P + "shutdown-timeout", shutdownTimeout);
+    additionalExporters = additionalExporters == null ? Map.of() : Map.copyOf(additionalExporters);
+    for (var exporter : additionalExporters.entrySet()) {
+      Check.notBlank(P + "additional-exporters." + exporter.getKey() + ".class-name", exporter.getValue().className());
+    }
     contactPoints = contactPoints == null ? List.of() : List.copyOf(contactPoints);
     for (String contactPoint : contactPoints) {
       if (!contactPoint.matches("[^:\\s]+:\\d{1,5}")) {
@@ -64,4 +71,13 @@ public record BrokerProperties(
       }
     }
   }
+
+  /**
+   * A Zeebe exporter the broker loads besides ours.
+   *
+   * @param className the class implementing {@code io.camunda.zeebe.exporter.api.Exporter}
+   * @param jarPath a jar to load it from, or empty for the node's class path
+   * @param args the exporter's arguments
+   */
+  public record AdditionalExporter(String className, String jarPath, @DefaultValue Map<String, Object> args) {}
 }

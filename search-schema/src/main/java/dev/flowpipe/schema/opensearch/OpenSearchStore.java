@@ -266,6 +266,23 @@ public final class OpenSearchStore implements SearchStore {
   }
 
   @Override
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public List<Map<String, Object>> all(String index, int max) {
+    return call(
+        "read all of " + index,
+        () -> {
+          var response =
+              client.search(
+                  s -> s.index(index).size(max).query(q -> q.matchAll(m -> m))
+                      .sort(o -> o.field(f -> f.field("key").order(org.opensearch.client.opensearch._types.SortOrder.Asc))),
+                  Map.class);
+          List<Map<String, Object>> documents = new ArrayList<>();
+          response.hits().hits().forEach(hit -> documents.add((Map<String, Object>) hit.source()));
+          return documents;
+        });
+  }
+
+  @Override
   public long count(String index) {
     return call("count " + index, () -> client.count(c -> c.index(index)).count());
   }

@@ -50,6 +50,9 @@ public interface SearchStore extends AutoCloseable {
 
   long count(String index);
 
+  /** Every document of the index (up to {@code max}), ordered by id: for comparisons in tests and tools. */
+  List<Map<String, Object>> all(String index, int max);
+
   @Override
   void close();
 }

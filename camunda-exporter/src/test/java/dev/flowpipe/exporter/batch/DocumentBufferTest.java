@@ -1,0 +1,80 @@
+package dev.flowpipe.exporter.batch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.flowpipe.exporter.handler.DocumentChange;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+class DocumentBufferTest {
+
+  private final RecentDocuments recent = new RecentDocuments(10);
+  private final DocumentBuffer buffer = new DocumentBuffer(recent);
+
+  private static DocumentChange create(long position, String state) {
+    return DocumentChange.create("i", 1, position, doc -> doc.put("state", state));
+  }
+
+  private static DocumentChange update(long position, String field, Object value) {
+    return DocumentChange.update("i", 1, position, doc -> doc.put(field, value));
+  }
+
+  @Test
+  void foldsTheRecordsOfOneDocumentIntoOne() {
+    buffer.add(List.of(create(1, "ACTIVE")), 1, 0, 0);
+    buffer.add(List.of(update(2, "state", "COMPLETED")), 2, 0, 0);
+
+    assertThat(buffer.size()).isEqualTo(1);
+    PendingDocument document = buffer.documents().iterator().next();
+    assertThat(document.state()).isEqualTo(Map.of("state", "COMPLETED"));
+    assertThat(document.position()).isEqualTo(2);
+    assertThat(buffer.lastPosition()).isEqualTo(2);
+  }
+
+  @Nested
+  class WithoutItsFirstRecord {
+
+    @Test
+    void waitsForTheStoredDocumentAndAppliesOnlyTheChangesItDoesNotReflect() {
+      buffer.add(List.of(update(5, "a", "old")), 5, 0, 0);
+      buffer.add(List.of(update(9, "state", "COMPLETED")), 9, 0, 0);
+      PendingDocument document = buffer.withoutBase().getFirst();
+
+      buffer.resolve(document, Map.of("state", "ACTIVE", "a", "stored", "position", 7));
+
+      assertThat(document.state()).containsEntry("a", "stored").containsEntry("state", "COMPLETED");
+      assertThat(document.position()).isEqualTo(9);
+    }
+
+    @Test
+    void startsEmptyWhenTheStoreHasNothing() {
+      buffer.add(List.of(update(5, "a", "x")), 5, 0, 0);
+
+      buffer.resolve(buffer.withoutBase().getFirst(), null);
+
+      assertThat(buffer.documents().iterator().next().state()).isEqualTo(Map.of("a", "x"));
+    }
+
+    @Test
+    void foldsOntoWhatWasWrittenLastWithoutReadingTheStore() {
+      buffer.add(List.of(create(1, "ACTIVE")), 1, 0, 0);
+      PendingDocument written = buffer.documents().iterator().next();
+      buffer.done(written, true);
+
+      buffer.add(List.of(update(4, "state", "COMPLETED")), 4, 0, 0);
+
+      assertThat(buffer.withoutBase()).isEmpty();
+      assertThat(buffer.documents().iterator().next().state()).isEqualTo(Map.of("state", "COMPLETED"));
+    }
+  }
+
+  @Test
+  void aRecordWithoutChangesStillMovesThePositionToAcknowledge() {
+    buffer.add(List.of(), 17, 0, 0);
+
+    assertThat(buffer.isEmpty()).isTrue();
+    assertThat(buffer.lastPosition()).isEqualTo(17);
+  }
+}

@@ -1,0 +1,370 @@
+package dev.flowpipe.node.readmodel;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.flowpipe.exporter.ReadModelExporter;
+import dev.flowpipe.exporter.config.ExporterConfiguration;
+import dev.flowpipe.node.TestNode;
+import dev.flowpipe.schema.StoreProxy;
+import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.store.SearchStore;
+import io.camunda.zeebe.client.ZeebeClient;
+import io.camunda.zeebe.client.api.response.ActivatedJob;
+import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
+import io.camunda.zeebe.exporter.test.ExporterTestContext;
+import io.camunda.zeebe.exporter.test.ExporterTestController;
+import io.camunda.zeebe.model.bpmn.Bpmn;
+import io.camunda.zeebe.model.bpmn.BpmnModelInstance;
+import io.camunda.zeebe.protocol.record.Record;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The read model from real engine records: BPMN runs on a real broker (service tasks, gateways, a sub-process, a call
+ * activity, timer and message events, an incident and its resolution, variable updates, a cancellation), exported by
+ * our exporter into a real OpenSearch; then the same recorded stream replayed from random earlier positions, with
+ * partly applied bulks, must leave exactly the documents of one clean pass.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ReadModelFromRealRunsTest {
+
+  private static final String PREFIX = "flowpipe";
+
+  private static final BpmnModelInstance CHILD =
+      Bpmn.createExecutableProcess("child").startEvent().serviceTask("child-task", t -> t.zeebeJobType("child-work"))
+          .endEvent().done();
+
+  private static final BpmnModelInstance MAIN =
+      Bpmn.createExecutableProcess("main")
+          .name("Main")
+          .startEvent("start")
+          .serviceTask("prepare", t -> t.zeebeJobType("prepare"))
+          .exclusiveGateway("route")
+          .defaultFlow()
+          .endEvent("skipped")
+          .moveToNode("route")
+          .conditionExpression("= x > 5")
+          .parallelGateway("fork")
+          .subProcess("sub")
+          .embeddedSubProcess()
+          .startEvent("sub-start")
+          .serviceTask("inner", t -> t.zeebeJobType("inner"))
+          .endEvent("sub-end")
+          .subProcessDone()
+          .parallelGateway("join")
+          .moveToNode("fork")
+          .callActivity("call", c -> c.zeebeProcessId("child"))
+          .connectTo("join")
+          .intermediateCatchEvent("wait", e -> e.timerWithDuration("PT0.1S"))
+          .intermediateCatchEvent("msg", e -> e.message(m -> m.name("go").zeebeCorrelationKeyExpression("orderId")))
+          .endEvent("end")
+          .done();
+
+  private static final BpmnModelInstance FRAGILE =
+      Bpmn.createExecutableProcess("fragile").startEvent().serviceTask("fail", t -> t.zeebeJobType("fragile"))
+          .endEvent().done();
+
+  private static final BpmnModelInstance WAITING =
+      Bpmn.createExecutableProcess("waiting").startEvent().serviceTask("never", t -> t.zeebeJobType("never"))
+          .endEvent().done();
+
+  @TempDir static Path data;
+
+  private TestNode node;
+  private SearchStore store;
+  private long mainKey;
+  private long fragileKey;
+  private long waitingKey;
+
+  @BeforeAll
+  void runProcesses() {
+    node =
+        new TestNode(data)
+            .with("flowpipe.exporter.variable-value-limit", 100)
+            .with("flowpipe.broker.additional-exporters.recorder.class-name", RecordingExporter.class.getName())
+            .start();
+    store = node.store().client();
+    try (ZeebeClient client = node.client()) {
+      client.newDeployResourceCommand().addProcessModel(CHILD, "child.bpmn").addProcessModel(MAIN, "main.bpmn")
+          .addProcessModel(FRAGILE, "fragile.bpmn").addProcessModel(WAITING, "waiting.bpmn").send().join();
+
+      mainKey = client.newCreateInstanceCommand().bpmnProcessId("main").latestVersion()
+          .variables(Map.of("orderId", "o-1", "note", "first")).send().join().getProcessInstanceKey();
+      complete(client, "prepare", Map.of("x", 10, "big", "y".repeat(300)));
+      complete(client, "inner", Map.of());
+      complete(client, "child-work", Map.of());
+      client.newSetVariablesCommand(mainKey).variables(Map.of("note", "second")).send().join();
+      await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
+        client.newPublishMessageCommand().messageName("go").correlationKey("o-1").timeToLive(Duration.ofMinutes(1))
+            .send().join();
+        return true;
+      });
+
+      fragileKey = client.newCreateInstanceCommand().bpmnProcessId("fragile").latestVersion().send().join()
+          .getProcessInstanceKey();
+      ActivatedJob fragileJob = activate(client, "fragile");
+      client.newFailCommand(fragileJob.getKey()).retries(0).errorMessage("boom").send().join();
+      Map<String, Object> incident = awaitIncident(fragileKey);
+      assertThat(document(ReadModelIndex.PROCESS_INSTANCE, fragileKey))
+          .as("the open incident shows on its instance").containsEntry("incident", true);
+      client.newUpdateRetriesCommand(fragileJob.getKey()).retries(1).send().join();
+      client.newResolveIncidentCommand(((Number) incident.get("key")).longValue()).send().join();
+      complete(client, "fragile", Map.of());
+
+      waitingKey = client.newCreateInstanceCommand().bpmnProcessId("waiting").latestVersion().send().join()
+          .getProcessInstanceKey();
+      activate(client, "never");
+      client.newCancelInstanceCommand(waitingKey).send().join();
+    }
+    await("all three instances ended in the store").atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      assertThat(document(ReadModelIndex.PROCESS_INSTANCE, mainKey)).containsEntry("state", "COMPLETED");
+      assertThat(document(ReadModelIndex.PROCESS_INSTANCE, fragileKey)).containsEntry("state", "COMPLETED");
+      assertThat(document(ReadModelIndex.PROCESS_INSTANCE, waitingKey)).containsEntry("state", "CANCELED");
+    });
+  }
+
+  @AfterAll
+  void stopNode() {
+    node.close();
+  }
+
+  private static ActivatedJob activate(ZeebeClient client, String type) {
+    List<ActivatedJob> jobs = new ArrayList<>();
+    await("a " + type + " job").atMost(Duration.ofSeconds(30)).until(() -> {
+      jobs.addAll(client.newActivateJobsCommand().jobType(type).maxJobsToActivate(1).workerName("tester")
+          .send().join().getJobs());
+      return !jobs.isEmpty();
+    });
+    return jobs.getFirst();
+  }
+
+  private static void complete(ZeebeClient client, String type, Map<String, Object> variables) {
+    client.newCompleteCommand(activate(client, type).getKey()).variables(variables).send().join();
+  }
+
+  private Map<String, Object> document(ReadModelIndex index, long key) {
+    return store.get(index.indexName(PREFIX), String.valueOf(key)).orElse(Map.of());
+  }
+
+  private List<Map<String, Object>> documentsOf(ReadModelIndex index, String field, Object value) {
+    String name = index.indexName(PREFIX);
+    store.refresh(name);
+    return store.findByField(name, field, value, 100);
+  }
+
+  private Map<String, Object> awaitIncident(long instanceKey) {
+    List<Map<String, Object>> found = new ArrayList<>();
+    await("incident in the store").atMost(Duration.ofSeconds(30)).until(() -> {
+      found.clear();
+      found.addAll(documentsOf(ReadModelIndex.INCIDENT, "processInstanceKey", instanceKey));
+      return !found.isEmpty();
+    });
+    return found.getFirst();
+  }
+
+  @Test
+  @Order(1)
+  void definitionsCarryTheirXmlAndName() {
+    var definitions = documentsOf(ReadModelIndex.PROCESS_DEFINITION, "bpmnProcessId", "main");
+    assertThat(definitions).singleElement().satisfies(d -> {
+      assertThat(d).containsEntry("name", "Main").containsEntry("version", 1).containsEntry("resourceName", "main.bpmn");
+      assertThat((String) d.get("bpmnXml")).contains("callActivity").contains("subProcess");
+    });
+  }
+
+  @Test
+  @Order(2)
+  void everyElementKindOfTheRunIsAnElementInstanceWithItsFinalState() {
+    var elements = documentsOf(ReadModelIndex.FLOW_NODE_INSTANCE, "processInstanceKey", mainKey);
+    Map<String, String> stateById = new HashMap<>();
+    Map<String, String> typeById = new HashMap<>();
+    elements.forEach(e -> {
+      stateById.put((String) e.get("elementId"), (String) e.get("state"));
+      typeById.put((String) e.get("elementId"), (String) e.get("type"));
+    });
+    assertThat(typeById).containsEntry("start", "START_EVENT").containsEntry("prepare", "SERVICE_TASK")
+        .containsEntry("route", "EXCLUSIVE_GATEWAY").containsEntry("fork", "PARALLEL_GATEWAY")
+        .containsEntry("sub", "SUB_PROCESS").containsEntry("inner", "SERVICE_TASK")
+        .containsEntry("call", "CALL_ACTIVITY").containsEntry("wait", "INTERMEDIATE_CATCH_EVENT")
+        .containsEntry("msg", "INTERMEDIATE_CATCH_EVENT").containsEntry("end", "END_EVENT");
+    assertThat(typeById).doesNotContainKey("skipped");
+    assertThat(stateById.values()).containsOnly("COMPLETED");
+
+    var cancelled = documentsOf(ReadModelIndex.FLOW_NODE_INSTANCE, "processInstanceKey", waitingKey);
+    assertThat(cancelled).filteredOn(e -> "never".equals(e.get("elementId")))
+        .singleElement().satisfies(e -> assertThat(e).containsEntry("state", "TERMINATED"));
+  }
+
+  @Test
+  @Order(3)
+  void aCalledInstanceKnowsItsParent() {
+    var children = documentsOf(ReadModelIndex.PROCESS_INSTANCE, "bpmnProcessId", "child");
+    assertThat(children).singleElement().satisfies(child -> {
+      assertThat(((Number) child.get("parentProcessInstanceKey")).longValue()).isEqualTo(mainKey);
+      assertThat(child).containsEntry("state", "COMPLETED");
+    });
+  }
+
+  @Test
+  @Order(4)
+  void variablesAreCreatedUpdatedAndTruncatedAboveTheLimit() {
+    Map<String, Map<String, Object>> byName = new HashMap<>();
+    documentsOf(ReadModelIndex.VARIABLE, "processInstanceKey", mainKey)
+        .forEach(v -> byName.put((String) v.get("name"), v));
+    assertThat(byName.get("note")).containsEntry("value", "\"second\"").containsEntry("truncated", false);
+    assertThat(byName.get("x")).containsEntry("value", "10");
+    assertThat(byName.get("big")).containsEntry("truncated", true);
+    assertThat((String) byName.get("big").get("value")).hasSize(100);
+    assertThat((String) byName.get("big").get("fullValue")).hasSize(302);
+  }
+
+  @Test
+  @Order(5)
+  void anIncidentIsResolvedOnItsDocumentItsInstanceAndItsElement() {
+    var incident = documentsOf(ReadModelIndex.INCIDENT, "processInstanceKey", fragileKey);
+    assertThat(incident).singleElement().satisfies(i -> assertThat(i)
+        .containsEntry("state", "RESOLVED").containsEntry("errorType", "JOB_NO_RETRIES")
+        .containsEntry("errorMessage", "boom").containsEntry("elementId", "fail"));
+    assertThat(document(ReadModelIndex.PROCESS_INSTANCE, fragileKey)).containsEntry("incident", false);
+    var element = documentsOf(ReadModelIndex.FLOW_NODE_INSTANCE, "processInstanceKey", fragileKey).stream()
+        .filter(e -> "fail".equals(e.get("elementId"))).findFirst().orElseThrow();
+    assertThat(element.get("incidentKey")).isNull();
+  }
+
+  @Test
+  @Order(6)
+  void jobsFollowTheirLifeCycle() {
+    var fragileJobs = documentsOf(ReadModelIndex.JOB, "processInstanceKey", fragileKey);
+    assertThat(fragileJobs).singleElement().satisfies(j -> assertThat(j)
+        .containsEntry("state", "COMPLETED").containsEntry("worker", "tester").containsEntry("errorMessage", "boom")
+        .containsEntry("type", "fragile"));
+    var cancelledJobs = documentsOf(ReadModelIndex.JOB, "processInstanceKey", waitingKey);
+    assertThat(cancelledJobs).singleElement().satisfies(j -> assertThat(j).containsEntry("state", "CANCELED"));
+  }
+
+  @ParameterizedTest(name = "random seed {0}")
+  @ValueSource(longs = {42, 7, 2026})
+  @Order(7)
+  void replaysFromRandomEarlierPositionsWithPartlyAppliedBulksLeaveTheDocumentsOfOneCleanPass(long seed)
+      throws Exception {
+    List<Record<?>> stream = RecordingExporter.records().stream().filter(r -> r.getPartitionId() == 1).toList();
+    assertThat(stream).hasSizeGreaterThan(100);
+    String url = node.store().connection().url().toString();
+
+    String clean = "clean" + suffix();
+    Feeder cleanPass = new Feeder(url, clean, 50);
+    stream.forEach(cleanPass::export);
+    cleanPass.close();
+
+    String replayed = "replay" + suffix();
+    Random random = new Random(seed);
+    long ackedPosition = -1;
+    int from = 0;
+    try (StoreProxy flaky = new StoreProxy(url, null, null)) {
+      for (int round = 0; round < 6; round++) {
+        boolean partialBulks = round % 2 == 1;
+        flaky.applyHalfOfEachBulk(partialBulks);
+        Feeder feeder = new Feeder(flaky.url(), replayed, 1 + random.nextInt(40));
+        int to = Math.min(stream.size(), from + 1 + random.nextInt(stream.size() / 3));
+        for (Record<?> record : stream.subList(from, to)) {
+          feeder.exportIgnoringBackpressure(record);
+        }
+        feeder.tick();
+        ackedPosition = Math.max(ackedPosition, feeder.controller.getPosition());
+        // crash: the feeder is dropped without closing; the broker resumes at or before the acknowledged position
+        int resume = firstIndexAfter(stream, ackedPosition);
+        from = random.nextInt(resume + 1);
+      }
+      flaky.applyHalfOfEachBulk(false);
+      Feeder last = new Feeder(flaky.url(), replayed, 25);
+      stream.subList(from, stream.size()).forEach(last::export);
+      last.close();
+    }
+
+    for (ReadModelIndex index : ReadModelIndex.values()) {
+      if (index == ReadModelIndex.DEAD_LETTER) {
+        continue;
+      }
+      store.refresh(index.indexName(clean));
+      store.refresh(index.indexName(replayed));
+      var expected = store.all(index.indexName(clean), 10_000);
+      assertThat(expected).as(index + " written by the clean pass").isNotEmpty();
+      assertThat(store.all(index.indexName(replayed), 10_000)).as(index.name()).isEqualTo(expected);
+    }
+  }
+
+  private static int firstIndexAfter(List<Record<?>> stream, long position) {
+    for (int i = 0; i < stream.size(); i++) {
+      if (stream.get(i).getPosition() > position) {
+        return i;
+      }
+    }
+    return stream.size();
+  }
+
+  private static String suffix() {
+    return "-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  /** Our exporter outside the broker, fed by hand, as the broker would. */
+  private static final class Feeder {
+    private final ExporterTestController controller = new ExporterTestController();
+    private final ReadModelExporter exporter = new ReadModelExporter();
+
+    Feeder(String url, String prefix, int bulkSize) {
+      Map<String, Object> args = new HashMap<>();
+      args.put(ExporterConfiguration.URL, url);
+      args.put(ExporterConfiguration.INDEX_PREFIX, prefix);
+      args.put(ExporterConfiguration.BULK_SIZE, bulkSize);
+      args.put(ExporterConfiguration.BULK_DELAY, "1h");
+      args.put(ExporterConfiguration.RETRY_BACKOFF, "1ms");
+      args.put(ExporterConfiguration.MAX_RETRY_BACKOFF, "2ms");
+      args.put(ExporterConfiguration.VARIABLE_VALUE_LIMIT, 100);
+      exporter.configure(new ExporterTestContext()
+          .setConfiguration(new ExporterTestConfiguration<>("flowpipe", args, a -> a)));
+      exporter.open(controller);
+    }
+
+    void export(Record<?> record) {
+      await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5)).ignoreExceptions().until(() -> {
+        exporter.export(record);
+        return true;
+      });
+    }
+
+    /** Like the broker during an outage: a refused record is simply not retried by this feeder. */
+    void exportIgnoringBackpressure(Record<?> record) {
+      try {
+        exporter.export(record);
+      } catch (RuntimeException refused) {
+        // the buffer is full while bulks fail
+      }
+    }
+
+    void tick() {
+      controller.runScheduledTasks(Duration.ofHours(2));
+    }
+
+    void close() {
+      exporter.close();
+    }
+  }
+}
