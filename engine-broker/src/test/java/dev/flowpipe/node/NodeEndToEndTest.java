@@ -117,6 +117,26 @@ class NodeEndToEndTest {
   }
 
   @Test
+  @Order(2)
+  void theExportersMetricsAreOnThePrometheusEndpoint() throws Exception {
+    String metrics =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + "/actuator/prometheus"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
+    assertThat(metrics)
+        .contains("flowpipe_exporter_records_total{")
+        .contains("valueType=\"PROCESS_INSTANCE\"")
+        .contains("flowpipe_exporter_flush_duration_seconds_count{")
+        .contains("flowpipe_exporter_bulk_size_documents_count{")
+        .contains("flowpipe_exporter_export_latency_seconds{")
+        .contains("flowpipe_exporter_lag_records{")
+        .contains("flowpipe_exporter_lag_age_milliseconds{");
+  }
+
+  @Test
   @Order(3)
   void afterARestartOnTheSameDataEarlierInstancesRemainAndNewOnesRun() {
     long storePidBefore = node.store().embeddedPid();

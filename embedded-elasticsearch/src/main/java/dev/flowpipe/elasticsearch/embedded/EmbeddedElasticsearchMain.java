@@ -37,8 +37,10 @@ import org.elasticsearch.rest.RestController;
  * <port>} on stdout. Its stdin is a pipe from the parent: end of input means the parent is gone (also after SIGKILL),
  * and this process closes Elasticsearch and exits, so no store is ever left orphaned.
  *
- * <p>"Bare" means the server and the one module without which it has no network layer, {@code transport-netty4}: no
- * x-pack (so no security: plain HTTP without credentials), no painless, reindex or analysis-common.
+ * <p>"Bare" means the server and the one module without which it has no network layer, {@code transport-netty4} (the
+ * other modules are not published as artifacts): no x-pack (so no security: plain HTTP without credentials), no painless,
+ * reindex, analysis-common, aggregations or mapper-extras modules, and no {@code rest-root}, whose {@code GET /}
+ * {@link RootInfoHandler} stands in for. Native access is off (see below).
  */
 public final class EmbeddedElasticsearchMain {
 
@@ -97,6 +99,7 @@ public final class EmbeddedElasticsearchMain {
     String httpPort = require(options, "--http-port");
     String transportPort = require(options, "--transport-port");
     String clusterName = options.getOrDefault("--cluster-name", "flowpipe");
+    // taken before Elasticsearch's logging takes over System.err (and may take System.out): the ready line is ours
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
 
     // Elasticsearch's native libraries (libzstd, libvec) ship only in its distribution, not in any artifact: native
