@@ -2,6 +2,7 @@ package dev.flowpipe.schema.store;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flowpipe.schema.elasticsearch.ElasticsearchStore;
 import dev.flowpipe.schema.opensearch.OpenSearchStore;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -28,10 +29,14 @@ public final class SearchStoreConnector {
     StoreIdentity identity = identify(connection);
     return switch (identity.product()) {
       case OPENSEARCH -> OpenSearchStore.connect(connection, identity.version());
-      case ELASTICSEARCH ->
-          throw new UnsupportedOperationException(
+      case ELASTICSEARCH -> {
+        if (!identity.version().startsWith("9.")) {
+          throw new IllegalStateException(
               "the store at " + connection.url() + " is Elasticsearch " + identity.version()
-                  + "; this build writes to OpenSearch only (the Elasticsearch adapter is not built yet)");
+                  + "; this build supports Elasticsearch 9.x (its client speaks the 9.x API)");
+        }
+        yield ElasticsearchStore.connect(connection, identity.version());
+      }
     };
   }
 
