@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.embedded.EmbeddedOpenSearch;
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
 import io.camunda.zeebe.exporter.test.ExporterTestContext;
 import io.camunda.zeebe.exporter.test.ExporterTestController;
@@ -29,9 +29,9 @@ class FlushTimingTest {
 
   private static final long MARGIN_MS = 60;
 
-  private final EmbeddedOpenSearch node;
+  private final EmbeddedSearchStore node;
 
-  FlushTimingTest(EmbeddedOpenSearch node) {
+  FlushTimingTest(EmbeddedSearchStore node) {
     this.node = node;
   }
 

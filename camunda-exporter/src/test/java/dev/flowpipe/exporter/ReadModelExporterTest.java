@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.embedded.EmbeddedOpenSearch;
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
@@ -33,12 +33,12 @@ import org.junit.jupiter.api.io.TempDir;
 class ReadModelExporterTest {
 
   private final SearchStore store;
-  private final EmbeddedOpenSearch sharedNode;
+  private final EmbeddedSearchStore sharedNode;
   private final String prefix = SharedOpenSearch.uniquePrefix();
   private final ExporterTestController controller = new ExporterTestController();
   private ReadModelExporter exporter;
 
-  ReadModelExporterTest(SearchStore store, EmbeddedOpenSearch sharedNode) {
+  ReadModelExporterTest(SearchStore store, EmbeddedSearchStore sharedNode) {
     this.store = store;
     this.sharedNode = sharedNode;
   }
@@ -172,9 +172,9 @@ class ReadModelExporterTest {
       port = socket.getLocalPort();
     }
     var settings =
-        new EmbeddedOpenSearch.Settings(port, 0, 512, Duration.ofSeconds(90), Duration.ofSeconds(15),
-            EmbeddedOpenSearch.Settings.forTests().classpath(), null);
-    EmbeddedOpenSearch ownStore = EmbeddedOpenSearch.launch(data, settings);
+        new EmbeddedSearchStore.Settings(EmbeddedSearchStore.Engine.OPENSEARCH, port, 0, 512, Duration.ofSeconds(90), Duration.ofSeconds(15),
+            EmbeddedSearchStore.Settings.forTests().classpath(), null);
+    EmbeddedSearchStore ownStore = EmbeddedSearchStore.launch(data, settings);
     try {
       // the broker may open the exporter while the store is still booting: that must not fail
       open(ownStore.url(), Map.of(ExporterConfiguration.BULK_SIZE, 2, ExporterConfiguration.RETRY_BACKOFF, "10ms",
@@ -200,7 +200,7 @@ class ReadModelExporterTest {
           .hasMessageContaining("export buffer full");
       assertThat(controller.getPosition()).isEqualTo(10);
 
-      ownStore = EmbeddedOpenSearch.start(data, settings);
+      ownStore = EmbeddedSearchStore.start(data, settings);
       afterTheBulkDelay();
 
       // the circuit breaker may hold the first attempts back after the outage: give it the time it asks for

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.flowpipe.schema.StoreProxy;
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.embedded.EmbeddedOpenSearch;
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import io.camunda.zeebe.client.ZeebeClient;
@@ -24,7 +24,7 @@ class ExternalStoreTest {
   @TempDir Path data;
 
   @Test
-  void writesToTheExternalStoreThroughBasicAuthAndStartsNoStore(EmbeddedOpenSearch external, SearchStore direct)
+  void writesToTheExternalStoreThroughBasicAuthAndStartsNoStore(EmbeddedSearchStore external, SearchStore direct)
       throws Exception {
     String prefix = SharedOpenSearch.uniquePrefix();
     try (StoreProxy secured = new StoreProxy(external.url(), "node", "pa55");

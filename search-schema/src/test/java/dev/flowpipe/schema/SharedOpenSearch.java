@@ -1,6 +1,6 @@
 package dev.flowpipe.schema;
 
-import dev.flowpipe.schema.embedded.EmbeddedOpenSearch;
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
@@ -14,23 +14,32 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * One real OpenSearch (the embedded child JVM) for all tests of this JVM: started on first use, stopped when the test
- * run ends. Tests get a {@link SearchStore} on it and keep apart by using {@link #uniquePrefix()} for their indices.
+ * run ends. Tests get a {@link SearchStore} on it (or the {@link EmbeddedSearchStore} itself) and keep apart by using
+ * {@link #uniquePrefix()} for their indices. {@link SharedElasticsearch} does the same with a bare Elasticsearch.
  */
-public final class SharedOpenSearch implements ParameterResolver {
+public class SharedOpenSearch implements ParameterResolver {
 
-  private static final String KEY = "shared-opensearch";
+  private final EmbeddedSearchStore.Engine engine;
+
+  public SharedOpenSearch() {
+    this(EmbeddedSearchStore.Engine.OPENSEARCH);
+  }
+
+  protected SharedOpenSearch(EmbeddedSearchStore.Engine engine) {
+    this.engine = engine;
+  }
 
   @Override
   public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
     return parameter.getParameter().getType() == SearchStore.class
-        || parameter.getParameter().getType() == EmbeddedOpenSearch.class;
+        || parameter.getParameter().getType() == EmbeddedSearchStore.class;
   }
 
   @Override
   public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
     Running running =
         context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
-            .getOrComputeIfAbsent(KEY, key -> Running.start(), Running.class);
+            .getOrComputeIfAbsent("shared-" + engine, key -> Running.start(engine), Running.class);
     return parameter.getParameter().getType() == SearchStore.class ? running.client : running.node;
   }
 
@@ -38,13 +47,15 @@ public final class SharedOpenSearch implements ParameterResolver {
     return "t" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
   }
 
-  private record Running(EmbeddedOpenSearch node, SearchStore client)
+  private record Running(EmbeddedSearchStore node, SearchStore client)
       implements ExtensionContext.Store.CloseableResource {
 
-    static Running start() {
+    static Running start(EmbeddedSearchStore.Engine engine) {
       try {
-        EmbeddedOpenSearch node =
-            EmbeddedOpenSearch.start(Files.createTempDirectory("shared-opensearch"), EmbeddedOpenSearch.Settings.forTests());
+        EmbeddedSearchStore node =
+            EmbeddedSearchStore.start(
+                Files.createTempDirectory("shared-" + engine.name().toLowerCase()),
+                EmbeddedSearchStore.Settings.forTests(engine));
         return new Running(node, SearchStoreConnector.connect(StoreConnection.of(node.url())));
       } catch (IOException e) {
         throw new UncheckedIOException(e);

@@ -2,7 +2,7 @@ package dev.flowpipe.node.store;
 
 import dev.flowpipe.node.config.NodeProperties;
 import dev.flowpipe.node.config.StoreProperties;
-import dev.flowpipe.schema.embedded.EmbeddedOpenSearch;
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
@@ -20,11 +20,11 @@ public final class RunningStore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RunningStore.class);
 
   private final StoreConnection connection;
-  private final EmbeddedOpenSearch embedded;
+  private final EmbeddedSearchStore embedded;
   private final NodeProperties properties;
   private volatile SearchStore client;
 
-  private RunningStore(StoreConnection connection, EmbeddedOpenSearch embedded, NodeProperties properties) {
+  private RunningStore(StoreConnection connection, EmbeddedSearchStore embedded, NodeProperties properties) {
     this.connection = connection;
     this.embedded = embedded;
     this.properties = properties;
@@ -46,10 +46,11 @@ public final class RunningStore implements AutoCloseable {
       return external;
     }
     var settings = store.embedded();
-    EmbeddedOpenSearch embedded =
-        EmbeddedOpenSearch.launch(
+    EmbeddedSearchStore embedded =
+        EmbeddedSearchStore.launch(
             properties.storeDirectory(),
-            new EmbeddedOpenSearch.Settings(
+            new EmbeddedSearchStore.Settings(
+                EmbeddedSearchStore.Engine.OPENSEARCH,
                 settings.httpPort(),
                 settings.transportPort(),
                 settings.heap().toMegabytes(),

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flowpipe.schema.StoreProxy;
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.embedded.EmbeddedOpenSearch;
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
@@ -18,10 +18,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(SharedOpenSearch.class)
 class CredentialsTest {
 
-  private final EmbeddedOpenSearch node;
+  private final EmbeddedSearchStore node;
   private StoreProxy secured;
 
-  CredentialsTest(EmbeddedOpenSearch node) {
+  CredentialsTest(EmbeddedSearchStore node) {
     this.node = node;
   }
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.embedded.EmbeddedOpenSearch;
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class SearchStoreConnectorTest {
 
   @Test
-  void identifiesOpenSearch(EmbeddedOpenSearch node) {
+  void identifiesOpenSearch(EmbeddedSearchStore node) {
     var identity = SearchStoreConnector.identify(StoreConnection.of(node.url()));
 
     assertThat(identity.product()).isEqualTo(StoreProduct.OPENSEARCH);

@@ -23,18 +23,40 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs OpenSearch in a child JVM with its data under the node's data directory, and makes sure it never outlives the
- * node: the child watches the pipe on its stdin and exits when the node closes it, which the operating system also
- * does when the node is killed. Its output goes to {@code opensearch.log} in its directory.
+ * Runs OpenSearch (or, for tests, Elasticsearch) in a child JVM with its data under the node's data directory, and makes
+ * sure it never outlives the node: the child watches the pipe on its stdin and exits when the node closes it, which the operating system also
+ * does when the node is killed. Its output goes to {@code opensearch.log} (or {@code elasticsearch.log}) in its directory.
  */
-public final class EmbeddedOpenSearch implements AutoCloseable {
+public final class EmbeddedSearchStore implements AutoCloseable {
 
-  /** What the child prints once it is green (see EmbeddedOpenSearchMain in the embedded-opensearch module). */
-  static final String READY_MARKER = "FLOWPIPE-OPENSEARCH-READY http-port=";
+  /** The engines that can run as a child: each module's main class and the line it prints once green. */
+  public enum Engine {
+    OPENSEARCH(
+        "OpenSearch",
+        "dev.flowpipe.opensearch.embedded.EmbeddedOpenSearchMain",
+        "FLOWPIPE-OPENSEARCH-READY http-port=",
+        "flowpipe.store.embedded.classpath"),
+    ELASTICSEARCH(
+        "Elasticsearch",
+        "dev.flowpipe.elasticsearch.embedded.EmbeddedElasticsearchMain",
+        "FLOWPIPE-ELASTICSEARCH-READY http-port=",
+        "flowpipe.store.embedded.elasticsearch-classpath");
 
-  static final String MAIN_CLASS = "dev.flowpipe.opensearch.embedded.EmbeddedOpenSearchMain";
+    final String displayName;
+    final String mainClass;
+    final String readyMarker;
+    /** The system property (and node setting) holding the child's class path. */
+    public final String classpathProperty;
 
-  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedOpenSearch.class);
+    Engine(String displayName, String mainClass, String readyMarker, String classpathProperty) {
+      this.displayName = displayName;
+      this.mainClass = mainClass;
+      this.readyMarker = readyMarker;
+      this.classpathProperty = classpathProperty;
+    }
+  }
+
+  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedSearchStore.class);
 
   private final Process process;
   private final int httpPort;
@@ -54,6 +76,7 @@ public final class EmbeddedOpenSearch implements AutoCloseable {
    * @param javaHome JDK to run it with, null for the one running this JVM
    */
   public record Settings(
+      Engine engine,
       int httpPort,
       int transportPort,
       long heapMegabytes,
@@ -63,24 +86,26 @@ public final class EmbeddedOpenSearch implements AutoCloseable {
       String javaHome) {
 
     /** For tests: free ports, a small heap, the class path from the system property the build sets. */
+    public static Settings forTests(Engine engine) {
+      return new Settings(engine, 0, 0, 512, Duration.ofSeconds(90), Duration.ofSeconds(15),
+          System.getProperty(engine.classpathProperty), null);
+    }
+
     public static Settings forTests() {
-      return new Settings(0, 0, 512, Duration.ofSeconds(90), Duration.ofSeconds(15),
-          System.getProperty(CLASSPATH_PROPERTY), null);
+      return forTests(Engine.OPENSEARCH);
     }
   }
 
-  /** The system property (and node setting) holding the child's class path. */
-  public static final String CLASSPATH_PROPERTY = "flowpipe.store.embedded.classpath";
 
-  private EmbeddedOpenSearch(Process process, int httpPort, Settings properties) {
+  private EmbeddedSearchStore(Process process, int httpPort, Settings properties) {
     this.process = process;
     this.httpPort = httpPort;
     this.properties = properties;
   }
 
   /** Starts the child and waits until the store is green, or fails with the child's last output. */
-  public static EmbeddedOpenSearch start(Path directory, Settings properties) {
-    EmbeddedOpenSearch store = launch(directory, properties);
+  public static EmbeddedSearchStore start(Path directory, Settings properties) {
+    EmbeddedSearchStore store = launch(directory, properties);
     store.awaitReady();
     return store;
   }
@@ -89,12 +114,13 @@ public final class EmbeddedOpenSearch implements AutoCloseable {
    * Starts the child without waiting: its URL is known at once (the port is chosen here), so the node can start the
    * broker while the store boots. Call {@link #awaitReady()} before relying on it.
    */
-  public static EmbeddedOpenSearch launch(Path directory, Settings properties) {
+  public static EmbeddedSearchStore launch(Path directory, Settings properties) {
     String classpath = properties.classpath();
     if (classpath == null || classpath.isBlank()) {
       throw new IllegalStateException(
-          CLASSPATH_PROPERTY + " is not set: the embedded OpenSearch needs the jars built into "
-              + "embedded-opensearch/target (start the node with ./start-node, or set an external flowpipe.store.url)");
+          properties.engine().classpathProperty + " is not set: the embedded " + properties.engine().displayName
+              + " needs the jars its module builds into target/ (start the node with ./start-node, or set an external "
+              + "flowpipe.store.url)");
     }
     String javaHome = properties.javaHome() == null || properties.javaHome().isBlank()
         ? System.getProperty("java.home")
@@ -116,21 +142,23 @@ public final class EmbeddedOpenSearch implements AutoCloseable {
         "-Dfile.encoding=UTF-8",
         "--enable-native-access=ALL-UNNAMED",
         "-cp", classpath,
-        MAIN_CLASS,
+        properties.engine().mainClass,
         "--base-path", directory.toAbsolutePath().toString(),
         "--http-port", String.valueOf(httpPort),
         "--transport-port", String.valueOf(transportPort),
         "--cluster-name", "flowpipe"));
-    Path logFile = directory.resolve("opensearch.log");
-    LOG.info("starting embedded OpenSearch on 127.0.0.1:{} (data {}, log {})", httpPort, directory, logFile);
+    Path logFile = directory.resolve(properties.engine().name().toLowerCase() + ".log");
+    LOG.info("starting embedded " + properties.engine() + " on 127.0.0.1:{} (data {}, log {})", httpPort, directory, logFile);
     Process process;
     try {
       process = new ProcessBuilder(command).redirectErrorStream(true).start();
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot start the embedded OpenSearch with " + command.getFirst(), e);
+      throw new UncheckedIOException("cannot start the embedded " + properties.engine().displayName + " with " + command.getFirst(), e);
     }
-    EmbeddedOpenSearch store = new EmbeddedOpenSearch(process, httpPort, properties);
-    Thread pump = new Thread(() -> pumpOutput(process, logFile, store.ready, store.lastLines), "opensearch-output");
+    EmbeddedSearchStore store = new EmbeddedSearchStore(process, httpPort, properties);
+    String marker = properties.engine().readyMarker;
+    Thread pump =
+        new Thread(() -> pumpOutput(process, logFile, marker, store.ready, store.lastLines), "search-store-output");
     pump.setDaemon(true);
     pump.start();
     return store;
@@ -142,15 +170,15 @@ public final class EmbeddedOpenSearch implements AutoCloseable {
       ready.get(properties.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       close();
-      throw new IllegalStateException("embedded OpenSearch was not green within its start timeout ("
+      throw new IllegalStateException("embedded " + properties.engine().displayName + " was not green within its start timeout ("
           + properties.startTimeout() + "); last output:\n" + String.join("\n", snapshot(lastLines)));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       close();
-      throw new IllegalStateException("interrupted while waiting for the embedded OpenSearch", e);
+      throw new IllegalStateException("interrupted while waiting for the embedded " + properties.engine().displayName, e);
     } catch (Exception e) {
       close();
-      throw new IllegalStateException("embedded OpenSearch did not start (" + e.getMessage() + "); last output:\n"
+      throw new IllegalStateException("embedded " + properties.engine().displayName + " did not start (" + e.getMessage() + "); last output:\n"
           + String.join("\n", snapshot(lastLines)), e);
     }
   }
@@ -161,7 +189,8 @@ public final class EmbeddedOpenSearch implements AutoCloseable {
     }
   }
 
-  private static void pumpOutput(Process process, Path logFile, CompletableFuture<Integer> ready, Deque<String> last) {
+  private static void pumpOutput(
+      Process process, Path logFile, String marker, CompletableFuture<Integer> ready, Deque<String> last) {
     try (BufferedReader reader =
             new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         Writer log = Files.newBufferedWriter(
@@ -177,8 +206,8 @@ public final class EmbeddedOpenSearch implements AutoCloseable {
             last.removeFirst();
           }
         }
-        if (line.startsWith(READY_MARKER)) {
-          ready.complete(Integer.parseInt(line.substring(READY_MARKER.length()).trim()));
+        if (line.startsWith(marker)) {
+          ready.complete(Integer.parseInt(line.substring(marker.length()).trim()));
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -231,13 +260,13 @@ public final class EmbeddedOpenSearch implements AutoCloseable {
     }
     try {
       if (!process.waitFor(properties.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-        LOG.warn("embedded OpenSearch did not stop within {}; killing it", properties.stopTimeout());
+        LOG.warn("embedded {} did not stop within {}; killing it", properties.engine().displayName, properties.stopTimeout());
         process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       process.destroyForcibly();
     }
-    LOG.info("embedded OpenSearch stopped");
+    LOG.info("embedded {} stopped", properties.engine().displayName);
   }
 }
