@@ -7,8 +7,12 @@ import dev.flowpipe.exporter.ReadModelExporter;
 import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.node.TestNode;
 import dev.flowpipe.schema.StoreProxy;
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.schema.store.SearchStoreConnector;
+import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.schema.store.StoreProduct;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.response.ActivatedJob;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
@@ -265,23 +269,76 @@ class ReadModelFromRealRunsTest {
   @Order(7)
   void replaysFromRandomEarlierPositionsWithPartlyAppliedBulksLeaveTheDocumentsOfOneCleanPass(long seed)
       throws Exception {
+    String url = node.store().connection().url().toString();
+    String clean = cleanPass(url);
+    String replayed = replayPass(url, seed);
+
+    for (ReadModelIndex index : readModel()) {
+      var expected = documents(store, index.indexName(clean));
+      assertThat(expected).as(index + " written by the clean pass").isNotEmpty();
+      assertThat(documents(store, index.indexName(replayed))).as(index.name()).isEqualTo(expected);
+    }
+  }
+
+  @Test
+  @Order(8)
+  void onElasticsearchTheSameStreamAndItsReplaysGiveTheSameDocumentsAsOnOpenSearch(@TempDir Path esData)
+      throws Exception {
+    String openSearchClean = cleanPass(node.store().connection().url().toString());
+    try (EmbeddedSearchStore elasticsearch =
+            EmbeddedSearchStore.start(esData, EmbeddedSearchStore.Settings.forTests(EmbeddedSearchStore.Engine.ELASTICSEARCH));
+        SearchStore es = SearchStoreConnector.connect(StoreConnection.of(elasticsearch.url()))) {
+      assertThat(es.product()).isEqualTo(StoreProduct.ELASTICSEARCH);
+      String clean = cleanPass(elasticsearch.url());
+      String replayed = replayPass(elasticsearch.url(), 99);
+
+      for (ReadModelIndex index : readModel()) {
+        var expected = documents(store, index.indexName(openSearchClean));
+        assertThat(documents(es, index.indexName(clean))).as("clean pass, " + index).isEqualTo(expected);
+        assertThat(documents(es, index.indexName(replayed))).as("replayed, " + index).isEqualTo(expected);
+      }
+    }
+  }
+
+  private static List<ReadModelIndex> readModel() {
+    return java.util.Arrays.stream(ReadModelIndex.values()).filter(i -> i != ReadModelIndex.DEAD_LETTER).toList();
+  }
+
+  private static List<Map<String, Object>> documents(SearchStore target, String index) {
+    target.refresh(index);
+    return target.all(index, 10_000);
+  }
+
+  private static List<Record<?>> recordedStream() {
     List<Record<?>> stream = RecordingExporter.records().stream().filter(r -> r.getPartitionId() == 1).toList();
     assertThat(stream).hasSizeGreaterThan(100);
-    String url = node.store().connection().url().toString();
+    return stream;
+  }
 
+  /** The recorded stream exported once, in order; returns the index prefix. */
+  private static String cleanPass(String url) {
     String clean = "clean" + suffix();
     Feeder cleanPass = new Feeder(url, clean, 50);
-    stream.forEach(cleanPass::export);
+    recordedStream().forEach(cleanPass::export);
     cleanPass.close();
+    return clean;
+  }
 
+  /**
+   * The recorded stream exported with crashes: six rounds, each feeding a random stretch with a random bulk size,
+   * every other one through a proxy that applies only half of each bulk and then fails; after each, the exporter is
+   * dropped unflushed and the next round starts from a random position at or before the last acknowledged one. Then
+   * the rest, to the end. Returns the index prefix.
+   */
+  private static String replayPass(String url, long seed) throws Exception {
+    List<Record<?>> stream = recordedStream();
     String replayed = "replay" + suffix();
     Random random = new Random(seed);
     long ackedPosition = -1;
     int from = 0;
     try (StoreProxy flaky = new StoreProxy(url, null, null)) {
       for (int round = 0; round < 6; round++) {
-        boolean partialBulks = round % 2 == 1;
-        flaky.applyHalfOfEachBulk(partialBulks);
+        flaky.applyHalfOfEachBulk(round % 2 == 1);
         Feeder feeder = new Feeder(flaky.url(), replayed, 1 + random.nextInt(40));
         int to = Math.min(stream.size(), from + 1 + random.nextInt(stream.size() / 3));
         for (Record<?> record : stream.subList(from, to)) {
@@ -289,7 +346,6 @@ class ReadModelFromRealRunsTest {
         }
         feeder.tick();
         ackedPosition = Math.max(ackedPosition, feeder.controller.getPosition());
-        // crash: the feeder is dropped without closing; the broker resumes at or before the acknowledged position
         int resume = firstIndexAfter(stream, ackedPosition);
         from = random.nextInt(resume + 1);
       }
@@ -298,17 +354,7 @@ class ReadModelFromRealRunsTest {
       stream.subList(from, stream.size()).forEach(last::export);
       last.close();
     }
-
-    for (ReadModelIndex index : ReadModelIndex.values()) {
-      if (index == ReadModelIndex.DEAD_LETTER) {
-        continue;
-      }
-      store.refresh(index.indexName(clean));
-      store.refresh(index.indexName(replayed));
-      var expected = store.all(index.indexName(clean), 10_000);
-      assertThat(expected).as(index + " written by the clean pass").isNotEmpty();
-      assertThat(store.all(index.indexName(replayed), 10_000)).as(index.name()).isEqualTo(expected);
-    }
+    return replayed;
   }
 
   private static int firstIndexAfter(List<Record<?>> stream, long position) {
