@@ -37,6 +37,7 @@ class ReadModelExporterTest {
   private final String prefix = SharedOpenSearch.uniquePrefix();
   private final ExporterTestController controller = new ExporterTestController();
   private ReadModelExporter exporter;
+  private ExporterTestContext context;
 
   ReadModelExporterTest(SearchStore store, EmbeddedSearchStore sharedNode) {
     this.store = store;
@@ -59,7 +60,8 @@ class ReadModelExporterTest {
     args.put(ExporterConfiguration.BULK_SIZE, 1000);
     args.putAll(overrides);
     ReadModelExporter opened = new ReadModelExporter();
-    opened.configure(new ExporterTestContext().setConfiguration(new ExporterTestConfiguration<>("flowpipe", args, a -> a)));
+    context = new ExporterTestContext().setConfiguration(new ExporterTestConfiguration<>("flowpipe", args, a -> a));
+    opened.configure(context);
     opened.open(controller);
     exporter = opened;
     return opened;
@@ -68,6 +70,10 @@ class ReadModelExporterTest {
   private Optional<Map<String, Object>> instance(long key) {
     String index = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
     return store.get(index, String.valueOf(key));
+  }
+
+  private double gauge(String name) {
+    return context.getMeterRegistry().get(name).gauge().value();
   }
 
   /** Lets the bulk delay pass in real time, then fires the exporter's timer. */
@@ -199,6 +205,9 @@ class ReadModelExporterTest {
           .as("a full buffer (twice the bulk size) refuses more records so the broker sees the lag")
           .hasMessageContaining("export buffer full");
       assertThat(controller.getPosition()).isEqualTo(10);
+      assertThat(gauge("flowpipe.exporter.lag.records")).as("lag in records while the store is down").isEqualTo(5);
+      assertThat(gauge("flowpipe.exporter.lag.age")).as("age of the oldest change, ms").isPositive();
+      assertThat(context.getMeterRegistry().get("flowpipe.exporter.failures").counter().count()).isPositive();
 
       ownStore = EmbeddedSearchStore.start(data, settings);
       afterTheBulkDelay();
@@ -208,6 +217,8 @@ class ReadModelExporterTest {
         controller.runScheduledTasks(Duration.ofSeconds(1));
         assertThat(controller.getPosition()).isEqualTo(24);
       });
+      assertThat(gauge("flowpipe.exporter.lag.records")).as("lag gone once the store is back").isZero();
+      assertThat(gauge("flowpipe.exporter.lag.age")).isZero();
       try (SearchStore again =
           dev.flowpipe.schema.store.SearchStoreConnector.connect(
               dev.flowpipe.schema.store.StoreConnection.of(ownStore.url()))) {

@@ -17,7 +17,7 @@ class ElasticsearchStoreTest extends SearchStoreContractTest {
   private final SearchStore store;
 
   ElasticsearchStoreTest(SearchStore store, EmbeddedSearchStore node) {
-    super(store, node);
+    super(store, node.url());
     this.store = store;
   }
 

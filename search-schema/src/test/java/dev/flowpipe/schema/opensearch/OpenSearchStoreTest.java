@@ -17,7 +17,7 @@ class OpenSearchStoreTest extends SearchStoreContractTest {
   private final SearchStore store;
 
   OpenSearchStoreTest(SearchStore store, EmbeddedSearchStore node) {
-    super(store, node);
+    super(store, node.url());
     this.store = store;
   }
 

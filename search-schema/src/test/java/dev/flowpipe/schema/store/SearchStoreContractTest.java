@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.StoreProxy;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.index.SchemaManager;
 import java.util.List;
@@ -29,12 +28,13 @@ public abstract class SearchStoreContractTest {
       """;
 
   private final SearchStore store;
-  private final EmbeddedSearchStore node;
+  private final String url;
   private String index;
 
-  protected SearchStoreContractTest(SearchStore store, EmbeddedSearchStore node) {
+  /** @param url the store's URL, for tests that put a proxy in front of it */
+  protected SearchStoreContractTest(SearchStore store, String url) {
     this.store = store;
-    this.node = node;
+    this.url = url;
   }
 
   @BeforeEach
@@ -81,7 +81,7 @@ public abstract class SearchStoreContractTest {
 
   @Test
   void aBulkOverTheStoresRequestLimitIsReportedAsTooLarge() throws Exception {
-    try (StoreProxy limited = new StoreProxy(node.url(), null, null).limitBodyTo(200);
+    try (StoreProxy limited = new StoreProxy(url, null, null).limitBodyTo(200);
         SearchStore throughProxy = SearchStoreConnector.connect(StoreConnection.of(limited.url()))) {
       List<DocumentWrite> big = List.of(new DocumentWrite(index, "x", 1, Map.of("state", "y".repeat(500))));
 
