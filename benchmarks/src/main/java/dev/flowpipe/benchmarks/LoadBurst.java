@@ -1,3 +1,5 @@
+package dev.flowpipe.benchmarks;
+
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.net.URI;

@@ -1,0 +1,70 @@
+package dev.flowpipe.benchmarks;
+
+import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.store.SearchStore;
+import io.camunda.zeebe.client.ZeebeClient;
+import io.camunda.zeebe.client.api.worker.JobWorker;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Data availability: the time from an instance completing in the engine (its end date, the engine's timestamp) to the
+ * moment a search of the store (not a real-time get: what a UI would see) returns it as COMPLETED. Probes are
+ * one-after-another instances of a start-to-end process, under a background load at a fixed rate.
+ */
+final class Availability {
+
+  static final String PROBE = "probe";
+
+  private Availability() {}
+
+  static Histogram run(ZeebeClient client, SearchStore store, String indexPrefix, int backgroundRate, int probes)
+      throws InterruptedException {
+    Histogram latencies = new Histogram(TimeUnit.MINUTES.toMillis(5), 3);
+    String index = ReadModelIndex.PROCESS_INSTANCE.indexName(indexPrefix);
+    Thread background = Thread.ofPlatform().daemon().start(() -> backgroundLoad(client, backgroundRate));
+    try (JobWorker worker = client.newWorker().jobType(Saturation.JOB_TYPE)
+        .handler((jobs, job) -> jobs.newCompleteCommand(job.getKey()).send())
+        .maxJobsActive(256).pollInterval(Duration.ofMillis(10)).streamEnabled(true).open()) {
+      Thread.sleep(2_000); // warm up
+      for (int i = 0; i < probes; i++) {
+        long key = client.newCreateInstanceCommand().bpmnProcessId(PROBE).latestVersion().withResult().send().join()
+            .getProcessInstanceKey();
+        long deadline = System.currentTimeMillis() + 60_000;
+        while (System.currentTimeMillis() < deadline) {
+          var found = store.findByField(index, "key", key, 1);
+          if (!found.isEmpty() && "COMPLETED".equals(found.getFirst().get("state"))) {
+            long visibleAt = System.currentTimeMillis();
+            long endedAt = Instant.parse((String) found.getFirst().get("endDate")).toEpochMilli();
+            latencies.recordValue(Math.max(0, visibleAt - endedAt));
+            break;
+          }
+          Thread.sleep(2);
+        }
+        Thread.sleep(20);
+      }
+    } finally {
+      background.interrupt();
+    }
+    return latencies;
+  }
+
+  private static void backgroundLoad(ZeebeClient client, int rate) {
+    long start = System.nanoTime();
+    long created = 0;
+    while (!Thread.currentThread().isInterrupted()) {
+      long due = (System.nanoTime() - start) * rate / 1_000_000_000L;
+      while (created < due) {
+        client.newCreateInstanceCommand().bpmnProcessId(Saturation.PROCESS).latestVersion().send();
+        created++;
+      }
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,164 @@
+package dev.flowpipe.benchmarks;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.schema.store.SearchStoreConnector;
+import dev.flowpipe.schema.store.StoreConnection;
+import io.camunda.zeebe.client.ZeebeClient;
+import io.camunda.zeebe.model.bpmn.Bpmn;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Benchmark scenarios, one command each; every one writes a JSON report under {@code benchmarks/results/} and prints
+ * a summary. Usage: {@code benchmarks/run <scenario> [options]}; see benchmarks/README.md.
+ */
+public final class Benchmarks {
+
+  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  private Benchmarks() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length == 0) {
+      System.err.println("usage: benchmarks/run overhead|availability|exporter-throughput [seconds|probes|instances]");
+      System.exit(2);
+    }
+    Path root = Path.of(System.getProperty("flowpipe.project.root", ".")).toAbsolutePath();
+    Map<String, Object> report = switch (args[0]) {
+      case "overhead" -> overhead(root, args.length > 1 ? Integer.parseInt(args[1]) : 30);
+      case "availability" -> availability(root, args.length > 1 ? Integer.parseInt(args[1]) : 200);
+      case "exporter-throughput" -> exporterThroughput(root, args.length > 1 ? Integer.parseInt(args[1]) : 20_000);
+      default -> throw new IllegalArgumentException("unknown scenario '" + args[0] + "'");
+    };
+    report.put("date", LocalDate.now().toString());
+    report.put("machine", Runtime.getRuntime().availableProcessors() + " cores, Java " + Runtime.version());
+    Path out = root.resolve("benchmarks/results/" + args[0] + ".json");
+    Files.createDirectories(out.getParent());
+    JSON.writeValue(out.toFile(), report);
+    System.out.println(JSON.writeValueAsString(report));
+    System.out.println("report: " + out);
+  }
+
+  /** Engine throughput with our exporter, a no-op exporter, and none, in alternating runs. */
+  static Map<String, Object> overhead(Path root, int seconds) throws Exception {
+    Map<String, List<String>> modes = new LinkedHashMap<>();
+    modes.put("ours", List.of());
+    modes.put("noop", List.of("--flowpipe.exporter.enabled=false",
+        "--flowpipe.broker.additional-exporters.noop.class-name=dev.flowpipe.exporter.NoopExporter"));
+    modes.put("none", List.of("--flowpipe.exporter.enabled=false"));
+    Map<String, List<Double>> results = new LinkedHashMap<>();
+    modes.keySet().forEach(m -> results.put(m, new ArrayList<>()));
+    int rounds = 2;
+    for (int round = 1; round <= rounds; round++) {
+      for (var mode : modes.entrySet()) {
+        System.out.printf("round %d/%d, %s: starting node%n", round, rounds, mode.getKey());
+        Path work = Files.createTempDirectory("bench-" + mode.getKey());
+        try (NodeProcess node = NodeProcess.start(root, work, mode.getValue());
+            ZeebeClient client = client(node)) {
+          deploy(client);
+          double perSecond = Saturation.run(client, Duration.ofSeconds(10), Duration.ofSeconds(seconds), 128);
+          results.get(mode.getKey()).add(perSecond);
+          System.out.printf("round %d/%d, %s: %.1f completed instances/s%n", round, rounds, mode.getKey(), perSecond);
+        }
+      }
+    }
+    Map<String, Object> report = new LinkedHashMap<>();
+    report.put("scenario", "exporter overhead: engine throughput (one service task per instance, 128 in flight)");
+    report.put("measureSeconds", seconds);
+    report.put("instancesPerSecond", results);
+    double ours = mean(results.get("ours"));
+    double noop = mean(results.get("noop"));
+    double none = mean(results.get("none"));
+    report.put("meanInstancesPerSecond", Map.of("ours", ours, "noop", noop, "none", none));
+    report.put("oursOverNoop", ours / noop);
+    report.put("oursOverNone", ours / none);
+    report.put("noopOverNone", noop / none);
+    return report;
+  }
+
+  /** Completed-to-searchable latency at 50 PI/s for bulk delays of 20 ms, 100 ms and 1 s. */
+  static Map<String, Object> availability(Path root, int probes) throws Exception {
+    Map<String, Object> byDelay = new LinkedHashMap<>();
+    for (String delay : List.of("20ms", "100ms", "1s")) {
+      System.out.printf("bulk delay %s: starting node%n", delay);
+      Path work = Files.createTempDirectory("bench-availability");
+      try (NodeProcess node = NodeProcess.start(root, work, List.of("--flowpipe.exporter.bulk.delay=" + delay));
+          ZeebeClient client = client(node);
+          SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.storeUrl()))) {
+        deploy(client);
+        Histogram latencies = Availability.run(client, store, "flowpipe", 50, probes);
+        byDelay.put(delay, percentiles(latencies));
+        System.out.printf("bulk delay %s: %s%n", delay, percentiles(latencies));
+      }
+    }
+    Map<String, Object> report = new LinkedHashMap<>();
+    report.put("scenario", "data availability: instance completed (engine end date) to COMPLETED in a store search, "
+        + "under 50 PI/s background load; index refresh interval as the node's default");
+    report.put("probes", probes);
+    report.put("latencyMillisByBulkDelay", byDelay);
+    return report;
+  }
+
+  /** Records per second through our exporter alone into the embedded OpenSearch. */
+  static Map<String, Object> exporterThroughput(Path root, int instances) throws Exception {
+    var settings = new EmbeddedSearchStore.Settings(EmbeddedSearchStore.Engine.OPENSEARCH, 0, 0, 1024,
+        Duration.ofSeconds(90), Duration.ofSeconds(15),
+        root.resolve("embedded-opensearch/target/classes") + ":" + root.resolve("embedded-opensearch/target/child-classpath") + "/*",
+        null);
+    try (EmbeddedSearchStore store = EmbeddedSearchStore.start(Files.createTempDirectory("bench-store"), settings)) {
+      System.out.println("warm-up: 2000 instances");
+      ExporterThroughput.run(store.url(), "warmup", 2_000, 1000);
+      List<Map<String, Object>> runs = new ArrayList<>();
+      for (int run = 1; run <= 3; run++) {
+        var result = ExporterThroughput.run(store.url(), "run" + run, instances, 1000);
+        System.out.printf("run %d: %d records in %.1f s = %.0f records/s%n", run, result.records(), result.seconds(),
+            result.recordsPerSecond());
+        runs.add(Map.of("records", result.records(), "documents", result.documents(), "seconds", result.seconds(),
+            "recordsPerSecond", result.recordsPerSecond()));
+      }
+      Map<String, Object> report = new LinkedHashMap<>();
+      report.put("scenario", "exporter throughput: synthetic one-task instances (13 records, 6 documents each), "
+          + "bulk size 1000, delay 100ms, into the embedded OpenSearch (1 GB heap) on the same machine");
+      report.put("instancesPerRun", instances);
+      report.put("runs", runs);
+      return report;
+    }
+  }
+
+  private static ZeebeClient client(NodeProcess node) {
+    return ZeebeClient.newClientBuilder().grpcAddress(node.gateway()).usePlaintext()
+        .defaultRequestTimeout(Duration.ofSeconds(30)).build();
+  }
+
+  private static void deploy(ZeebeClient client) {
+    client.newDeployResourceCommand()
+        .addProcessModel(Bpmn.createExecutableProcess(Saturation.PROCESS).startEvent()
+            .serviceTask("work", t -> t.zeebeJobType(Saturation.JOB_TYPE)).endEvent().done(), "bench.bpmn")
+        .addProcessModel(Bpmn.createExecutableProcess(Availability.PROBE).startEvent().endEvent().done(), "probe.bpmn")
+        .send().join();
+  }
+
+  static Map<String, Object> percentiles(Histogram histogram) {
+    Map<String, Object> p = new LinkedHashMap<>();
+    p.put("count", histogram.getTotalCount());
+    p.put("p50", histogram.getValueAtPercentile(50));
+    p.put("p90", histogram.getValueAtPercentile(90));
+    p.put("p99", histogram.getValueAtPercentile(99));
+    p.put("max", histogram.getMaxValue());
+    return p;
+  }
+
+  private static double mean(List<Double> values) {
+    return values.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+  }
+}

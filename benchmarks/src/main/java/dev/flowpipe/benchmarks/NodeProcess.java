@@ -1,0 +1,116 @@
+package dev.flowpipe.benchmarks;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A node started the way a user starts it (its own JVM, the built class path), on free ports and a fresh data
+ * directory, for one benchmark run.
+ */
+final class NodeProcess implements AutoCloseable {
+
+  private final Process process;
+  private final int httpPort;
+  private final int gatewayPort;
+  private final Path log;
+
+  private NodeProcess(Process process, int httpPort, int gatewayPort, Path log) {
+    this.process = process;
+    this.httpPort = httpPort;
+    this.gatewayPort = gatewayPort;
+    this.log = log;
+  }
+
+  static NodeProcess start(Path root, Path workDir, List<String> extraArgs) throws Exception {
+    Files.createDirectories(workDir);
+    int http = freePort();
+    int gateway = freePort();
+    Path log = workDir.resolve("node.log");
+    List<String> command = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx1g",
+        "--enable-native-access=ALL-UNNAMED",
+        "-cp", root.resolve("engine-broker/target/classes") + ":" + root.resolve("engine-broker/target/lib") + "/*",
+        "dev.flowpipe.node.NodeApplication",
+        "--flowpipe.data-directory=" + workDir.resolve("data"),
+        "--server.port=" + http,
+        "--flowpipe.gateway.port=" + gateway,
+        "--flowpipe.broker.command-port=" + freePort(),
+        "--flowpipe.broker.internal-port=" + freePort(),
+        "--flowpipe.store.embedded.http-port=" + freePort(),
+        "--flowpipe.store.embedded.transport-port=" + freePort(),
+        "--flowpipe.store.embedded.classpath=" + root.resolve("embedded-opensearch/target/classes") + ":"
+            + root.resolve("embedded-opensearch/target/child-classpath") + "/*"));
+    command.addAll(extraArgs);
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    NodeProcess node = new NodeProcess(process, http, gateway, log);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (!node.ready()) {
+      if (!process.isAlive() || System.nanoTime() > deadline) {
+        node.close();
+        throw new IllegalStateException("node did not become ready; see " + log);
+      }
+      Thread.sleep(200);
+    }
+    return node;
+  }
+
+  private boolean ready() {
+    try {
+      return get("/actuator/health/readiness").contains("\"status\":\"UP\"");
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
+  String get(String path) throws IOException, InterruptedException {
+    return HttpClient.newHttpClient()
+        .send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path)).timeout(Duration.ofSeconds(5))
+                .build(), HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
+  /** The store URL from the node's health report. */
+  String storeUrl() throws IOException, InterruptedException {
+    Matcher url = Pattern.compile("\"url\":\"([^\"]+)\"").matcher(get("/actuator/health"));
+    if (!url.find()) {
+      throw new IllegalStateException("no store URL in the health report");
+    }
+    return url.group(1);
+  }
+
+  URI gateway() {
+    return URI.create("http://127.0.0.1:" + gatewayPort);
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+    }
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}
