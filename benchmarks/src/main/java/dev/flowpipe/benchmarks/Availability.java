@@ -41,7 +41,7 @@ final class Availability {
             latencies.recordValue(Math.max(0, visibleAt - endedAt));
             break;
           }
-          Thread.sleep(2);
+          Thread.sleep(10); // the polling itself must not load the store: 10 ms granularity
         }
         Thread.sleep(20);
       }

@@ -97,8 +97,11 @@ public final class Benchmarks {
           SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.storeUrl()))) {
         deploy(client);
         Histogram latencies = Availability.run(client, store, "flowpipe", 50, probes);
-        byDelay.put(delay, percentiles(latencies));
-        System.out.printf("bulk delay %s: %s%n", delay, percentiles(latencies));
+        Map<String, Object> result = percentiles(latencies);
+        // the exporter's own view: engine timestamp of the oldest record in a flush to the flush being durable
+        result.put("exporterExportLatencyMillis", exporterLatency(node.get("/actuator/prometheus")));
+        byDelay.put(delay, result);
+        System.out.printf("bulk delay %s: %s%n", delay, result);
       }
     }
     Map<String, Object> report = new LinkedHashMap<>();
@@ -133,6 +136,19 @@ public final class Benchmarks {
       report.put("runs", runs);
       return report;
     }
+  }
+
+  /** The p50 and p99 of the exporter's export-latency timer, from the node's Prometheus text. */
+  static Map<String, Object> exporterLatency(String prometheus) {
+    Map<String, Object> quantiles = new LinkedHashMap<>();
+    for (String line : prometheus.split("\n")) {
+      if (line.startsWith("flowpipe_exporter_export_latency_seconds{") && line.contains("quantile=")) {
+        String quantile = line.replaceAll(".*quantile=\"([0-9.]+)\".*", "$1");
+        double seconds = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        quantiles.put("p" + (int) Math.round(Double.parseDouble(quantile) * 100), Math.round(seconds * 1000));
+      }
+    }
+    return quantiles;
   }
 
   private static ZeebeClient client(NodeProcess node) {

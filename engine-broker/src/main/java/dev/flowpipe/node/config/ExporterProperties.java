@@ -23,7 +23,7 @@ import org.springframework.util.unit.DataSize;
 public record ExporterProperties(
     @DefaultValue("true") boolean enabled,
     @DefaultValue("flowpipe") String indexPrefix,
-    @DefaultValue("1s") Duration indexRefreshInterval,
+    @DefaultValue("100ms") Duration indexRefreshInterval,
     @DefaultValue Bulk bulk,
     @DefaultValue Retry retry,
     @DefaultValue("8191") int variableValueLimit,
