@@ -3,6 +3,8 @@ package dev.flowpipe.benchmarks;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import io.camunda.zeebe.client.ZeebeClient;
+import io.camunda.zeebe.client.api.command.ClientStatusException;
+import io.grpc.Status;
 import io.camunda.zeebe.client.api.worker.JobWorker;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,8 +32,7 @@ final class Availability {
         .maxJobsActive(256).pollInterval(Duration.ofMillis(10)).streamEnabled(true).open()) {
       Thread.sleep(2_000); // warm up
       for (int i = 0; i < probes; i++) {
-        long key = client.newCreateInstanceCommand().bpmnProcessId(PROBE).latestVersion().withResult().send().join()
-            .getProcessInstanceKey();
+        long key = createProbe(client);
         long deadline = System.currentTimeMillis() + 60_000;
         while (System.currentTimeMillis() < deadline) {
           var found = store.findByField(index, "key", key, 1);
@@ -49,6 +50,21 @@ final class Availability {
       background.interrupt();
     }
     return latencies;
+  }
+
+  /** Starts a probe instance and waits for its result; retries when the broker applies backpressure. */
+  private static long createProbe(ZeebeClient client) throws InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return client.newCreateInstanceCommand().bpmnProcessId(PROBE).latestVersion().withResult().send().join()
+            .getProcessInstanceKey();
+      } catch (ClientStatusException e) {
+        if (e.getStatusCode() != Status.Code.RESOURCE_EXHAUSTED || attempt >= 50) {
+          throw e;
+        }
+        Thread.sleep(20);
+      }
+    }
   }
 
   private static void backgroundLoad(ZeebeClient client, int rate) {
