@@ -1,0 +1,57 @@
+package dev.flowpipe.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.flowpipe.schema.SharedOpenSearch;
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.store.SearchStore;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The harness in miniature, so it cannot rot: a tiny exporter-throughput run on a real store, and the report math. */
+@ExtendWith(SharedOpenSearch.class)
+class ScenarioSmokeTest {
+
+  @Test
+  void aTinyExporterThroughputRunWritesEveryDocumentAndReportsARate(EmbeddedSearchStore node, SearchStore store) {
+    String prefix = SharedOpenSearch.uniquePrefix();
+
+    var result = ExporterThroughput.run(node.url(), prefix, 200, 100);
+
+    assertThat(result.records()).isEqualTo(200 * 13);
+    assertThat(result.recordsPerSecond()).isPositive();
+    String instances = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
+    store.refresh(instances);
+    assertThat(store.count(instances)).isEqualTo(200);
+    String elements = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(prefix);
+    store.refresh(elements);
+    assertThat(store.count(elements)).isEqualTo(3 * 200);
+  }
+
+  @Test
+  void percentilesComeFromTheHistogram() {
+    Histogram histogram = new Histogram(60_000, 3);
+    for (int i = 1; i <= 100; i++) {
+      histogram.recordValue(i);
+    }
+
+    var p = Benchmarks.percentiles(histogram);
+
+    assertThat(p).containsEntry("count", 100L).containsEntry("p50", 50L).containsEntry("p99", 99L)
+        .containsEntry("max", 100L);
+  }
+
+  @Test
+  void readsTheExportersLatencyQuantilesFromPrometheusText() {
+    String text = """
+        # TYPE flowpipe_exporter_export_latency_seconds summary
+        flowpipe_exporter_export_latency_seconds{partition="1",quantile="0.5"} 0.18
+        flowpipe_exporter_export_latency_seconds{partition="1",quantile="0.99"} 0.432
+        flowpipe_exporter_export_latency_seconds_count{partition="1"} 10
+        """;
+
+    assertThat(Benchmarks.exporterLatency(text)).containsEntry("p50", 180L).containsEntry("p99", 432L);
+  }
+}
