@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.schema.SharedOpenSearch;
+import dev.flowpipe.schema.StoreProxy;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
@@ -140,6 +141,29 @@ class ReadModelExporterTest {
 
       assertThat(controller.getPosition()).isEqualTo(10);
       assertThat(instance(103)).isPresent();
+    }
+  }
+
+  @Test
+  void aBulkTooLargeForTheStoreIsSplitAndADocumentTooLargeAloneGoesToTheDeadLetters() throws Exception {
+    try (StoreProxy limited = new StoreProxy(sharedNode.url(), null, null).limitBodyTo(4_000)) {
+      open(limited.url(), Map.of(ExporterConfiguration.BULK_DELAY, "1h", ExporterConfiguration.BULK_SIZE, 3,
+          ExporterConfiguration.VARIABLE_VALUE_LIMIT, 100_000));
+
+      exporter.export(Records.variableCreated(1, 501, "small", "\"a\""));
+      exporter.export(Records.variableCreated(2, 502, "also-small", "\"b\""));
+      exporter.export(Records.variableCreated(3, 503, "huge", "\"" + "x".repeat(6_000) + "\""));
+
+      assertThat(controller.getPosition()).as("the exporter went on").isEqualTo(3);
+      String variables = ReadModelIndex.VARIABLE.indexName(prefix);
+      assertThat(store.getAll(variables, List.of("501", "502", "503"))).containsOnlyKeys("501", "502");
+      String deadLetters = ReadModelIndex.DEAD_LETTER.indexName(prefix);
+      store.refresh(deadLetters);
+      assertThat(store.findByField(deadLetters, "documentId", "503", 10)).singleElement().satisfies(letter -> {
+        assertThat(letter).containsEntry("status", 413).containsEntry("targetIndex", variables);
+        assertThat((String) letter.get("document")).contains("huge");
+      });
+      assertThat(context.getMeterRegistry().get("flowpipe.exporter.dead.letters").counter().count()).isEqualTo(1);
     }
   }
 

@@ -42,6 +42,26 @@ final class Records {
         .build();
   }
 
+  static Record<?> variableCreated(long position, long key, String name, String value) {
+    return ImmutableRecord.builder()
+        .withPosition(position)
+        .withKey(key)
+        .withTimestamp(1_700_000_000_000L + position)
+        .withPartitionId(1)
+        .withRecordType(RecordType.EVENT)
+        .withValueType(ValueType.VARIABLE)
+        .withIntent(io.camunda.zeebe.protocol.record.intent.VariableIntent.CREATED)
+        .withValue(
+            io.camunda.zeebe.protocol.record.value.ImmutableVariableRecordValue.builder()
+                .withName(name)
+                .withValue(value)
+                .withScopeKey(100)
+                .withProcessInstanceKey(100)
+                .withTenantId("<default>")
+                .build())
+        .build();
+  }
+
   /** A record no handler writes anything for (a job migrated to another process version). */
   static Record<?> unhandled(long position) {
     return ImmutableRecord.builder()

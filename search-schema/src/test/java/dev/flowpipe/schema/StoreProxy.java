@@ -42,7 +42,7 @@ public final class StoreProxy implements AutoCloseable {
     server.start();
   }
 
-  /** From now on, answers 413 to requests whose body is larger than this. */
+  /** From now on, answers 413 to bulk requests whose body is larger than this. */
   public StoreProxy limitBodyTo(int bytes) {
     this.maxBodyBytes = bytes;
     return this;
@@ -71,7 +71,7 @@ public final class StoreProxy implements AutoCloseable {
         return;
       }
       byte[] requestBody = exchange.getRequestBody().readAllBytes();
-      if (requestBody.length > maxBodyBytes) {
+      if (requestBody.length > maxBodyBytes && exchange.getRequestURI().getPath().endsWith("/_bulk")) {
         exchange.sendResponseHeaders(413, -1);
         return;
       }
