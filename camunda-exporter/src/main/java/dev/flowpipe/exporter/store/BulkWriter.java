@@ -42,11 +42,7 @@ public final class BulkWriter {
     resolveBases(buffer);
     List<DocumentWrite> writes = new ArrayList<>(buffer.size());
     Map<DocumentWrite, PendingDocument> pending = new IdentityHashMap<>();
-    for (PendingDocument document : List.copyOf(buffer.documents())) {
-      if (document.state().isEmpty() && document.position() < 0) {
-        buffer.done(document, false); // nothing to write
-        continue;
-      }
+    for (PendingDocument document : buffer.documents()) {
       DocumentWrite write =
           new DocumentWrite(document.index(), document.id(), document.position(), document.state());
       writes.add(write);

@@ -16,7 +16,6 @@ import co.elastic.clients.transport.rest5_client.low_level.ResponseException;
 import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.schema.store.BulkOutcome;
-import dev.flowpipe.schema.store.BulkOutcome.ItemFailure;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.RequestTooLargeException;
 import dev.flowpipe.schema.store.SearchStore;
@@ -166,21 +165,14 @@ public final class ElasticsearchStore implements SearchStore {
     } catch (IOException e) {
       throw new StoreUnavailableException("bulk of " + writes.size() + " failed: " + e.getMessage(), e);
     }
-    List<DocumentWrite> written = new ArrayList<>();
-    List<DocumentWrite> superseded = new ArrayList<>();
-    List<ItemFailure> failures = new ArrayList<>();
+    BulkOutcome.Collector outcome = new BulkOutcome.Collector();
     List<BulkResponseItem> items = response.items();
     for (int i = 0; i < items.size(); i++) {
       BulkResponseItem item = items.get(i);
-      if (item.error() == null) {
-        written.add(writes.get(i));
-      } else if (item.status() == 409) {
-        superseded.add(writes.get(i));
-      } else {
-        failures.add(new ItemFailure(writes.get(i), item.status(), item.error().type() + ": " + item.error().reason()));
-      }
+      outcome.item(
+          writes.get(i), item.status(), item.error() == null ? null : item.error().type() + ": " + item.error().reason());
     }
-    return new BulkOutcome(written, superseded, failures);
+    return outcome.outcome();
   }
 
   @Override

@@ -2,7 +2,6 @@ package dev.flowpipe.schema.opensearch;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.schema.store.BulkOutcome;
-import dev.flowpipe.schema.store.BulkOutcome.ItemFailure;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreConnection;
@@ -175,21 +174,14 @@ public final class OpenSearchStore implements SearchStore {
     } catch (IOException e) {
       throw new StoreUnavailableException("bulk of " + writes.size() + " failed: " + e.getMessage(), e);
     }
-    List<DocumentWrite> written = new ArrayList<>();
-    List<DocumentWrite> superseded = new ArrayList<>();
-    List<ItemFailure> failures = new ArrayList<>();
+    BulkOutcome.Collector outcome = new BulkOutcome.Collector();
     List<BulkResponseItem> items = response.items();
     for (int i = 0; i < items.size(); i++) {
       BulkResponseItem item = items.get(i);
-      if (item.error() == null) {
-        written.add(writes.get(i));
-      } else if (item.status() == 409) {
-        superseded.add(writes.get(i));
-      } else {
-        failures.add(new ItemFailure(writes.get(i), item.status(), item.error().type() + ": " + item.error().reason()));
-      }
+      outcome.item(
+          writes.get(i), item.status(), item.error() == null ? null : item.error().type() + ": " + item.error().reason());
     }
-    return new BulkOutcome(written, superseded, failures);
+    return outcome.outcome();
   }
 
   private static Map<String, Object> withPosition(Map<String, Object> document, long position) {

@@ -18,6 +18,31 @@ public record BulkOutcome(List<DocumentWrite> written, List<DocumentWrite> super
     failures = List.copyOf(failures);
   }
 
+  /**
+   * Sorts a bulk's item results in one place, for every adapter: no error is written, 409 (the store holds this
+   * position or a later one) is superseded, anything else is a failure with the store's reason.
+   */
+  public static final class Collector {
+    private final List<DocumentWrite> written = new java.util.ArrayList<>();
+    private final List<DocumentWrite> superseded = new java.util.ArrayList<>();
+    private final List<ItemFailure> failures = new java.util.ArrayList<>();
+
+    /** @param error the item's error as "type: reason", or null when it succeeded */
+    public void item(DocumentWrite write, int status, String error) {
+      if (error == null) {
+        written.add(write);
+      } else if (status == 409) {
+        superseded.add(write);
+      } else {
+        failures.add(new ItemFailure(write, status, error));
+      }
+    }
+
+    public BulkOutcome outcome() {
+      return new BulkOutcome(written, superseded, failures);
+    }
+  }
+
   public boolean allApplied() {
     return failures.isEmpty();
   }
