@@ -11,8 +11,9 @@ seconds=${2:-20}
 JAVA_HOME=$("$root/bin/java-home"); export JAVA_HOME
 work=$(mktemp -d /tmp/flowpipe-lifecycle.XXXXXX)
 data=${3:-$work/data}
-cp_file="$work/test-classpath.txt"
-"$root/mvnw" -B -q -pl engine-broker dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$cp_file" >/dev/null
+if [ ! -d "$root/benchmarks/target/lib" ] || [ ! -d "$root/engine-broker/target/lib" ]; then
+  "$root/mvnw" -B -q -DskipTests install
+fi
 
 rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
 
@@ -29,7 +30,8 @@ java_pid=$(pgrep -f "dev.flowpipe.node.NodeApplication.*$data" | head -1)
 store_pid=$(pgrep -f "EmbeddedOpenSearchMain.*$data" | head -1)
 sleep 5
 node_idle=$(rss_kb "$java_pid"); store_idle=$(rss_kb "$store_pid")
-"$JAVA_HOME/bin/java" -cp "$(cat "$cp_file")" "$root/benchmarks/LoadBurst.java" 26500 "$rate" "$seconds" | tee "$work/load.txt"
+"$JAVA_HOME/bin/java" -cp "$root/benchmarks/target/classes:$root/benchmarks/target/lib/*" \
+  dev.flowpipe.benchmarks.LoadBurst 26500 "$rate" "$seconds" | tee "$work/load.txt"
 node_load=$(rss_kb "$java_pid"); store_load=$(rss_kb "$store_pid")
 stop=$(date +%s%N)
 kill -TERM "$java_pid"

@@ -75,6 +75,9 @@ public final class ReadModelExporter implements Exporter {
   private int failedAttempts;
   private long nextAttemptNanos;
   private ScheduledTask timer;
+  // read by the lag gauges from other threads: engine time of the oldest record not yet acknowledged (-1: none)
+  private volatile long oldestUnackedTimestamp = -1;
+  private volatile long acknowledgedPosition = -1;
 
   @Override
   public void configure(Context context) {
@@ -119,7 +122,11 @@ public final class ReadModelExporter implements Exporter {
     metrics.lag(
         () -> buffer.recordsSinceAck(),
         () -> buffer.size(),
-        () -> TimeUnit.NANOSECONDS.toMillis(buffer.ageNanos(System.nanoTime())));
+        () -> {
+          long oldest = oldestUnackedTimestamp;
+          return oldest < 0 ? 0 : Math.max(0, System.currentTimeMillis() - oldest);
+        },
+        () -> acknowledgedPosition);
     backoff =
         IntervalFunction.ofExponentialRandomBackoff(
             config.retryBackoff().toMillis(), 2.0, 0.25, config.maxRetryBackoff().toMillis());
@@ -134,6 +141,7 @@ public final class ReadModelExporter implements Exporter {
                 .permittedNumberOfCallsInHalfOpenState(1)
                 .recordExceptions(StoreUnavailableException.class)
                 .build());
+    acknowledgedPosition = controller.getLastExportedRecordPosition();
     scheduleTick(config.bulkDelay());
     try {
       connect();
@@ -179,7 +187,12 @@ public final class ReadModelExporter implements Exporter {
     }
     if (changes.isEmpty() && buffer.isEmpty()) {
       controller.updateLastExportedRecordPosition(record.getPosition());
+      acknowledgedPosition = record.getPosition();
+      metrics.acknowledged(1);
       return;
+    }
+    if (oldestUnackedTimestamp < 0) {
+      oldestUnackedTimestamp = record.getTimestamp();
     }
     long now = System.nanoTime();
     buffer.add(changes, record.getPosition(), record.getTimestamp(), now);
@@ -228,7 +241,10 @@ public final class ReadModelExporter implements Exporter {
         return false;
       }
       controller.updateLastExportedRecordPosition(buffer.lastPosition());
+      acknowledgedPosition = buffer.lastPosition();
+      metrics.acknowledged(buffer.recordsSinceAck());
       buffer.acknowledged();
+      oldestUnackedTimestamp = -1;
       metrics.flushed(reason, documents, Duration.ofNanos(System.nanoTime() - start), oldest);
       failedAttempts = 0;
       nextAttemptNanos = 0;

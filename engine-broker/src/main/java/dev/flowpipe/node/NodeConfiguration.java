@@ -2,6 +2,8 @@ package dev.flowpipe.node;
 
 import dev.flowpipe.node.broker.EmbeddedBroker;
 import dev.flowpipe.node.config.NodeProperties;
+import dev.flowpipe.node.flowcontrol.FlowControlEndpoint;
+import dev.flowpipe.node.flowcontrol.FlowControlService;
 import dev.flowpipe.node.store.RunningStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.context.annotation.Bean;
@@ -30,5 +32,18 @@ public class NodeConfiguration {
       throw e;
     }
     return broker;
+  }
+
+  @Bean(destroyMethod = "close")
+  FlowControlService flowControlService(
+      NodeProperties properties, EmbeddedBroker broker, MeterRegistry meterRegistry) {
+    FlowControlService service = new FlowControlService(broker, meterRegistry, properties.flowControl());
+    service.start();
+    return service;
+  }
+
+  @Bean
+  FlowControlEndpoint flowControlEndpoint(FlowControlService service) {
+    return new FlowControlEndpoint(service);
   }
 }

@@ -29,6 +29,9 @@ public final class StoreProxy implements AutoCloseable {
   private final String expected;
   private volatile int maxBodyBytes = Integer.MAX_VALUE;
   private volatile boolean halfBulks;
+  private volatile double bulkOperationsPerSecond;
+  private final Object throttle = new Object();
+  private long throttledUntilNanos;
 
   /** Lets requests through only with these credentials; null credentials let every request through. */
   public StoreProxy(String targetUrl, String username, String password) throws IOException {
@@ -57,6 +60,31 @@ public final class StoreProxy implements AutoCloseable {
     return this;
   }
 
+  /**
+   * From now on, passes bulk requests at no more than this many operations per second, one after another (each waits
+   * its share of time before it is forwarded): a store that absorbs writes slowly. 0 switches the throttle off.
+   */
+  public StoreProxy throttleBulksTo(double operationsPerSecond) {
+    this.bulkOperationsPerSecond = operationsPerSecond;
+    return this;
+  }
+
+  private void awaitBulkBudget(byte[] body) throws InterruptedException {
+    double rate = bulkOperationsPerSecond;
+    if (rate <= 0) {
+      return;
+    }
+    long operations = new String(body, StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank()).count() / 2;
+    long waitNanos;
+    synchronized (throttle) {
+      long now = System.nanoTime();
+      long start = Math.max(now, throttledUntilNanos);
+      throttledUntilNanos = start + (long) (operations / rate * 1e9);
+      waitNanos = throttledUntilNanos - now;
+    }
+    Thread.sleep(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
+  }
+
   public String url() {
     return "http://127.0.0.1:" + server.getAddress().getPort();
   }
@@ -74,6 +102,9 @@ public final class StoreProxy implements AutoCloseable {
       if (requestBody.length > maxBodyBytes && exchange.getRequestURI().getPath().endsWith("/_bulk")) {
         exchange.sendResponseHeaders(413, -1);
         return;
+      }
+      if (exchange.getRequestURI().getPath().endsWith("/_bulk")) {
+        awaitBulkBudget(requestBody);
       }
       boolean partial = halfBulks && exchange.getRequestURI().getPath().endsWith("/_bulk");
       if (partial) {

@@ -15,8 +15,9 @@ import java.util.function.Supplier;
 
 /**
  * The exporter's meters, per partition: records exported by value type, bulk sizes, flush durations by reason, export
- * latency (engine timestamp of the oldest record in a flush to durable), lag (records not yet durable, documents
- * buffered, age of the oldest), retries, failures and dead letters.
+ * latency (engine timestamp of the oldest record in a flush to durable), records durable, lag (records not yet
+ * durable, documents buffered, age of the oldest by engine time), retries, failures and dead letters. The flow
+ * controller of the node reads the lag age from here.
  */
 public final class ExporterMetrics {
 
@@ -29,6 +30,7 @@ public final class ExporterMetrics {
   private final Counter retries;
   private final Counter failures;
   private final Counter deadLetters;
+  private final Counter acknowledged;
 
   public ExporterMetrics(MeterRegistry registry, int partitionId) {
     this.registry = registry;
@@ -45,16 +47,24 @@ public final class ExporterMetrics {
     deadLetters = Counter.builder("flowpipe.exporter.dead.letters")
         .description("documents the store refused for good, kept in the dead-letter index").tags(tags)
         .register(registry);
+    acknowledged = Counter.builder("flowpipe.exporter.records.durable")
+        .description("records acknowledged to the broker because everything up to them is durable in the store")
+        .tags(tags).register(registry);
   }
 
   /** Lag gauges read from the exporter's own state. */
-  public void lag(Supplier<Number> recordsNotDurable, Supplier<Number> documentsBuffered, Supplier<Number> oldestAgeMs) {
+  public void lag(
+      Supplier<Number> recordsNotDurable, Supplier<Number> documentsBuffered, Supplier<Number> oldestAgeMs,
+      Supplier<Number> acknowledgedPosition) {
+    Gauge.builder("flowpipe.exporter.position.durable", () -> acknowledgedPosition.get().doubleValue())
+        .description("last log position acknowledged: everything up to it is durable in the store").tags(tags)
+        .register(registry);
     Gauge.builder("flowpipe.exporter.lag.records", () -> recordsNotDurable.get().doubleValue())
         .description("records exported to the buffer but not yet durable").tags(tags).register(registry);
     Gauge.builder("flowpipe.exporter.lag.documents", () -> documentsBuffered.get().doubleValue())
         .description("documents buffered").tags(tags).register(registry);
     Gauge.builder("flowpipe.exporter.lag.age", () -> oldestAgeMs.get().doubleValue())
-        .description("age of the oldest buffered change").baseUnit("milliseconds").tags(tags).register(registry);
+        .description("time since the engine wrote the oldest record not yet durable in the store").baseUnit("milliseconds").tags(tags).register(registry);
   }
 
   public void recordExported(ValueType valueType) {
@@ -71,6 +81,10 @@ public final class ExporterMetrics {
     if (oldestRecordTimestamp > 0) {
       exportLatency.record(Duration.ofMillis(Math.max(0, System.currentTimeMillis() - oldestRecordTimestamp)));
     }
+  }
+
+  public void acknowledged(long records) {
+    acknowledged.increment(records);
   }
 
   public void retry() {

@@ -13,6 +13,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param gateway the gRPC gateway that clients connect to
  * @param store the search store: embedded (no URL) or external
  * @param exporter the in-broker exporter that writes the read model
+ * @param flowControl how the broker's write rate follows the exporter's lag
  */
 @ConfigurationProperties("flowpipe")
 public record NodeProperties(
@@ -20,7 +21,8 @@ public record NodeProperties(
     @DefaultValue BrokerProperties broker,
     @DefaultValue GatewayProperties gateway,
     @DefaultValue StoreProperties store,
-    @DefaultValue ExporterProperties exporter) {
+    @DefaultValue ExporterProperties exporter,
+    @DefaultValue FlowControlProperties flowControl) {
 
   public NodeProperties {
     if (dataDirectory == null || dataDirectory.toString().isBlank()) {

@@ -1,0 +1,83 @@
+package dev.flowpipe.node.config;
+
+import java.time.Duration;
+import java.util.Locale;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.convert.DurationStyle;
+
+/**
+ * How the broker's write rate follows the exporter's lag ({@code flowpipe.flow-control.*}). Also the settings that
+ * {@code POST /actuator/flowControl} changes at runtime, so every change goes through the same validation.
+ *
+ * @param enabled run the lag controller; off, only {@code write-limit} (if set) limits writes
+ * @param mode what the controller holds at its target: the age of the oldest record not yet durable in the store
+ *     ({@code time}, target {@code max-export-lag}) or the number of records not yet durable ({@code records}, target
+ *     {@code acceptable-backlog})
+ * @param maxExportLag target of the time mode: the lag the controller lets the store fall behind by, no more
+ * @param acceptableBacklog target of the records mode, in records
+ * @param minWriteRate the controller never limits writes below this many records per second
+ * @param resolution how often the controller measures and adjusts
+ * @param writeLimit a static limit on writes, records per second, applied on top of the controller; 0 for none
+ */
+public record FlowControlProperties(
+    @DefaultValue("true") boolean enabled,
+    @DefaultValue("time") Mode mode,
+    @DefaultValue("2s") Duration maxExportLag,
+    @DefaultValue("100000") long acceptableBacklog,
+    @DefaultValue("100") int minWriteRate,
+    @DefaultValue("250ms") Duration resolution,
+    @DefaultValue("0") int writeLimit) {
+
+  private static final String P = "flowpipe.flow-control.";
+
+  /** The signal the controller holds at its target. */
+  public enum Mode {
+    TIME,
+    RECORDS;
+
+    /** Parses "time" or "records" in any case, naming the key on failure. */
+    public static Mode parse(String key, String text) {
+      try {
+        return valueOf(text.trim().toUpperCase(Locale.ROOT));
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(key + " must be 'time' or 'records', was '" + text + "'");
+      }
+    }
+  }
+
+  public FlowControlProperties {
+    if (mode == null) {
+      throw new IllegalArgumentException(P + "mode must be 'time' or 'records', was null");
+    }
+    Check.positive(P + "max-export-lag", maxExportLag);
+    Check.positive(P + "resolution", resolution);
+    if (resolution.compareTo(Duration.ofMillis(10)) < 0 || resolution.compareTo(Duration.ofSeconds(10)) > 0) {
+      throw new IllegalArgumentException(
+          P + "resolution must be between 10ms and 10s, was " + DurationStyle.SIMPLE.print(resolution));
+    }
+    if (acceptableBacklog < 1) {
+      throw new IllegalArgumentException(P + "acceptable-backlog must be >= 1, was " + acceptableBacklog);
+    }
+    Check.atLeast(P + "min-write-rate", minWriteRate, 1);
+    Check.atLeast(P + "write-limit", writeLimit, 0);
+  }
+
+  /** The defaults, as bound from an empty configuration. */
+  public static FlowControlProperties defaults() {
+    return new FlowControlProperties(true, Mode.TIME, Duration.ofSeconds(2), 100_000, 100, Duration.ofMillis(250), 0);
+  }
+
+  /** This record with the given values changed (nulls keep the current value), validated as a whole. */
+  public FlowControlProperties with(
+      Boolean enabled, Mode mode, Duration maxExportLag, Long acceptableBacklog, Integer minWriteRate,
+      Duration resolution, Integer writeLimit) {
+    return new FlowControlProperties(
+        enabled == null ? this.enabled : enabled,
+        mode == null ? this.mode : mode,
+        maxExportLag == null ? this.maxExportLag : maxExportLag,
+        acceptableBacklog == null ? this.acceptableBacklog : acceptableBacklog,
+        minWriteRate == null ? this.minWriteRate : minWriteRate,
+        resolution == null ? this.resolution : resolution,
+        writeLimit == null ? this.writeLimit : writeLimit);
+  }
+}

@@ -1,0 +1,228 @@
+package dev.flowpipe.node.flowcontrol;
+
+import dev.flowpipe.node.broker.EmbeddedBroker;
+import dev.flowpipe.node.config.FlowControlProperties;
+import io.camunda.zeebe.broker.system.configuration.FlowControlCfg;
+import io.camunda.zeebe.broker.system.configuration.backpressure.RateLimitCfg;
+import io.camunda.zeebe.broker.system.configuration.backpressure.ThrottleCfg;
+import io.camunda.zeebe.broker.system.partitions.ZeebePartition;
+import io.camunda.zeebe.logstreams.impl.flowcontrol.FlowControlLimits;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.prometheus.client.Collector;
+import io.prometheus.client.CollectorRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.convert.DurationStyle;
+
+/**
+ * Every {@code resolution}, for each partition this broker leads: measure the lag ({@link LagProbe}), decide a write
+ * limit ({@link WriteRateController}, capped by the static {@code write-limit}), and set it through the partition's
+ * flow-control admin access when it changed by more than 5%. Publishes what it sees as meters and as the
+ * {@code flowControl} actuator endpoint's report; settings change at runtime through {@link #update}.
+ */
+public final class FlowControlService implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(FlowControlService.class);
+  private static final String FLOW_CONTROL_OUTCOME = "zeebe_flow_control_outcome_total";
+
+  private final EmbeddedBroker broker;
+  private final MeterRegistry registry;
+  private final AtomicReference<FlowControlProperties> settings;
+  private final Map<Integer, PartitionControl> partitions = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService executor;
+  private ScheduledFuture<?> loop;
+
+  /** What the service knows about one partition; its fields are written by the control thread only. */
+  static final class PartitionControl {
+    final LagProbe probe;
+    final WriteRateController controller = new WriteRateController();
+    volatile PartitionLag lag;
+    volatile OptionalInt applied = OptionalInt.empty();
+    volatile boolean appliedOnce;
+
+    PartitionControl(LagProbe probe) {
+      this.probe = probe;
+    }
+  }
+
+  public FlowControlService(EmbeddedBroker broker, MeterRegistry registry, FlowControlProperties initial) {
+    this.broker = broker;
+    this.registry = registry;
+    this.settings = new AtomicReference<>(initial);
+    this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread thread = new Thread(r, "flow-control");
+      thread.setDaemon(true);
+      return thread;
+    });
+  }
+
+  public synchronized void start() {
+    schedule(settings.get().resolution());
+    LOG.info("flow control: {}", describe(settings.get()));
+  }
+
+  private void schedule(Duration resolution) {
+    if (loop != null) {
+      loop.cancel(false);
+    }
+    loop = executor.scheduleWithFixedDelay(this::tickSafely, 0, resolution.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** Replaces the settings (already validated); the next tick applies them. */
+  public synchronized FlowControlProperties update(FlowControlProperties next) {
+    FlowControlProperties previous = settings.getAndSet(next);
+    if (!previous.resolution().equals(next.resolution())) {
+      schedule(next.resolution());
+    }
+    LOG.info("flow control changed at runtime: {}", describe(next));
+    return next;
+  }
+
+  public FlowControlProperties settings() {
+    return settings.get();
+  }
+
+  private void tickSafely() {
+    try {
+      tick();
+    } catch (Exception e) { // the broker's futures can throw checked exceptions (timeouts) undeclared
+      LOG.warn("flow control tick failed: {}", e.toString());
+    }
+  }
+
+  void tick() {
+    FlowControlProperties current = settings.get();
+    for (ZeebePartition partition : broker.partitions()) {
+      PartitionControl control = partitions.computeIfAbsent(partition.getPartitionId(), id -> register(partition));
+      Optional<PartitionLag> lag = control.probe.sample();
+      if (lag.isEmpty()) {
+        continue;
+      }
+      control.lag = lag.get();
+      OptionalInt limit = WriteRateController.effective(current, control.controller.next(current, lag.get()));
+      if (!control.appliedOnce || changed(control.applied, limit)) {
+        apply(partition, limit);
+        control.applied = limit;
+        control.appliedOnce = true;
+      }
+    }
+  }
+
+  private static boolean changed(OptionalInt before, OptionalInt after) {
+    if (before.isPresent() != after.isPresent()) {
+      return true;
+    }
+    if (before.isEmpty()) {
+      return false;
+    }
+    return Math.abs(after.getAsInt() - before.getAsInt()) > 0.05 * before.getAsInt();
+  }
+
+  private static void apply(ZeebePartition partition, OptionalInt limit) {
+    RateLimitCfg write = new RateLimitCfg();
+    ThrottleCfg throttling = new ThrottleCfg();
+    throttling.setEnabled(false); // the broker's own record-count throttle would fight this controller
+    write.setThrottling(throttling);
+    write.setRampUp(Duration.ZERO);
+    write.setEnabled(limit.isPresent());
+    if (limit.isPresent()) {
+      write.setLimit(limit.getAsInt());
+    }
+    FlowControlCfg cfg = new FlowControlCfg();
+    cfg.setWrite(write); // the request limiter stays as configured (null leaves it)
+    partition.getAdminAccess().configureFlowControl(cfg).join(1, TimeUnit.SECONDS);
+  }
+
+  private PartitionControl register(ZeebePartition partition) {
+    int id = partition.getPartitionId();
+    PartitionControl control = new PartitionControl(new LagProbe(partition, registry, settings.get().minWriteRate()));
+    Tags tags = Tags.of("partition", String.valueOf(id));
+    Gauge.builder("flowpipe.flowcontrol.write.limit", control, c -> c.applied.isPresent() ? c.applied.getAsInt() : 0)
+        .description("write rate limit in records per second (0: none)").tags(tags).register(registry);
+    Gauge.builder("flowpipe.flowcontrol.write.rate", control, c -> c.lag == null ? 0 : c.lag.writeRate())
+        .description("records written to the log per second").tags(tags).register(registry);
+    Gauge.builder("flowpipe.flowcontrol.export.rate", control, c -> c.lag == null ? 0 : c.lag.exportRate())
+        .description("records becoming durable in the store per second").tags(tags).register(registry);
+    Gauge.builder("flowpipe.flowcontrol.lag.records", control, c -> c.lag == null ? 0 : c.lag.backlog())
+        .description("records written but not yet durable in the store").tags(tags).register(registry);
+    Gauge.builder("flowpipe.flowcontrol.lag.time", control, c -> c.lag == null ? 0 : c.lag.age().toMillis())
+        .description("age of the oldest record not yet durable in the store").baseUnit("milliseconds").tags(tags)
+        .register(registry);
+    FunctionCounter.builder("flowpipe.flowcontrol.rejected", id, FlowControlService::rejectedByWriteLimit)
+        .description("commands the broker rejected because of the write rate limit").tags(tags).register(registry);
+    return control;
+  }
+
+  /**
+   * The broker counts flow-control outcomes in the Prometheus client's process-wide registry; this reads the client
+   * commands rejected by the write limit (two nodes in one JVM would share the count).
+   */
+  static double rejectedByWriteLimit(int partitionId) {
+    double total = 0;
+    for (var samples : java.util.Collections.list(CollectorRegistry.defaultRegistry.metricFamilySamples())) {
+      for (Collector.MetricFamilySamples.Sample sample : samples.samples) {
+        if (!sample.name.equals(FLOW_CONTROL_OUTCOME)) {
+          continue;
+        }
+        String partition = label(sample, "partition");
+        // only commands from clients are rejected; the engine's own writes wait for the limiter instead
+        if (String.valueOf(partitionId).equals(partition) && "userCommand".equals(label(sample, "context"))
+            && "writeRateLimitExhausted".equals(label(sample, "outcome"))) {
+          total += sample.value;
+        }
+      }
+    }
+    return total;
+  }
+
+  private static String label(Collector.MetricFamilySamples.Sample sample, String name) {
+    int i = sample.labelNames.indexOf(name);
+    return i < 0 ? null : sample.labelValues.get(i);
+  }
+
+  /** Per partition: request limiter, write limit, rates, lag. */
+  public List<PartitionReport> report() {
+    List<PartitionReport> reports = new ArrayList<>();
+    for (ZeebePartition partition : broker.partitions()) {
+      PartitionControl control = partitions.get(partition.getPartitionId());
+      FlowControlLimits limits = null;
+      try {
+        limits = partition.getAdminAccess().getFlowControlConfiguration().join(1, TimeUnit.SECONDS);
+      } catch (RuntimeException e) {
+        // reported as unknown
+      }
+      reports.add(PartitionReport.of(partition.getPartitionId(), limits, control == null ? null : control.lag,
+          control != null && control.controller.throttling(), rejectedByWriteLimit(partition.getPartitionId())));
+    }
+    return reports;
+  }
+
+  static String describe(FlowControlProperties s) {
+    String target = s.mode() == FlowControlProperties.Mode.TIME
+        ? "export lag at most " + DurationStyle.SIMPLE.print(s.maxExportLag())
+        : "backlog at most " + s.acceptableBacklog() + " records";
+    return (s.enabled() ? "controller on (" + target + ", never below " + s.minWriteRate() + " records/s, every "
+        + DurationStyle.SIMPLE.print(s.resolution()) + ")" : "controller off")
+        + (s.writeLimit() > 0 ? ", static write limit " + s.writeLimit() + " records/s" : "");
+  }
+
+  @Override
+  public void close() {
+    executor.shutdownNow();
+  }
+}

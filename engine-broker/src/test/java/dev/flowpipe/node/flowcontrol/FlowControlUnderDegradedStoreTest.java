@@ -1,0 +1,147 @@
+package dev.flowpipe.node.flowcontrol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.flowpipe.node.TestNode;
+import dev.flowpipe.node.flowcontrol.DegradedStoreExperiment.Sample;
+import dev.flowpipe.schema.SharedOpenSearch;
+import dev.flowpipe.schema.StoreProxy;
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.store.SearchStore;
+import io.camunda.zeebe.client.ZeebeClient;
+import io.camunda.zeebe.model.bpmn.Bpmn;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The experiment of the flow-control issue, in one run: a steady load, then a store slowed below what the load needs.
+ * Without control the lag grows; a static limit below the degraded export rate drains it; the controller holds it at
+ * its target with clients seeing backpressure, and gives the full rate back when the store recovers. Every instance
+ * the engine accepted is in the read model at the end.
+ */
+@ExtendWith(SharedOpenSearch.class)
+class FlowControlUnderDegradedStoreTest {
+
+  private static final int LOAD_PER_SECOND = 40;
+  // the store then absorbs a fraction of the ~3 documents per instance the load needs
+  private static final double DEGRADED_OPERATIONS_PER_SECOND = 45;
+  private static final long TARGET_MILLIS = 2_000;
+
+  @TempDir Path data;
+
+  @Test
+  void lagGrowsWithoutControlDrainsUnderAStaticLimitAndSettlesAtTheTargetUnderTheController(
+      EmbeddedSearchStore opensearch, SearchStore direct) throws Exception {
+    String prefix = SharedOpenSearch.uniquePrefix();
+    try (StoreProxy proxy = new StoreProxy(opensearch.url(), null, null);
+        TestNode node = new TestNode(data)
+            .with("flowpipe.store.url", proxy.url())
+            .with("flowpipe.exporter.index-prefix", prefix)
+            .with("flowpipe.exporter.bulk.size", 200)
+            .with("flowpipe.flow-control.enabled", false)
+            .with("flowpipe.flow-control.max-export-lag", TARGET_MILLIS + "ms")
+            .start();
+        ZeebeClient client = node.client();
+        DegradedStoreExperiment experiment = new DegradedStoreExperiment(client, node.httpPort(), "steady")) {
+      try {
+        runExperiment(experiment, proxy, client, direct, prefix);
+      } finally {
+        java.nio.file.Files.createDirectories(Path.of("target"));
+        java.nio.file.Files.writeString(Path.of("target", "flow-control-timeline.csv"), experiment.csv());
+      }
+    }
+  }
+
+  private void runExperiment(
+      DegradedStoreExperiment experiment, StoreProxy proxy, ZeebeClient client, SearchStore direct, String prefix)
+      throws Exception {
+    client.newDeployResourceCommand()
+        .addProcessModel(Bpmn.createExecutableProcess("steady").startEvent().endEvent().done(), "steady.bpmn")
+        .send().join();
+
+    experiment.start(LOAD_PER_SECOND);
+    experiment.phase("healthy");
+    experiment.run(Duration.ofSeconds(4));
+    double healthyAccepted = mean(experiment.samples("healthy"), Sample::acceptedPerSecond);
+
+    // 1. the store slows down, nothing limits the engine: the lag grows without bound
+    proxy.throttleBulksTo(DEGRADED_OPERATIONS_PER_SECOND);
+    experiment.phase("degraded, no control");
+    experiment.run(Duration.ofSeconds(10));
+    List<Sample> uncontrolled = experiment.samples("degraded, no control");
+    long lagAfter4s = lagAt(uncontrolled, 4);
+    long lagAtEnd = uncontrolled.getLast().lagMillis();
+    assertThat(lagAtEnd).as("lag at the end of the uncontrolled phase (ms)").isGreaterThan(TARGET_MILLIS * 2);
+    assertThat(lagAtEnd).as("lag still growing").isGreaterThan(lagAfter4s + 2_000);
+    double degradedExportRate = mean(uncontrolled.subList(uncontrolled.size() / 2, uncontrolled.size()),
+        Sample::exportRate);
+    assertThat(degradedExportRate).as("records/s the slowed store absorbs").isPositive();
+
+    // 2. a static limit below the degraded export rate: the backlog drains
+    int staticLimit = (int) Math.max(100, degradedExportRate * 0.5);
+    assertThat(experiment.configure("{\"writeLimit\": " + staticLimit + "}").statusCode()).isEqualTo(200);
+    experiment.phase("static limit");
+    long backlogBefore = experiment.report().path("partitions").path(0).path("lagRecords").asLong();
+    await("backlog drains under the static limit").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+        .until(() -> experiment.report().path("partitions").path(0).path("lagRecords").asLong()
+            < backlogBefore / 4);
+
+    // 3. the controller on, no static limit: the lag settles at the target, clients see backpressure
+    long rejectedBefore = experiment.rejected();
+    assertThat(experiment.configure("{\"writeLimit\": 0, \"enabled\": true, \"maxExportLag\": \"" + TARGET_MILLIS
+        + "ms\"}").statusCode()).isEqualTo(200);
+    experiment.phase("controller, settling");
+    experiment.run(Duration.ofSeconds(12));
+    experiment.phase("controller, settled");
+    experiment.run(Duration.ofSeconds(8));
+    double settledLag = mean(experiment.samples("controller, settled"), s -> (double) s.lagMillis());
+    assertThat(settledLag).as("mean lag once settled (ms), target %d", TARGET_MILLIS)
+        .isBetween(TARGET_MILLIS * 0.8, TARGET_MILLIS * 1.2);
+    assertThat(experiment.rejected())
+        .as("commands rejected with RESOURCE_EXHAUSTED (other errors: %s, not sent: %d)", experiment.errorKinds(),
+            experiment.notSent())
+        .isGreaterThan(rejectedBefore);
+    assertThat(experiment.samples("controller, settled")).allSatisfy(s ->
+        assertThat(s.writeLimit()).as("a write limit, never zero").isNotNull().isGreaterThanOrEqualTo(100));
+
+    // 4. the store recovers: the limit goes and the full rate comes back
+    proxy.throttleBulksTo(0);
+    experiment.phase("recovered");
+    await("the controller lets go").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(250))
+        .until(() -> !experiment.report().path("partitions").path(0).path("writeLimit").path("enabled")
+            .asBoolean());
+    experiment.phase("full rate");
+    experiment.run(Duration.ofSeconds(4));
+    assertThat(mean(experiment.samples("full rate"), Sample::acceptedPerSecond))
+        .as("instances accepted per second after recovery, healthy was %.1f", healthyAccepted)
+        .isGreaterThan(healthyAccepted * 0.8);
+
+    // nothing lost: every accepted instance reaches the read model
+    experiment.stopLoad();
+    String index = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
+    long accepted = experiment.acceptedKeys().size();
+    await("every accepted instance in the read model").atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(() -> {
+          direct.refresh(index);
+          assertThat(direct.count(index)).isEqualTo(accepted);
+        });
+    assertThat(experiment.otherErrors()).as("errors other than backpressure: %s", experiment.errorKinds()).isZero();
+  }
+
+  private static long lagAt(List<Sample> samples, double secondsIntoPhase) {
+    double start = samples.getFirst().seconds();
+    return samples.stream().filter(s -> s.seconds() - start >= secondsIntoPhase).findFirst()
+        .orElse(samples.getLast()).lagMillis();
+  }
+
+  private static double mean(List<Sample> samples, java.util.function.ToDoubleFunction<Sample> value) {
+    return samples.stream().mapToDouble(value).average().orElse(0);
+  }
+}
