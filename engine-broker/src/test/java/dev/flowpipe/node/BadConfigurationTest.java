@@ -35,6 +35,11 @@ class BadConfigurationTest {
         "flowpipe.broker.contact-points | just-a-host",
         "flowpipe.exporter.bulk.memory-limit | 12 apples",
         "flowpipe.exporter.variable-value-limit | 0",
+        "flowpipe.flow-control.max-export-lag | 0ms",
+        "flowpipe.flow-control.resolution | 5ms",
+        "flowpipe.flow-control.min-write-rate | 0",
+        "flowpipe.flow-control.write-limit | -1",
+        "flowpipe.flow-control.mode | sometimes",
       })
   void failsNamingTheKeyAndTheValueAndWritesNothing(String key, String value) {
     Path dataDirectory = temp.resolve("data");

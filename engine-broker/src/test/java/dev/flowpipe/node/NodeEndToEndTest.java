@@ -25,7 +25,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
@@ -134,6 +137,70 @@ class NodeEndToEndTest {
         .contains("flowpipe_exporter_export_latency_seconds{")
         .contains("flowpipe_exporter_lag_records{")
         .contains("flowpipe_exporter_lag_age_milliseconds{");
+  }
+
+  @Test
+  @Order(2)
+  void flowControlReportsEachPartitionAndTakesValidChangesAtRuntime() throws Exception {
+    HttpResponse<String> report = http("GET", "/actuator/flowControl", null);
+    assertThat(report.statusCode()).isEqualTo(200);
+    assertThat(report.body())
+        .contains("\"mode\":\"time\"").contains("\"maxExportLag\":\"2000ms\"")
+        .contains("\"partitionId\":1").contains("\"requestLimiter\":{\"algorithm\"")
+        .contains("\"writeLimit\":{\"enabled\":false}").contains("\"lagRecords\"").contains("\"lagMillis\"");
+
+    HttpResponse<String> changed = http("POST", "/actuator/flowControl", "{\"maxExportLag\": \"PT0.75S\"}");
+    assertThat(changed.statusCode()).isEqualTo(200);
+    assertThat(changed.body()).contains("\"maxExportLag\":\"750ms\"");
+    HttpResponse<String> staticLimit = http("POST", "/actuator/flowControl", "{\"writeLimit\": 5000}");
+    assertThat(staticLimit.statusCode()).isEqualTo(200);
+    Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+        assertThat(http("GET", "/actuator/flowControl", null).body())
+            .contains("\"writeLimit\":{\"enabled\":true,\"limit\":5000}"));
+    assertThat(http("POST", "/actuator/flowControl", "{\"writeLimit\": 0, \"maxExportLag\": \"2s\"}").statusCode())
+        .isEqualTo(200);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @Order(2)
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "{\"maxExportLag\": \"soon\"} | maxExportLag",
+        "{\"resolution\": \"1ms\"} | resolution",
+        "{\"mode\": \"sometimes\"} | mode",
+        "{\"minWriteRate\": 0} | min-write-rate",
+        "{\"minWriteRate\": \"many\"} | minWriteRate",
+      })
+  void flowControlRejectsAnInvalidChangeNamingTheFieldAndKeepsItsSettings(String body, String field)
+      throws Exception {
+    String before = http("GET", "/actuator/flowControl", null).body();
+    HttpResponse<String> response = http("POST", "/actuator/flowControl", body);
+    assertThat(response.statusCode()).isEqualTo(400);
+    assertThat(response.body()).contains(field);
+    assertThat(http("GET", "/actuator/flowControl", null).body())
+        .contains(before.substring(0, before.indexOf("\"partitions\"")));
+  }
+
+  @Test
+  @Order(2)
+  void flowControlMetricsAreOnThePrometheusEndpoint() throws Exception {
+    assertThat(http("GET", "/actuator/prometheus", null).body())
+        .contains("flowpipe_flowcontrol_write_limit{")
+        .contains("flowpipe_flowcontrol_lag_records{")
+        .contains("flowpipe_flowcontrol_lag_time_milliseconds{")
+        .contains("flowpipe_flowcontrol_rejected_total{")
+        .contains("flowpipe_exporter_position_durable{");
+  }
+
+  private HttpResponse<String> http(String method, String path, String jsonBody) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + path));
+    if (jsonBody == null) {
+      request.GET();
+    } else {
+      request.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(jsonBody));
+    }
+    return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
   @Test

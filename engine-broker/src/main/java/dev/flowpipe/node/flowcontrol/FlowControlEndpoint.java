@@ -38,24 +38,51 @@ public class FlowControlEndpoint {
 
   @WriteOperation
   public Map<String, Object> configure(
-      @Nullable Boolean enabled, @Nullable String mode, @Nullable String maxExportLag,
-      @Nullable Long acceptableBacklog, @Nullable Integer minWriteRate, @Nullable String resolution,
-      @Nullable Integer writeLimit) {
+      @Nullable String enabled, @Nullable String mode, @Nullable String maxExportLag,
+      @Nullable String acceptableBacklog, @Nullable String minWriteRate, @Nullable String resolution,
+      @Nullable String writeLimit) {
+    // every value arrives as text and is parsed here, so a bad one is reported by its field name
     FlowControlProperties next;
     try {
+      Long backlog = number("acceptableBacklog", acceptableBacklog);
+      Long minRate = number("minWriteRate", minWriteRate);
+      Long limit = number("writeLimit", writeLimit);
       next = service.settings().with(
-          enabled,
+          bool("enabled", enabled),
           mode == null ? null : Mode.parse("mode", mode),
           duration("maxExportLag", maxExportLag),
-          acceptableBacklog, minWriteRate,
+          backlog,
+          minRate == null ? null : Math.toIntExact(minRate),
           duration("resolution", resolution),
-          writeLimit);
-    } catch (IllegalArgumentException e) {
+          limit == null ? null : Math.toIntExact(limit));
+    } catch (IllegalArgumentException | ArithmeticException e) {
       String message = e.getMessage().replace("flowpipe.flow-control.", "");
       throw new InvalidEndpointRequestException(message, message);
     }
     service.update(next);
     return flowControl();
+  }
+
+  private static Boolean bool(String field, String text) {
+    if (text == null) {
+      return null;
+    }
+    return switch (text.trim().toLowerCase()) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new IllegalArgumentException(field + " must be true or false, was '" + text + "'");
+    };
+  }
+
+  private static Long number(String field, String text) {
+    if (text == null) {
+      return null;
+    }
+    try {
+      return Long.parseLong(text.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(field + " must be a whole number, was '" + text + "'");
+    }
   }
 
   private static Duration duration(String field, String text) {
