@@ -30,7 +30,8 @@ public final class Benchmarks {
 
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
-      System.err.println("usage: benchmarks/run overhead|availability|exporter-throughput [seconds|probes|instances]");
+      System.err.println(
+          "usage: benchmarks/run overhead|availability|exporter-throughput|search-latency [seconds|probes|instances]");
       System.exit(2);
     }
     Path root = Path.of(System.getProperty("flowpipe.project.root", ".")).toAbsolutePath();
@@ -40,6 +41,9 @@ public final class Benchmarks {
               args.length > 2 ? List.of(args[2].split(",")) : List.of("ours", "noop", "none"));
       case "availability" -> availability(root, args.length > 1 ? Integer.parseInt(args[1]) : 200);
       case "exporter-throughput" -> exporterThroughput(root, args.length > 1 ? Integer.parseInt(args[1]) : 20_000);
+      case "search-latency" ->
+          searchLatency(root, args.length > 1 ? Integer.parseInt(args[1]) : 100_000,
+              args.length > 2 ? Integer.parseInt(args[2]) : 500);
       default -> throw new IllegalArgumentException("unknown scenario '" + args[0] + "'");
     };
     report.put("date", LocalDate.now().toString());
@@ -127,12 +131,39 @@ public final class Benchmarks {
   }
 
   /** Records per second through our exporter alone into the embedded OpenSearch. */
-  static Map<String, Object> exporterThroughput(Path root, int instances) throws Exception {
-    var settings = new EmbeddedSearchStore.Settings(EmbeddedSearchStore.Engine.OPENSEARCH, 0, 0, 1024,
+  /** The embedded OpenSearch (1 GB heap, free ports) that the store-only scenarios run against. */
+  private static EmbeddedSearchStore.Settings embeddedStore(Path root) {
+    return new EmbeddedSearchStore.Settings(EmbeddedSearchStore.Engine.OPENSEARCH, 0, 0, 1024,
         Duration.ofSeconds(90), Duration.ofSeconds(15),
         root.resolve("embedded-opensearch/target/classes") + ":" + root.resolve("embedded-opensearch/target/child-classpath") + "/*",
         null);
-    try (EmbeddedSearchStore store = EmbeddedSearchStore.start(Files.createTempDirectory("bench-store"), settings)) {
+  }
+
+  /** The web app's search latency over {@code instances} process instances in the embedded OpenSearch. */
+  static Map<String, Object> searchLatency(Path root, int instances, int runs) throws Exception {
+    try (EmbeddedSearchStore node = EmbeddedSearchStore.start(Files.createTempDirectory("bench-search"), embeddedStore(root));
+        SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.url()))) {
+      System.out.printf("loading %d instances%n", instances);
+      double loadSeconds = SearchLatency.load(store, instances);
+      System.out.printf("loaded in %.1f s; measuring %d runs of each query%n", loadSeconds, runs);
+      Map<String, Object> report = new LinkedHashMap<>();
+      report.put("scenario", "search latency through the web app's HTTP API (standalone app in this JVM, one client "
+          + "thread, sequential requests, answer parsed) over the embedded OpenSearch (1 GB heap) on the same machine");
+      report.put("processInstances", instances);
+      report.put("documents", Map.of(
+          "processInstances", store.count("bench-process-instance-v1"),
+          "elementInstances", store.count("bench-flow-node-instance-v1"),
+          "variables", store.count("bench-variable-v1"),
+          "incidents", store.count("bench-incident-v1")));
+      report.put("loadSeconds", Math.round(loadSeconds * 10) / 10.0);
+      report.put("runsPerQuery", runs);
+      report.putAll(SearchLatency.measure(node.url(), instances, runs));
+      return report;
+    }
+  }
+
+  static Map<String, Object> exporterThroughput(Path root, int instances) throws Exception {
+    try (EmbeddedSearchStore store = EmbeddedSearchStore.start(Files.createTempDirectory("bench-store"), embeddedStore(root))) {
       System.out.println("warm-up: 2000 instances");
       ExporterThroughput.run(store.url(), "warmup", 2_000, 1000);
       List<Map<String, Object>> runs = new ArrayList<>();

@@ -15,6 +15,9 @@ import co.elastic.clients.transport.rest5_client.low_level.Request;
 import co.elastic.clients.transport.rest5_client.low_level.ResponseException;
 import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flowpipe.schema.query.SearchHits;
+import dev.flowpipe.schema.query.SearchJson;
+import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.store.BulkOutcome;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.RequestTooLargeException;
@@ -235,6 +238,24 @@ public final class ElasticsearchStore implements SearchStore {
           List<Map<String, Object>> documents = new ArrayList<>();
           response.hits().hits().forEach(hit -> documents.add((Map<String, Object>) hit.source()));
           return documents;
+        });
+  }
+
+  @Override
+  public SearchHits search(SearchQuery query) {
+    Request request = new Request("POST", SearchJson.path(query));
+    SearchJson.parameters().forEach(request::addParameter);
+    request.setEntity(new StringEntity(SearchJson.body(query), ContentType.APPLICATION_JSON));
+    return call(
+        "search " + query.indices(),
+        () -> {
+          String what = "search " + query.indices();
+          try {
+            var response = restClient.performRequest(request);
+            return SearchJson.hits(what, response.getStatusCode(), bodyOf(response.getEntity()));
+          } catch (ResponseException e) {
+            return SearchJson.hits(what, e.getResponse().getStatusCode(), bodyOf(e.getResponse().getEntity()));
+          }
         });
   }
 

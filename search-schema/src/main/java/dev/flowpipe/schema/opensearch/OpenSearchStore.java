@@ -1,6 +1,9 @@
 package dev.flowpipe.schema.opensearch;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flowpipe.schema.query.SearchHits;
+import dev.flowpipe.schema.query.SearchJson;
+import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.store.BulkOutcome;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
@@ -271,6 +274,23 @@ public final class OpenSearchStore implements SearchStore {
           List<Map<String, Object>> documents = new ArrayList<>();
           response.hits().hits().forEach(hit -> documents.add((Map<String, Object>) hit.source()));
           return documents;
+        });
+  }
+
+  @Override
+  public SearchHits search(SearchQuery query) {
+    String body = SearchJson.body(query);
+    return call(
+        "search " + query.indices(),
+        () -> {
+          try (Response response =
+              client.generic().execute(
+                  Requests.builder().method("POST").endpoint(SearchJson.path(query)).query(SearchJson.parameters())
+                      .json(body).build())) {
+            return SearchJson.hits(
+                "search " + query.indices(), response.getStatus(),
+                response.getBody().map(Body::bodyAsString).orElse("{}"));
+          }
         });
   }
 

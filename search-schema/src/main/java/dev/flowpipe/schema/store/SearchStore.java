@@ -1,5 +1,7 @@
 package dev.flowpipe.schema.store;
 
+import dev.flowpipe.schema.query.SearchHits;
+import dev.flowpipe.schema.query.SearchQuery;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -52,6 +54,14 @@ public interface SearchStore extends AutoCloseable {
 
   /** Every document of the index (up to {@code max}), ordered by id: for comparisons in tests and tools. */
   List<Map<String, Object>> all(String index, int max);
+
+  /**
+   * Searches what is searchable now (documents written since the last refresh are not yet), counting the total
+   * exactly. Indices that do not exist count as empty.
+   *
+   * @throws QueryRejectedException when the store refuses the query as malformed
+   */
+  SearchHits search(SearchQuery query);
 
   @Override
   void close();

@@ -8,6 +8,11 @@ import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.StoreProxy;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.index.SchemaManager;
+import dev.flowpipe.schema.query.Criterion;
+import dev.flowpipe.schema.query.SearchHits;
+import dev.flowpipe.schema.query.SearchQuery;
+import dev.flowpipe.schema.query.SortField;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -121,5 +126,140 @@ public abstract class SearchStoreContractTest {
     for (ReadModelIndex readModelIndex : ReadModelIndex.values()) {
       assertThat(store.mappingMeta(readModelIndex.indexName(prefix))).containsEntry("schemaVersion", 1);
     }
+  }
+
+  // --- search: the query capability the web app builds on ---
+
+  private static final String SEARCH_INDEX_BODY =
+      """
+      {"settings": {"number_of_shards": 1, "number_of_replicas": 0},
+       "mappings": {"dynamic": "strict",
+         "properties": {"key": {"type": "long"}, "state": {"type": "keyword"}, "flag": {"type": "boolean"},
+           "startDate": {"type": "date"}, "endDate": {"type": "date"}, "note": {"type": "text", "index": false},
+           "position": {"type": "long"}}}}
+      """;
+
+  /** Ten documents, keys 1..10: state A for odd keys, B for even; endDate only on keys <= 5; flag on keys > 7. */
+  private String searchIndex() {
+    String searchIndex = SharedOpenSearch.uniquePrefix() + "-search";
+    store.createIndex(searchIndex, SEARCH_INDEX_BODY);
+    List<DocumentWrite> writes = new ArrayList<>();
+    for (int key = 1; key <= 10; key++) {
+      Map<String, Object> doc = new java.util.LinkedHashMap<>();
+      doc.put("key", key);
+      doc.put("state", key % 2 == 1 ? "A" : "B");
+      doc.put("flag", key > 7);
+      doc.put("startDate", String.format("2026-01-%02dT00:00:00.000Z", key));
+      if (key <= 5) {
+        doc.put("endDate", String.format("2026-02-%02dT00:00:00.000Z", key));
+      }
+      doc.put("note", "note " + key);
+      writes.add(new DocumentWrite(searchIndex, String.valueOf(key), key, doc));
+    }
+    store.bulk(writes);
+    store.refresh(searchIndex);
+    return searchIndex;
+  }
+
+  private List<Object> keysOf(SearchHits hits) {
+    return hits.hits().stream().map(hit -> hit.source().get("key")).map(k -> (Object) ((Number) k).intValue()).toList();
+  }
+
+  private SearchHits searchKeys(String searchIndex, Criterion... criteria) {
+    return store.search(SearchQuery.of(searchIndex, List.of(criteria), List.of(SortField.ascending("key")), 100));
+  }
+
+  @Test
+  void searchFiltersByEveryKindOfCriterion() {
+    String searchIndex = searchIndex();
+
+    assertThat(keysOf(searchKeys(searchIndex, new Criterion.Equals("state", "B")))).containsExactly(2, 4, 6, 8, 10);
+    assertThat(keysOf(searchKeys(searchIndex, new Criterion.Equals("flag", true)))).containsExactly(8, 9, 10);
+    assertThat(keysOf(searchKeys(searchIndex, new Criterion.OneOf("key", List.of(3L, 7L, 42L))))).containsExactly(3, 7);
+    assertThat(keysOf(searchKeys(searchIndex, new Criterion.Not(new Criterion.Exists("endDate")))))
+        .containsExactly(6, 7, 8, 9, 10);
+    assertThat(keysOf(searchKeys(searchIndex, new Criterion.Like("state", "?"), new Criterion.Like("state", "A*"))))
+        .containsExactly(1, 3, 5, 7, 9);
+    assertThat(keysOf(searchKeys(searchIndex, new Criterion.Range("key", 2, null, null, 4)))).containsExactly(3, 4);
+    assertThat(keysOf(searchKeys(
+            searchIndex, new Criterion.Range("startDate", null, "2026-01-09T00:00:00.000Z", null, null))))
+        .containsExactly(9, 10);
+    assertThat(keysOf(searchKeys(searchIndex, new Criterion.Not(new Criterion.OneOf("state", List.of("A"))))))
+        .containsExactly(2, 4, 6, 8, 10);
+  }
+
+  @Test
+  void searchSortsPagesByOffsetAndContinuesAfterTheLastSortValues() {
+    String searchIndex = searchIndex();
+    List<SortField> byStateThenKeyDescending =
+        List.of(new SortField("state", false, false), new SortField("key", true, false));
+
+    SearchHits first =
+        store.search(new SearchQuery(List.of(searchIndex), List.of(), byStateThenKeyDescending, 0, 4, null, null));
+    SearchHits next =
+        store.search(
+            new SearchQuery(
+                List.of(searchIndex), List.of(), byStateThenKeyDescending, 0, 4, first.hits().getLast().sortValues(),
+                null));
+    SearchHits byOffset =
+        store.search(new SearchQuery(List.of(searchIndex), List.of(), byStateThenKeyDescending, 4, 4, null, null));
+
+    assertThat(first.total()).isEqualTo(10);
+    assertThat(keysOf(first)).containsExactly(9, 7, 5, 3);
+    assertThat(keysOf(next)).containsExactly(1, 10, 8, 6);
+    assertThat(keysOf(byOffset)).isEqualTo(keysOf(next));
+  }
+
+  @Test
+  void searchWalksBackwardsWithReversedSortKeysAndPutsMissingValuesAtTheEnd() {
+    String searchIndex = searchIndex();
+    SortField byEndDate = new SortField("endDate", true, false);
+
+    SearchHits forward = store.search(SearchQuery.of(searchIndex, List.of(), List.of(byEndDate, SortField.ascending("key")), 10));
+    SearchHits.Hit seventh = forward.hits().get(6);
+    SearchHits backward =
+        store.search(
+            new SearchQuery(
+                List.of(searchIndex), List.of(), List.of(byEndDate.reversed(), SortField.ascending("key").reversed()),
+                0, 3, seventh.sortValues(), null));
+
+    assertThat(keysOf(forward)).containsExactly(5, 4, 3, 2, 1, 6, 7, 8, 9, 10);
+    assertThat(keysOf(backward)).containsExactly(6, 1, 2);
+  }
+
+  @Test
+  void searchCountsWithoutReturningDocumentsAndLeavesOutExcludedFields() {
+    String searchIndex = searchIndex();
+
+    SearchHits countOnly = store.search(SearchQuery.of(searchIndex, List.of(new Criterion.Equals("state", "A")), List.of(), 0));
+    SearchHits withoutNote =
+        store.search(
+            new SearchQuery(List.of(searchIndex), List.of(new Criterion.Equals("key", 1)), List.of(), 0, 1, null,
+                List.of("note")));
+
+    assertThat(countOnly.total()).isEqualTo(5);
+    assertThat(countOnly.hits()).isEmpty();
+    assertThat(withoutNote.hits()).singleElement().satisfies(hit -> {
+      assertThat(hit.id()).isEqualTo("1");
+      assertThat(hit.index()).isEqualTo(searchIndex);
+      assertThat(hit.source()).containsEntry("state", "A").doesNotContainKey("note");
+    });
+  }
+
+  @Test
+  void searchOnAMissingIndexFindsNothing() {
+    SearchHits hits = store.search(SearchQuery.of(SharedOpenSearch.uniquePrefix() + "-none", List.of(), List.of(), 10));
+
+    assertThat(hits.total()).isZero();
+    assertThat(hits.hits()).isEmpty();
+  }
+
+  @Test
+  void aSearchTheStoreCannotRunIsReportedAsRejected() {
+    String searchIndex = searchIndex();
+    SearchQuery patternOnANumber =
+        SearchQuery.of(searchIndex, List.of(new Criterion.Like("key", "1*")), List.of(SortField.ascending("key")), 10);
+
+    assertThatThrownBy(() -> store.search(patternOnANumber)).isInstanceOf(QueryRejectedException.class);
   }
 }

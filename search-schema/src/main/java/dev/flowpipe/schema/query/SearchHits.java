@@ -1,0 +1,27 @@
+package dev.flowpipe.schema.query;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a {@link SearchQuery} found.
+ *
+ * @param total all matching documents, not only the returned page
+ * @param hits the page, in sort order
+ */
+public record SearchHits(long total, List<Hit> hits) {
+
+  public SearchHits {
+    hits = List.copyOf(hits);
+  }
+
+  /**
+   * One found document.
+   *
+   * @param index the index it is stored in
+   * @param id its id
+   * @param source its stored fields (less the excluded ones)
+   * @param sortValues its values for the query's sort keys: the cursor to continue after it
+   */
+  public record Hit(String index, String id, Map<String, Object> source, List<Object> sortValues) {}
+}

@@ -1,0 +1,157 @@
+package dev.flowpipe.schema.query;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flowpipe.schema.store.QueryRejectedException;
+import dev.flowpipe.schema.store.StoreUnavailableException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code _search} request body for a {@link SearchQuery}, and the reading of the answer. OpenSearch and
+ * Elasticsearch speak the same query DSL for everything a {@link SearchQuery} can say, so both adapters send this one
+ * body through their own client.
+ */
+public final class SearchJson {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private SearchJson() {}
+
+  /** The path to search, e.g. {@code /a,b/_search}; indices that do not exist count as empty. */
+  public static String path(SearchQuery query) {
+    return "/" + URLEncoder.encode(String.join(",", query.indices()), StandardCharsets.UTF_8).replace("%2C", ",")
+        + "/_search";
+  }
+
+  /** Query parameters of the search: missing indices are no error. */
+  public static Map<String, String> parameters() {
+    return Map.of("ignore_unavailable", "true", "allow_no_indices", "true");
+  }
+
+  public static String body(SearchQuery query) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    List<Object> filter = new ArrayList<>();
+    List<Object> mustNot = new ArrayList<>();
+    for (Criterion criterion : query.criteria()) {
+      if (criterion instanceof Criterion.Not not) {
+        mustNot.add(clause(not.criterion()));
+      } else {
+        filter.add(clause(criterion));
+      }
+    }
+    body.put("query", Map.of("bool", Map.of("filter", filter, "must_not", mustNot)));
+    List<Object> sort = new ArrayList<>();
+    for (SortField field : query.sort()) {
+      sort.add(
+          Map.of(
+              field.field(),
+              Map.of("order", field.descending() ? "desc" : "asc", "missing", field.missingFirst() ? "_first" : "_last")));
+    }
+    if (!sort.isEmpty()) {
+      body.put("sort", sort);
+    }
+    if (query.searchAfter().isEmpty()) {
+      body.put("from", query.from());
+    } else {
+      body.put("search_after", query.searchAfter());
+    }
+    body.put("size", query.size());
+    body.put("track_total_hits", true);
+    if (!query.excludedFields().isEmpty()) {
+      body.put("_source", Map.of("excludes", query.excludedFields()));
+    }
+    try {
+      return JSON.writeValueAsString(body);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("a search value cannot be written as JSON: " + e.getMessage(), e);
+    }
+  }
+
+  private static Map<String, Object> clause(Criterion criterion) {
+    return switch (criterion) {
+      case Criterion.Equals equals -> Map.of("term", Map.of(equals.field(), Map.of("value", equals.value())));
+      case Criterion.OneOf oneOf -> Map.of("terms", Map.of(oneOf.field(), oneOf.values()));
+      case Criterion.Exists exists -> Map.of("exists", Map.of("field", exists.field()));
+      case Criterion.Like like -> Map.of("wildcard", Map.of(like.field(), Map.of("value", like.pattern())));
+      case Criterion.Range range -> {
+        Map<String, Object> bounds = new LinkedHashMap<>();
+        putIfSet(bounds, "gt", range.greaterThan());
+        putIfSet(bounds, "gte", range.atLeast());
+        putIfSet(bounds, "lt", range.lessThan());
+        putIfSet(bounds, "lte", range.atMost());
+        yield Map.of("range", Map.of(range.field(), bounds));
+      }
+      case Criterion.Not not -> Map.of("bool", Map.of("must_not", List.of(clause(not.criterion()))));
+    };
+  }
+
+  private static void putIfSet(Map<String, Object> map, String key, Object value) {
+    if (value != null) {
+      map.put(key, value);
+    }
+  }
+
+  /**
+   * Reads a {@code _search} answer of any HTTP status.
+   *
+   * @throws QueryRejectedException when the store refused the query (400, or every shard failed for the query's sake)
+   * @throws StoreUnavailableException when the store is overloaded or failing (429, 5xx)
+   */
+  public static SearchHits hits(String what, int status, String answer) {
+    if (status == 400) {
+      throw new QueryRejectedException(what + ": the store refused the search: " + answer, null);
+    }
+    if (status == 429 || status >= 500) {
+      throw new StoreUnavailableException(what + " failed with HTTP " + status + ": " + answer);
+    }
+    if (status != 200) {
+      throw new IllegalStateException(what + " failed with HTTP " + status + ": " + answer);
+    }
+    return hits(answer);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static SearchHits hits(String answer) {
+    try {
+      JsonNode root = JSON.readTree(answer);
+      JsonNode shards = root.path("_shards");
+      if (shards.path("failed").asInt(0) > 0 && shards.path("successful").asInt(0) == 0) {
+        // every shard failed: the store answered 200 but ran nothing (Elasticsearch does so for a bad cursor value)
+        boolean clientFault = true;
+        for (JsonNode failure : shards.path("failures")) {
+          int status = failure.path("status").asInt(400);
+          clientFault &= status >= 400 && status < 500;
+        }
+        String reason = "every shard failed the search: " + shards.path("failures");
+        if (clientFault) {
+          throw new QueryRejectedException(reason, null);
+        }
+        throw new StoreUnavailableException(reason);
+      }
+      JsonNode hits = root.path("hits");
+      long total = hits.path("total").path("value").asLong(0);
+      List<SearchHits.Hit> found = new ArrayList<>();
+      for (JsonNode hit : hits.path("hits")) {
+        List<Object> sortValues = new ArrayList<>();
+        for (JsonNode value : hit.path("sort")) {
+          sortValues.add(JSON.treeToValue(value, Object.class));
+        }
+        found.add(
+            new SearchHits.Hit(
+                hit.path("_index").asText(),
+                hit.path("_id").asText(),
+                JSON.convertValue(hit.path("_source"), Map.class),
+                sortValues));
+      }
+      return new SearchHits(total, found);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("unreadable search answer: " + e.getMessage(), e);
+    }
+  }
+}

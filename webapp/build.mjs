@@ -1,0 +1,27 @@
+// Bundles the UI (src/main/frontend) with esbuild into the directory given as the first argument
+// (the Maven build passes target/classes/static), copying the HTML, the CSS and bpmn-js's stylesheets beside it.
+import { build } from 'esbuild';
+import { cpSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const out = process.argv[2] ?? 'target/classes/static';
+mkdirSync(join(out, 'css'), { recursive: true });
+
+await build({
+  entryPoints: ['src/main/frontend/app.js'],
+  bundle: true,
+  minify: true,
+  sourcemap: false,
+  format: 'esm',
+  target: 'es2020',
+  outfile: join(out, 'app.js'),
+  logLevel: 'warning',
+});
+
+cpSync('src/main/frontend/index.html', join(out, 'index.html'));
+cpSync('src/main/frontend/app.css', join(out, 'css', 'app.css'));
+for (const sheet of ['diagram-js.css', 'bpmn-js.css']) {
+  cpSync(join('node_modules/bpmn-js/dist/assets', sheet), join(out, 'css', sheet));
+}
+cpSync('node_modules/bpmn-js/dist/assets/bpmn-font', join(out, 'css', 'bpmn-font'), { recursive: true });
+console.log('UI built into ' + out);

@@ -1,0 +1,41 @@
+package dev.flowpipe.webapp;
+
+import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.webapp.config.WebappProperties;
+import dev.flowpipe.webapp.readmodel.ConnectingReadModel;
+import java.util.Map;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+
+/**
+ * The web app on its own, reading the read model from a store given by {@code flowpipe.webapp.store.url}. Binds to
+ * 127.0.0.1:8080 unless {@code server.address} / {@code server.port} say otherwise.
+ */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+@Import(WebappConfiguration.class)
+public class WebappApplication {
+
+  /** Defaults a user's configuration overrides. */
+  public static final Map<String, Object> DEFAULTS =
+      Map.of("server.address", "127.0.0.1", "server.port", 8080, "spring.application.name", "flowpipe-webapp",
+          "spring.main.banner-mode", "off");
+
+  @Bean(destroyMethod = "close")
+  ConnectingReadModel readModel(WebappProperties properties) {
+    WebappProperties.Store store = properties.store();
+    return new ConnectingReadModel(
+        new StoreConnection(store.url(), store.username(), store.password(), store.connectTimeout(),
+            store.requestTimeout()),
+        store.indexPrefix());
+  }
+
+  public static void main(String[] args) {
+    SpringApplication application = new SpringApplication(WebappApplication.class);
+    application.setDefaultProperties(DEFAULTS);
+    application.run(args);
+  }
+}

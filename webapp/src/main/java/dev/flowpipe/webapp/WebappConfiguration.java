@@ -1,0 +1,29 @@
+package dev.flowpipe.webapp;
+
+import dev.flowpipe.webapp.api.ProblemHandler;
+import dev.flowpipe.webapp.api.SearchController;
+import dev.flowpipe.webapp.api.SearchService;
+import dev.flowpipe.webapp.api.UiController;
+import dev.flowpipe.webapp.config.SecurityConfiguration;
+import dev.flowpipe.webapp.config.WebappProperties;
+import dev.flowpipe.webapp.readmodel.ReadModel;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+
+/**
+ * The web app as a part of a Spring context: the search API, the UI (static resources under {@code /}), security and
+ * configuration. The context must provide a {@link ReadModel}: the node gives its own store, the standalone
+ * {@link WebappApplication} one reached by URL.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(WebappProperties.class)
+@Import({SearchController.class, UiController.class, ProblemHandler.class, SecurityConfiguration.class})
+public class WebappConfiguration {
+
+  @Bean
+  SearchService searchService(ReadModel readModel, WebappProperties properties) {
+    return new SearchService(readModel, properties);
+  }
+}

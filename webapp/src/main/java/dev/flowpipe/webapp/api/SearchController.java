@@ -1,0 +1,59 @@
+package dev.flowpipe.webapp.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.flowpipe.webapp.query.Entity;
+import java.util.Map;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The search API: {@code POST /v2/<entity>/search}, {@code GET /v2/<entity>/<key>} and {@code GET
+ * /v2/process-definitions/<key>/xml}, for the entities of {@link Entity}.
+ */
+@RestController
+@RequestMapping("/v2")
+public class SearchController {
+
+  /** The answer header that tells whether a read-your-writes request caught up: {@code reached} or {@code timed-out}. */
+  public static final String CONSISTENCY_HEADER = "Flowpipe-Consistency";
+
+  private static final String ENTITIES =
+      "{entity:process-definitions|process-instances|element-instances|variables|incidents|jobs}";
+
+  private final SearchService service;
+
+  public SearchController(SearchService service) {
+    this.service = service;
+  }
+
+  @PostMapping(path = "/" + ENTITIES + "/search", produces = MediaType.APPLICATION_JSON_VALUE)
+  public ResponseEntity<SearchAnswer> search(
+      @PathVariable String entity, @RequestBody(required = false) JsonNode request) {
+    SearchAnswer answer = service.search(entity(entity), request);
+    ResponseEntity.BodyBuilder response = ResponseEntity.ok();
+    if (answer.consistency() != null) {
+      response.header(CONSISTENCY_HEADER, answer.consistency().reached() ? "reached" : "timed-out");
+    }
+    return response.body(answer);
+  }
+
+  @GetMapping(path = "/" + ENTITIES + "/{key}", produces = MediaType.APPLICATION_JSON_VALUE)
+  public Map<String, Object> get(@PathVariable String entity, @PathVariable String key) {
+    return service.get(entity(entity), key);
+  }
+
+  @GetMapping(path = "/process-definitions/{key}/xml", produces = MediaType.TEXT_XML_VALUE)
+  public String processDefinitionXml(@PathVariable String key) {
+    return service.processDefinitionXml(key);
+  }
+
+  private static Entity entity(String path) {
+    return Entity.byPath(path).orElseThrow(() -> new NotFoundException("no entity " + path));
+  }
+}

@@ -1,0 +1,112 @@
+package dev.flowpipe.webapp.consistency;
+
+import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.query.Criterion;
+import dev.flowpipe.schema.query.SearchQuery;
+import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.webapp.readmodel.ReadModel;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Waits, up to the request's timeout, until the read model holds what a client asked for, then makes it searchable.
+ *
+ * <p>A process instance key is looked up with a real-time get (it sees a document as soon as the exporter wrote it,
+ * before any refresh). A position is looked for among the documents of its partition, after a refresh. The exporter
+ * writes bulks in log order and sends the next only when the last is durable, so a document written at position P or
+ * later means that every change before P is written too. Once the condition holds, the read model's indices are
+ * refreshed, so the search that follows sees all of it, not only the documents the refresh interval already exposed.
+ */
+public final class ReadYourWrites {
+
+  private final Duration pollInterval;
+
+  public ReadYourWrites(Duration pollInterval) {
+    this.pollInterval = pollInterval;
+  }
+
+  /**
+   * Whether the wait reached its condition, and how long it took.
+   *
+   * @param reached the read model holds everything asked for; false when the timeout ran out first
+   * @param waited the time spent waiting and refreshing
+   */
+  public record Outcome(boolean reached, Duration waited) {}
+
+  public Outcome await(ReadModel model, ConsistencyRequest request) {
+    long start = System.nanoTime();
+    long deadline = start + request.timeout().toNanos();
+    SearchStore store = model.store();
+    boolean refreshed = false;
+    while (true) {
+      if (instanceWritten(model, store, request) && positionsSearchable(model, store, request)) {
+        if (!refreshed) {
+          refresh(model, store);
+        }
+        return new Outcome(true, Duration.ofNanos(System.nanoTime() - start));
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return new Outcome(false, Duration.ofNanos(System.nanoTime() - start));
+      }
+      sleep(Math.min(left, pollInterval.toNanos()));
+      refreshed = false;
+      if (!request.positions().isEmpty()) {
+        // positions are found by search: make what was written so far searchable before looking again
+        refresh(model, store);
+        refreshed = true;
+      }
+    }
+  }
+
+  private static boolean instanceWritten(ReadModel model, SearchStore store, ConsistencyRequest request) {
+    return request.processInstanceKey() == null
+        || store.get(model.index(ReadModelIndex.PROCESS_INSTANCE), String.valueOf(request.processInstanceKey()))
+            .isPresent();
+  }
+
+  private static boolean positionsSearchable(
+      ReadModel model, SearchStore store, ConsistencyRequest request) {
+    List<String> indices = readModelIndices(model);
+    for (ConsistencyRequest.PartitionPosition position : request.positions()) {
+      SearchQuery atOrAfter =
+          new SearchQuery(
+              indices,
+              List.of(
+                  new Criterion.Equals("partitionId", position.partitionId()),
+                  new Criterion.Range("position", null, position.position(), null, null)),
+              List.of(), 0, 0, null, null);
+      if (store.search(atOrAfter).total() == 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static void refresh(ReadModel model, SearchStore store) {
+    for (String index : readModelIndices(model)) {
+      try {
+        store.refresh(index);
+      } catch (IllegalStateException e) {
+        // the index does not exist (yet): nothing in it to make searchable
+      }
+    }
+  }
+
+  private static List<String> readModelIndices(ReadModel model) {
+    return Arrays.stream(ReadModelIndex.values())
+        .filter(index -> index != ReadModelIndex.DEAD_LETTER)
+        .map(model::index)
+        .toList();
+  }
+
+  private static void sleep(long nanos) {
+    try {
+      Thread.sleep(Duration.ofNanos(nanos));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for the read model", e);
+    }
+  }
+}

@@ -1,0 +1,37 @@
+package dev.flowpipe.webapp.query;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+
+/**
+ * A page cursor: the sort values of a document, as an opaque URL-safe string. A client hands back an answer's
+ * {@code endCursor} as {@code page.after} for the next page, or its {@code startCursor} as {@code page.before} for the
+ * previous one.
+ */
+public final class Cursor {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private Cursor() {}
+
+  public static String encode(List<Object> sortValues) {
+    try {
+      return Base64.getUrlEncoder().withoutPadding().encodeToString(JSON.writeValueAsBytes(sortValues));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("sort values cannot be written as a cursor: " + sortValues, e);
+    }
+  }
+
+  /** @throws IllegalArgumentException when the text is no cursor */
+  public static List<Object> decode(String cursor) {
+    try {
+      return JSON.readValue(Base64.getUrlDecoder().decode(cursor.getBytes(StandardCharsets.US_ASCII)), new TypeReference<>() {});
+    } catch (IllegalArgumentException | java.io.IOException e) {
+      throw new IllegalArgumentException("not a cursor of this API: " + cursor);
+    }
+  }
+}

@@ -1,0 +1,116 @@
+package dev.flowpipe.webapp.query;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.Set;
+
+/**
+ * How an API field's values are written in requests and answers, and what may be done with it. Each type turns a
+ * JSON value from a filter into the value the store holds, or says why it cannot.
+ */
+public enum FieldType {
+  /** A 64-bit key: a JSON string of digits (as answers write it) or a number. */
+  KEY(true, true),
+  INTEGER(true, true),
+  STRING(true, false),
+  BOOLEAN(true, false),
+  /** An ISO-8601 date-time with offset, e.g. {@code 2026-11-02T10:15:30.000Z}. */
+  DATE(true, true),
+  /** Free text: returned, but neither filtered nor sorted on. */
+  TEXT(false, false);
+
+  private final boolean filterable;
+  private final boolean ordered;
+
+  FieldType(boolean filterable, boolean ordered) {
+    this.filterable = filterable;
+    this.ordered = ordered;
+  }
+
+  public boolean filterable() {
+    return filterable;
+  }
+
+  /** Takes {@code $gt $gte $lt $lte}. */
+  public boolean ordered() {
+    return ordered;
+  }
+
+  /** Takes {@code $like}. */
+  public boolean textual() {
+    return this == STRING;
+  }
+
+  /**
+   * The stored value for a JSON filter value.
+   *
+   * @param allowed for a STRING field with a closed set of values (e.g. states), those values; else empty
+   * @throws IllegalArgumentException saying what was expected
+   */
+  public Object storedValue(JsonNode value, Set<String> allowed) {
+    return switch (this) {
+      case KEY -> {
+        if (value.isIntegralNumber() && value.canConvertToLong()) {
+          yield value.longValue();
+        }
+        if (value.isTextual() && value.asText().matches("\\d{1,19}")) {
+          try {
+            yield Long.parseLong(value.asText());
+          } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("expected a key (digits), was " + value);
+          }
+        }
+        throw new IllegalArgumentException("expected a key (a string of digits or a number), was " + value);
+      }
+      case INTEGER -> {
+        if (value.isIntegralNumber() && value.canConvertToInt()) {
+          yield value.intValue();
+        }
+        throw new IllegalArgumentException("expected an integer, was " + value);
+      }
+      case STRING -> {
+        if (!value.isTextual()) {
+          throw new IllegalArgumentException("expected a string, was " + value);
+        }
+        if (!allowed.isEmpty() && !allowed.contains(value.asText())) {
+          throw new IllegalArgumentException("expected one of " + allowed + ", was " + value);
+        }
+        yield value.asText();
+      }
+      case BOOLEAN -> {
+        if (!value.isBoolean()) {
+          throw new IllegalArgumentException("expected true or false, was " + value);
+        }
+        yield value.booleanValue();
+      }
+      case DATE -> {
+        if (!value.isTextual()) {
+          throw new IllegalArgumentException("expected an ISO-8601 date-time string, was " + value);
+        }
+        try {
+          yield OffsetDateTime.parse(value.asText()).toInstant().toString();
+        } catch (DateTimeParseException e) {
+          try {
+            yield Instant.parse(value.asText()).toString();
+          } catch (DateTimeParseException again) {
+            throw new IllegalArgumentException(
+                "expected an ISO-8601 date-time with offset (e.g. 2026-11-02T10:15:30Z), was " + value);
+          }
+        }
+      }
+      case TEXT -> throw new IllegalArgumentException("free text cannot be filtered on");
+    };
+  }
+
+  /** Whether a cursor value fits this field's sort values (numbers for keys, integers, dates and booleans). */
+  public boolean acceptsSortValue(Object value) {
+    return value == null
+        || switch (this) {
+          case STRING -> value instanceof String;
+          case KEY, INTEGER, DATE, BOOLEAN -> value instanceof Number;
+          case TEXT -> false;
+        };
+  }
+}

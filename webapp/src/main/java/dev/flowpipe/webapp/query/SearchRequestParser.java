@@ -1,0 +1,350 @@
+package dev.flowpipe.webapp.query;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.flowpipe.schema.query.Criterion;
+import dev.flowpipe.schema.query.SortField;
+import dev.flowpipe.webapp.config.WebappProperties;
+import dev.flowpipe.webapp.consistency.ConsistencyRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.springframework.boot.convert.DurationStyle;
+
+/**
+ * Reads a search request ({@code {filter, sort, page, consistency}}) for one entity into store criteria, sort keys and
+ * a page, checking every part; a bad part is reported by its path in the request, never passed on to the store.
+ */
+public final class SearchRequestParser {
+
+  private static final Set<String> TOP_LEVEL = Set.of("filter", "sort", "page", "consistency");
+  /** The store's window for offset paging (index.max_result_window). */
+  private static final int MAX_OFFSET_WINDOW = 10_000;
+
+  private final WebappProperties.Search limits;
+  private final WebappProperties.Consistency consistency;
+
+  public SearchRequestParser(WebappProperties.Search limits, WebappProperties.Consistency consistency) {
+    this.limits = limits;
+    this.consistency = consistency;
+  }
+
+  /**
+   * A parsed request.
+   *
+   * @param sort the requested keys followed by the entity key, which makes every position unique
+   * @param sortFields the API fields of {@code sort}, in the same order
+   */
+  public record ParsedSearch(
+      List<Criterion> criteria, List<SortField> sort, List<ApiField> sortFields, Page page,
+      ConsistencyRequest consistency) {}
+
+  public ParsedSearch parse(Entity entity, JsonNode request) {
+    if (request == null || request.isNull() || request.isMissingNode()) {
+      request = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+    }
+    if (!request.isObject()) {
+      throw new BadRequestException("body", "expected a JSON object {filter, sort, page}, was " + kind(request));
+    }
+    for (Iterator<String> names = request.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!TOP_LEVEL.contains(name)) {
+        throw new BadRequestException(name, "unknown part of a search request; expected " + TOP_LEVEL);
+      }
+    }
+    List<Criterion> criteria = filter(entity, request.path("filter"));
+    List<ApiField> sortFields = new ArrayList<>();
+    List<SortField> sort = sort(entity, request.path("sort"), sortFields);
+    Page page = page(request.path("page"), sortFields);
+    return new ParsedSearch(criteria, sort, sortFields, page, consistency(request.path("consistency")));
+  }
+
+  private List<Criterion> filter(Entity entity, JsonNode filter) {
+    List<Criterion> criteria = new ArrayList<>();
+    if (filter.isMissingNode() || filter.isNull()) {
+      return criteria;
+    }
+    if (!filter.isObject()) {
+      throw new BadRequestException("filter", "expected an object of field conditions, was " + kind(filter));
+    }
+    for (Iterator<Map.Entry<String, JsonNode>> it = filter.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> entry = it.next();
+      String part = "filter." + entry.getKey();
+      ApiField field =
+          entity.field(entry.getKey())
+              .orElseThrow(() -> new BadRequestException(part, "unknown field of " + entity.path() + names(entity)));
+      if (!field.type().filterable()) {
+        throw new BadRequestException(part, "free text cannot be filtered on");
+      }
+      JsonNode condition = entry.getValue();
+      if (condition.isObject()) {
+        if (condition.isEmpty()) {
+          throw new BadRequestException(part, "an empty condition; use a value or operators such as $eq");
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> ops = condition.fields(); ops.hasNext(); ) {
+          Map.Entry<String, JsonNode> op = ops.next();
+          criteria.add(operator(field, part + "." + op.getKey(), op.getKey(), op.getValue()));
+        }
+      } else {
+        criteria.add(new Criterion.Equals(field.stored(), value(field, part, condition)));
+      }
+    }
+    return criteria;
+  }
+
+  private Criterion operator(ApiField field, String part, String operator, JsonNode operand) {
+    String stored = field.stored();
+    return switch (operator) {
+      case "$eq" -> new Criterion.Equals(stored, value(field, part, operand));
+      case "$neq" -> new Criterion.Not(new Criterion.Equals(stored, value(field, part, operand)));
+      case "$exists" -> {
+        if (!operand.isBoolean()) {
+          throw new BadRequestException(part, "expected true or false, was " + operand);
+        }
+        Criterion exists = new Criterion.Exists(stored);
+        yield operand.booleanValue() ? exists : new Criterion.Not(exists);
+      }
+      case "$in" -> new Criterion.OneOf(stored, values(field, part, operand));
+      case "$notIn" -> new Criterion.Not(new Criterion.OneOf(stored, values(field, part, operand)));
+      case "$like" -> {
+        if (!field.type().textual()) {
+          throw new BadRequestException(part, "$like applies to string fields; " + field.name() + " is not one");
+        }
+        if (!operand.isTextual()) {
+          throw new BadRequestException(part, "expected a pattern string (* any characters, ? one), was " + operand);
+        }
+        yield new Criterion.Like(stored, operand.asText());
+      }
+      case "$gt", "$gte", "$lt", "$lte" -> {
+        if (!field.type().ordered()) {
+          throw new BadRequestException(
+              part, operator + " applies to keys, numbers and dates; " + field.name() + " is not one");
+        }
+        Object bound = value(field, part, operand);
+        yield switch (operator) {
+          case "$gt" -> new Criterion.Range(stored, bound, null, null, null);
+          case "$gte" -> new Criterion.Range(stored, null, bound, null, null);
+          case "$lt" -> new Criterion.Range(stored, null, null, bound, null);
+          default -> new Criterion.Range(stored, null, null, null, bound);
+        };
+      }
+      default ->
+          throw new BadRequestException(
+              part, "unknown operator; expected one of $eq $neq $exists $in $notIn $like $gt $gte $lt $lte");
+    };
+  }
+
+  private List<Object> values(ApiField field, String part, JsonNode operand) {
+    if (!operand.isArray() || operand.isEmpty()) {
+      throw new BadRequestException(part, "expected a non-empty array of values, was " + operand);
+    }
+    List<Object> values = new ArrayList<>();
+    for (int i = 0; i < operand.size(); i++) {
+      values.add(value(field, part + "[" + i + "]", operand.get(i)));
+    }
+    return values;
+  }
+
+  private Object value(ApiField field, String part, JsonNode value) {
+    try {
+      return field.type().storedValue(value, field.allowed());
+    } catch (IllegalArgumentException e) {
+      throw new BadRequestException(part, e.getMessage());
+    }
+  }
+
+  private List<SortField> sort(Entity entity, JsonNode sort, List<ApiField> sortFields) {
+    List<SortField> keys = new ArrayList<>();
+    if (!sort.isMissingNode() && !sort.isNull()) {
+      if (!sort.isArray()) {
+        throw new BadRequestException("sort", "expected an array of {field, order}, was " + kind(sort));
+      }
+      for (int i = 0; i < sort.size(); i++) {
+        String part = "sort[" + i + "]";
+        JsonNode item = sort.get(i);
+        if (!item.isObject() || !item.path("field").isTextual()) {
+          throw new BadRequestException(part + ".field", "expected {\"field\": name, \"order\": \"asc\"|\"desc\"}");
+        }
+        for (Iterator<String> names = item.fieldNames(); names.hasNext(); ) {
+          String name = names.next();
+          if (!name.equals("field") && !name.equals("order")) {
+            throw new BadRequestException(part + "." + name, "unknown; a sort item has field and order");
+          }
+        }
+        String name = item.get("field").asText();
+        ApiField field =
+            entity.field(name)
+                .orElseThrow(() -> new BadRequestException(part + ".field", "unknown field '" + name + "'" + names(entity)));
+        if (!field.type().filterable()) {
+          throw new BadRequestException(part + ".field", "free text cannot be sorted on");
+        }
+        boolean descending = descending(part + ".order", item.path("order"));
+        if (sortFields.contains(field)) {
+          throw new BadRequestException(part + ".field", "'" + name + "' is sorted on twice");
+        }
+        sortFields.add(field);
+        keys.add(new SortField(field.stored(), descending, false));
+      }
+    }
+    if (!sortFields.contains(entity.key())) {
+      // the key is unique: it makes every position in the order unique, so cursors never skip or repeat
+      sortFields.add(entity.key());
+      keys.add(SortField.ascending(entity.key().stored()));
+    }
+    return keys;
+  }
+
+  private static boolean descending(String part, JsonNode order) {
+    if (order.isMissingNode() || order.isNull()) {
+      return false;
+    }
+    if (order.isTextual() && order.asText().equalsIgnoreCase("asc")) {
+      return false;
+    }
+    if (order.isTextual() && order.asText().equalsIgnoreCase("desc")) {
+      return true;
+    }
+    throw new BadRequestException(part, "expected \"asc\" or \"desc\", was " + order);
+  }
+
+  private Page page(JsonNode page, List<ApiField> sortFields) {
+    if (page.isMissingNode() || page.isNull()) {
+      return new Page(limits.defaultPageSize(), 0, null, null);
+    }
+    if (!page.isObject()) {
+      throw new BadRequestException("page", "expected {from | after | before, limit}, was " + kind(page));
+    }
+    int modes = 0;
+    for (Iterator<String> names = page.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      switch (name) {
+        case "from", "after", "before" -> modes++;
+        case "limit" -> {}
+        default -> throw new BadRequestException("page." + name, "unknown; a page has from, after, before and limit");
+      }
+    }
+    if (modes > 1) {
+      throw new BadRequestException("page", "give one of from, after and before, not several");
+    }
+    int limit = limits.defaultPageSize();
+    if (page.has("limit")) {
+      JsonNode value = page.get("limit");
+      if (!value.isIntegralNumber() || !value.canConvertToInt() || value.intValue() < 0
+          || value.intValue() > limits.maxPageSize()) {
+        throw new BadRequestException("page.limit", "expected an integer 0 to " + limits.maxPageSize() + ", was " + value);
+      }
+      limit = value.intValue();
+    }
+    if (page.has("from")) {
+      JsonNode value = page.get("from");
+      if (!value.isIntegralNumber() || !value.canConvertToInt() || value.intValue() < 0) {
+        throw new BadRequestException("page.from", "expected an integer >= 0, was " + value);
+      }
+      if (value.intValue() + limit > MAX_OFFSET_WINDOW) {
+        throw new BadRequestException(
+            "page.from", "from + limit must be <= " + MAX_OFFSET_WINDOW + " (use after/before cursors to go further), was "
+                + (value.intValue() + limit));
+      }
+      return new Page(limit, value.intValue(), null, null);
+    }
+    if (page.has("after")) {
+      return new Page(limit, 0, cursor("page.after", page.get("after"), sortFields), null);
+    }
+    if (page.has("before")) {
+      return new Page(limit, 0, null, cursor("page.before", page.get("before"), sortFields));
+    }
+    return new Page(limit, 0, null, null);
+  }
+
+  private static List<Object> cursor(String part, JsonNode value, List<ApiField> sortFields) {
+    if (!value.isTextual()) {
+      throw new BadRequestException(part, "expected a cursor string from an earlier answer, was " + value);
+    }
+    List<Object> sortValues;
+    try {
+      sortValues = Cursor.decode(value.asText());
+    } catch (IllegalArgumentException e) {
+      throw new BadRequestException(part, e.getMessage());
+    }
+    if (sortValues == null || sortValues.size() != sortFields.size()) {
+      throw new BadRequestException(part, "the cursor belongs to another sort order than this request's");
+    }
+    for (int i = 0; i < sortFields.size(); i++) {
+      if (!sortFields.get(i).type().acceptsSortValue(sortValues.get(i))) {
+        throw new BadRequestException(part, "the cursor belongs to another sort order than this request's");
+      }
+    }
+    return sortValues;
+  }
+
+  private ConsistencyRequest consistency(JsonNode request) {
+    if (request.isMissingNode() || request.isNull()) {
+      return null;
+    }
+    if (!request.isObject()) {
+      throw new BadRequestException("consistency", "expected {processInstanceKey, positions, timeout}, was " + kind(request));
+    }
+    Long processInstanceKey = null;
+    List<ConsistencyRequest.PartitionPosition> positions = new ArrayList<>();
+    Duration timeout = consistency.defaultTimeout();
+    for (Iterator<Map.Entry<String, JsonNode>> it = request.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> entry = it.next();
+      String part = "consistency." + entry.getKey();
+      JsonNode value = entry.getValue();
+      switch (entry.getKey()) {
+        case "processInstanceKey" -> {
+          try {
+            processInstanceKey = (Long) FieldType.KEY.storedValue(value, Set.of());
+          } catch (IllegalArgumentException e) {
+            throw new BadRequestException(part, e.getMessage());
+          }
+        }
+        case "positions" -> {
+          if (!value.isArray() || value.isEmpty()) {
+            throw new BadRequestException(part, "expected a non-empty array of {partitionId, position}, was " + value);
+          }
+          for (int i = 0; i < value.size(); i++) {
+            JsonNode item = value.get(i);
+            if (!item.path("partitionId").canConvertToInt() || !item.path("partitionId").isIntegralNumber()
+                || item.path("partitionId").intValue() < 1
+                || !item.path("position").isIntegralNumber() || item.path("position").longValue() < 0) {
+              throw new BadRequestException(
+                  part + "[" + i + "]", "expected {\"partitionId\": >= 1, \"position\": >= 0}, was " + item);
+            }
+            positions.add(
+                new ConsistencyRequest.PartitionPosition(item.get("partitionId").intValue(), item.get("position").longValue()));
+          }
+        }
+        case "timeout" -> {
+          try {
+            timeout = DurationStyle.detectAndParse(value.asText());
+          } catch (IllegalArgumentException e) {
+            throw new BadRequestException(part, "expected a duration such as \"2s\" or \"PT2S\", was " + value);
+          }
+          if (!value.isTextual() || timeout.isNegative()) {
+            throw new BadRequestException(part, "expected a duration such as \"2s\" or \"PT2S\", was " + value);
+          }
+          if (timeout.compareTo(consistency.maxTimeout()) > 0) {
+            timeout = consistency.maxTimeout();
+          }
+        }
+        default ->
+            throw new BadRequestException(part, "unknown; consistency has processInstanceKey, positions and timeout");
+      }
+    }
+    if (processInstanceKey == null && positions.isEmpty()) {
+      throw new BadRequestException("consistency", "name a processInstanceKey or positions to wait for");
+    }
+    return new ConsistencyRequest(processInstanceKey, positions, timeout);
+  }
+
+  private static String names(Entity entity) {
+    return "; fields: " + entity.fields().stream().map(ApiField::name).toList();
+  }
+
+  private static String kind(JsonNode node) {
+    return node.getNodeType().name().toLowerCase();
+  }
+}

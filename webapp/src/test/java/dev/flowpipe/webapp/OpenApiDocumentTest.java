@@ -1,0 +1,105 @@
+package dev.flowpipe.webapp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.flowpipe.webapp.query.ApiField;
+import dev.flowpipe.webapp.query.Entity;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
+import org.yaml.snakeyaml.Yaml;
+
+/** The hand-written OpenAPI document is served and says what the code does: the same paths and the same fields. */
+class OpenApiDocumentTest {
+
+  private static TestWebapp app;
+  private static Map<String, Object> document;
+
+  @BeforeAll
+  @SuppressWarnings("unchecked")
+  static void start() throws Exception {
+    app = TestWebapp.start(Map.of("flowpipe.webapp.store.url", "http://127.0.0.1:1"));
+    try (InputStream in = OpenApiDocumentTest.class.getResourceAsStream("/static/openapi.yaml")) {
+      document = new Yaml().load(in);
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    app.close();
+  }
+
+  @Test
+  void isServedByTheApp() {
+    TestWebapp.Answer answer = app.get("/openapi.yaml");
+
+    assertThat(answer.status()).isEqualTo(200);
+    assertThat(answer.body()).startsWith("openapi: 3.0.3");
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void describesExactlyTheEndpointsTheAppServes() {
+    Set<String> documented = new TreeSet<>();
+    ((Map<String, Map<String, Object>>) document.get("paths")).forEach(
+        (path, operations) -> operations.keySet().forEach(method -> documented.add(method.toUpperCase() + " " + path)));
+
+    Set<String> served = new TreeSet<>();
+    RequestMappingHandlerMapping mapping = app.context().getBean("requestMappingHandlerMapping", RequestMappingHandlerMapping.class);
+    for (Map.Entry<RequestMappingInfo, HandlerMethod> entry : mapping.getHandlerMethods().entrySet()) {
+      for (String pattern : entry.getKey().getPatternValues()) {
+        if (!pattern.startsWith("/v2/")) {
+          continue;
+        }
+        for (var method : entry.getKey().getMethodsCondition().getMethods()) {
+          for (String path : expand(pattern)) {
+            served.add(method.name() + " " + path);
+          }
+        }
+      }
+    }
+
+    assertThat(documented).isEqualTo(served);
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void describesEveryFieldOfEveryEntity() {
+    Map<String, Object> schemas = (Map<String, Object>) ((Map<String, Object>) document.get("components")).get("schemas");
+    Map<Entity, String> names = Map.of(
+        Entity.PROCESS_DEFINITIONS, "ProcessDefinition", Entity.PROCESS_INSTANCES, "ProcessInstance",
+        Entity.ELEMENT_INSTANCES, "ElementInstance", Entity.VARIABLES, "Variable", Entity.INCIDENTS, "Incident",
+        Entity.JOBS, "Job");
+    for (Entity entity : Entity.values()) {
+      Map<String, Object> schema = (Map<String, Object>) schemas.get(names.get(entity));
+      Set<String> documented = ((Map<String, Object>) schema.get("properties")).keySet();
+      List<String> fields = new ArrayList<>(entity.fields().stream().map(ApiField::name).toList());
+      if (entity == Entity.ELEMENT_INSTANCES) {
+        fields.add("hasIncident");
+      }
+      assertThat(documented).as(entity.path()).containsExactlyInAnyOrderElementsOf(fields);
+    }
+  }
+
+  /** {@code /v2/{entity:a|b}/search} -> {@code /v2/a/search}, {@code /v2/b/search}. */
+  private static List<String> expand(String pattern) {
+    var matcher = java.util.regex.Pattern.compile("\\{entity:([^}]*)}").matcher(pattern);
+    if (!matcher.find()) {
+      return List.of(pattern);
+    }
+    List<String> paths = new ArrayList<>();
+    for (String entity : matcher.group(1).split("\\|")) {
+      paths.add(pattern.substring(0, matcher.start()) + entity + pattern.substring(matcher.end()));
+    }
+    return paths;
+  }
+}

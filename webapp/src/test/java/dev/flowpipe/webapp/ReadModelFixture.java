@@ -1,0 +1,117 @@
+package dev.flowpipe.webapp;
+
+import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.index.SchemaManager;
+import dev.flowpipe.schema.store.DocumentWrite;
+import dev.flowpipe.schema.store.SearchStore;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A small read model written through the store port, shaped as the exporter writes it:
+ * <ul>
+ *   <li>definitions 1 (order v1), 2 (order v2), 3 (payment v1);
+ *   <li>30 instances, keys 1000 + i: order v1 for i < 10, order v2 for i < 20, payment v1 after; state by i % 3
+ *       (0 COMPLETED, 1 ACTIVE, 2 CANCELED); an incident on i = 1, 13, 25; started at {@link #START} + i hours, ended an
+ *       hour later unless active;
+ *   <li>instance 1001: element instances 5001 (start, COMPLETED), 5002 (task, ACTIVE, incident 7001), variables 6001 x,
+ *       6002 note, 6003 big (truncated); incidents 7001 (1001, ACTIVE), 7002 (1013, ACTIVE), 7003 (1025, RESOLVED);
+ *       jobs 8001 (FAILED) and 8002 (ACTIVATED).
+ * </ul>
+ */
+public final class ReadModelFixture {
+
+  public static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+  public static final String XML =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?><bpmn:definitions xmlns:bpmn=\"http://www.omg.org/spec/BPMN/20100524/MODEL\""
+          + " id=\"d\" targetNamespace=\"t\"><bpmn:process id=\"order\" isExecutable=\"true\"/></bpmn:definitions>";
+
+  private ReadModelFixture() {}
+
+  public static void write(SearchStore store, String prefix, String refreshInterval) {
+    new SchemaManager(store, prefix, refreshInterval).ensureSchema();
+    List<DocumentWrite> writes = new ArrayList<>();
+    String definitions = ReadModelIndex.PROCESS_DEFINITION.indexName(prefix);
+    writes.add(doc(definitions, 1, Map.of("bpmnProcessId", "order", "version", 1, "name", "Order", "resourceName", "order.bpmn", "bpmnXml", XML)));
+    writes.add(doc(definitions, 2, Map.of("bpmnProcessId", "order", "version", 2, "name", "Order", "resourceName", "order.bpmn", "bpmnXml", XML)));
+    writes.add(doc(definitions, 3, Map.of("bpmnProcessId", "payment", "version", 1, "name", "Payment", "resourceName", "payment.bpmn", "bpmnXml", XML)));
+    String instances = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
+    for (int i = 0; i < 30; i++) {
+      writes.add(doc(instances, 1000 + i, instance(i)));
+    }
+    String elements = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(prefix);
+    writes.add(doc(elements, 5001, Map.of("processInstanceKey", 1001, "processDefinitionKey", 1, "bpmnProcessId", "order",
+        "elementId", "start", "type", "START_EVENT", "state", "COMPLETED", "startDate", date(1), "endDate", date(1))));
+    writes.add(doc(elements, 5002, Map.of("processInstanceKey", 1001, "processDefinitionKey", 1, "bpmnProcessId", "order",
+        "elementId", "task", "type", "SERVICE_TASK", "state", "ACTIVE", "startDate", date(1), "incidentKey", 7001)));
+    String variables = ReadModelIndex.VARIABLE.indexName(prefix);
+    writes.add(doc(variables, 6001, Map.of("scopeKey", 1001, "processInstanceKey", 1001, "name", "x", "value", "1", "truncated", false, "lastUpdate", date(1))));
+    writes.add(doc(variables, 6002, Map.of("scopeKey", 1001, "processInstanceKey", 1001, "name", "note", "value", "\"hello\"", "truncated", false, "lastUpdate", date(1))));
+    writes.add(doc(variables, 6003, Map.of("scopeKey", 5002, "processInstanceKey", 1001, "name", "big", "value", "\"yyyy", "fullValue", "\"yyyyyyyy\"", "truncated", true, "lastUpdate", date(1))));
+    String incidents = ReadModelIndex.INCIDENT.indexName(prefix);
+    writes.add(doc(incidents, 7001, incident(1001, 5002, "ACTIVE", "no retries left")));
+    writes.add(doc(incidents, 7002, incident(1013, 5100, "ACTIVE", "boom")));
+    writes.add(doc(incidents, 7003, incident(1025, 5200, "RESOLVED", "fixed")));
+    String jobs = ReadModelIndex.JOB.indexName(prefix);
+    writes.add(doc(jobs, 8001, Map.of("processInstanceKey", 1001, "processDefinitionKey", 1, "bpmnProcessId", "order", "elementInstanceKey", 5002,
+        "elementId", "task", "type", "work", "worker", "w1", "retries", 0, "state", "FAILED", "errorMessage", "no retries left")));
+    writes.add(doc(jobs, 8002, Map.of("processInstanceKey", 1004, "processDefinitionKey", 1, "bpmnProcessId", "order", "elementInstanceKey", 5300,
+        "elementId", "task", "type", "work", "worker", "w2", "retries", 3, "state", "ACTIVATED")));
+    var outcome = store.bulk(writes);
+    if (!outcome.failures().isEmpty()) {
+      throw new IllegalStateException("fixture not written: " + outcome.failures());
+    }
+    for (ReadModelIndex index : ReadModelIndex.values()) {
+      store.refresh(index.indexName(prefix));
+    }
+  }
+
+  public static String state(int i) {
+    return switch (i % 3) {
+      case 0 -> "COMPLETED";
+      case 1 -> "ACTIVE";
+      default -> "CANCELED";
+    };
+  }
+
+  public static boolean hasIncident(int i) {
+    return i == 1 || i == 13 || i == 25;
+  }
+
+  public static Map<String, Object> instance(int i) {
+    Map<String, Object> doc = new HashMap<>();
+    doc.put("processDefinitionKey", i < 10 ? 1 : i < 20 ? 2 : 3);
+    doc.put("bpmnProcessId", i < 20 ? "order" : "payment");
+    doc.put("version", i < 10 || i >= 20 ? 1 : 2);
+    doc.put("state", state(i));
+    doc.put("incident", hasIncident(i));
+    doc.put("startDate", date(i));
+    if (!state(i).equals("ACTIVE")) {
+      doc.put("endDate", date(i + 1));
+    }
+    doc.put("tenantId", "<default>");
+    doc.put("partitionId", 1);
+    return doc;
+  }
+
+  public static String date(int hours) {
+    return START.plus(hours, ChronoUnit.HOURS).toString();
+  }
+
+  private static Map<String, Object> incident(long instance, long element, String state, String message) {
+    return Map.of("processInstanceKey", instance, "processDefinitionKey", 1, "bpmnProcessId", "order",
+        "elementInstanceKey", element, "elementId", "task", "errorType", "JOB_NO_RETRIES", "errorMessage", message,
+        "state", state, "creationTime", date(1));
+  }
+
+  public static DocumentWrite doc(String index, long key, Map<String, Object> fields) {
+    Map<String, Object> document = new HashMap<>(fields);
+    document.put("key", key);
+    document.putIfAbsent("partitionId", 1);
+    return new DocumentWrite(index, String.valueOf(key), key, document);
+  }
+}

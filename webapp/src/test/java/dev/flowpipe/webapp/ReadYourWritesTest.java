@@ -1,0 +1,129 @@
+package dev.flowpipe.webapp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.flowpipe.schema.SharedOpenSearch;
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.webapp.TestWebapp.Answer;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Read-your-writes on a read model whose indices refresh only every minute: without the consistency request a new
+ * document stays invisible; with it, the answer waits for the write and includes it.
+ */
+@ExtendWith(SharedOpenSearch.class)
+class ReadYourWritesTest {
+
+  private static TestWebapp app;
+  private static SearchStore store;
+  private static String prefix;
+
+  @BeforeAll
+  static void start(SearchStore sharedStore, EmbeddedSearchStore node) {
+    store = sharedStore;
+    prefix = SharedOpenSearch.uniquePrefix();
+    ReadModelFixture.write(store, prefix, "60s");
+    app = TestWebapp.start(Map.of(
+        "flowpipe.webapp.store.url", node.url(), "flowpipe.webapp.store.index-prefix", prefix,
+        "flowpipe.webapp.consistency.max-timeout", "10s"));
+  }
+
+  @AfterAll
+  static void stop() {
+    app.close();
+  }
+
+  private static void writeInstanceLater(long key, long delayMillis) {
+    CompletableFuture.runAsync(
+        () -> store.bulk(List.of(ReadModelFixture.doc(
+            ReadModelIndex.PROCESS_INSTANCE.indexName(prefix), key, ReadModelFixture.instance(1)))),
+        CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS));
+  }
+
+  @Test
+  void aNewInstanceIsNotSearchableBeforeTheNextRefreshWithoutAConsistencyRequest() {
+    writeInstanceLater(20_001, 0);
+    org.awaitility.Awaitility.await().until(() -> store.get(ReadModelIndex.PROCESS_INSTANCE.indexName(prefix), "20001").isPresent());
+
+    Answer answer = app.post("/v2/process-instances/search", "{\"filter\": {\"processInstanceKey\": \"20001\"}}");
+
+    assertThat(answer.json().path("page").path("totalItems").asLong()).isZero();
+    assertThat(answer.header("Flowpipe-Consistency")).isNull();
+    assertThat(answer.json().has("consistency")).isFalse();
+  }
+
+  @Test
+  void theFirstAnswerIncludesAnInstanceWrittenWhileTheRequestWaits() {
+    writeInstanceLater(20_002, 300);
+
+    Answer answer = app.post("/v2/process-instances/search",
+        "{\"filter\": {\"processInstanceKey\": \"20002\"}, \"consistency\": {\"processInstanceKey\": \"20002\", \"timeout\": \"5s\"}}");
+
+    assertThat(answer.status()).isEqualTo(200);
+    assertThat(answer.json().path("items")).hasSize(1);
+    assertThat(answer.header("Flowpipe-Consistency")).isEqualTo("reached");
+    assertThat(answer.json().path("consistency").path("reached").asBoolean()).isTrue();
+    assertThat(answer.json().path("consistency").path("waitedMillis").asLong()).isBetween(200L, 5000L);
+  }
+
+  @Test
+  void otherEntitiesSearchedWithTheInstanceKeyAreCurrentToo() {
+    long key = 20_003;
+    CompletableFuture.runAsync(
+        () -> store.bulk(List.of(
+            ReadModelFixture.doc(ReadModelIndex.VARIABLE.indexName(prefix), 20_103,
+                Map.of("scopeKey", key, "processInstanceKey", key, "name", "fresh", "value", "1", "truncated", false)),
+            ReadModelFixture.doc(ReadModelIndex.PROCESS_INSTANCE.indexName(prefix), key, ReadModelFixture.instance(1)))),
+        CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS));
+
+    Answer answer = app.post("/v2/variables/search",
+        "{\"filter\": {\"processInstanceKey\": \"20003\"}, \"consistency\": {\"processInstanceKey\": \"20003\"}}");
+
+    assertThat(answer.json().path("items")).singleElement().satisfies(v -> assertThat(v.path("name").asText()).isEqualTo("fresh"));
+  }
+
+  @Test
+  void aLogPositionPerPartitionIsWaitedFor() {
+    writeInstanceLater(30_000, 300); // the fixture writes each document at its key as position
+
+    Answer answer = app.post("/v2/process-instances/search",
+        "{\"filter\": {\"processInstanceKey\": {\"$gte\": 30000}}, \"consistency\": {\"positions\": [{\"partitionId\": 1, \"position\": 30000}]}}");
+
+    assertThat(answer.header("Flowpipe-Consistency")).isEqualTo("reached");
+    assertThat(answer.json().path("items")).hasSize(1);
+  }
+
+  @Test
+  void whenTheWriteDoesNotComeTheAnswerSaysSoAfterTheTimeout() {
+    long start = System.nanoTime();
+
+    Answer answer = app.post("/v2/process-instances/search",
+        "{\"consistency\": {\"processInstanceKey\": \"99999\", \"timeout\": \"400ms\"}, \"page\": {\"limit\": 1}}");
+
+    long tookMillis = (System.nanoTime() - start) / 1_000_000;
+    assertThat(answer.status()).isEqualTo(200);
+    assertThat(answer.header("Flowpipe-Consistency")).isEqualTo("timed-out");
+    assertThat(answer.json().path("consistency").path("reached").asBoolean()).isFalse();
+    assertThat(tookMillis).isBetween(400L, 3000L);
+  }
+
+  @Test
+  void aTimeoutAboveTheConfiguredMaximumIsCutToIt() {
+    long start = System.nanoTime();
+
+    Answer answer = app.post("/v2/process-instances/search",
+        "{\"consistency\": {\"processInstanceKey\": \"99998\", \"timeout\": \"1h\"}, \"page\": {\"limit\": 1}}");
+
+    assertThat(answer.header("Flowpipe-Consistency")).isEqualTo("timed-out");
+    assertThat((System.nanoTime() - start) / 1_000_000).isBetween(10_000L, 15_000L);
+  }
+}

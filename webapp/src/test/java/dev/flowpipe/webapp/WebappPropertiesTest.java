@@ -1,0 +1,83 @@
+package dev.flowpipe.webapp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.flowpipe.webapp.config.WebappProperties;
+import java.util.Map;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+
+/** The web app's configuration: defaults, and a bad value stops start-up naming the key and the value. */
+class WebappPropertiesTest {
+
+  @EnableConfigurationProperties(WebappProperties.class)
+  static class Bound {}
+
+  private final ApplicationContextRunner runner = new ApplicationContextRunner().withUserConfiguration(Bound.class);
+
+  @Test
+  void defaultsAreUsableWithoutAnyConfiguration() {
+    runner.run(context -> {
+      WebappProperties properties = context.getBean(WebappProperties.class);
+      assertThat(properties.search().defaultPageSize()).isEqualTo(100);
+      assertThat(properties.search().maxPageSize()).isEqualTo(1000);
+      assertThat(properties.consistency().defaultTimeout()).hasSeconds(5);
+      assertThat(properties.consistency().maxTimeout()).hasSeconds(30);
+      assertThat(properties.consistency().pollInterval()).hasMillis(20);
+      assertThat(properties.security().basicAuth()).isFalse();
+      assertThat(properties.ui().refreshInterval()).hasSeconds(3);
+      assertThat(properties.store().url()).hasToString("http://127.0.0.1:9200");
+      assertThat(properties.store().indexPrefix()).isEqualTo("flowpipe");
+    });
+  }
+
+  @ParameterizedTest(name = "{0}={1}")
+  @CsvSource({
+    "flowpipe.webapp.search.max-page-size, 0, 'flowpipe.webapp.search.max-page-size must be 1 to 10000, was 0'",
+    "flowpipe.webapp.search.default-page-size, 5000, 'flowpipe.webapp.search.default-page-size must be 1 to max-page-size (1000), was 5000'",
+    "flowpipe.webapp.consistency.poll-interval, 0ms, 'flowpipe.webapp.consistency.poll-interval must be a positive duration, was 0ms'",
+    "flowpipe.webapp.consistency.default-timeout, 1m, 'flowpipe.webapp.consistency.default-timeout must be <= max-timeout (30000ms), was 60000ms'",
+    "flowpipe.webapp.ui.refresh-interval, -1s, 'flowpipe.webapp.ui.refresh-interval must be a positive duration, was -1000ms'",
+    "flowpipe.webapp.store.url, ftp://host, 'flowpipe.webapp.store.url must be http(s)://host[:port], was ''ftp://host'''",
+    "flowpipe.webapp.store.index-prefix, Upper, 'flowpipe.webapp.store.index-prefix must be lowercase letters, digits, ''-'', ''_'' or ''.'', was ''Upper'''",
+    "flowpipe.webapp.security.basic-auth, true, 'flowpipe.webapp.security.username must be set when basic-auth is on'"
+  })
+  void aBadValueFailsNamingTheKeyAndTheValue(String key, String value, String message) {
+    runner.withPropertyValues(key + "=" + value).run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(context.getStartupFailure()).rootCause().hasMessageContaining(message);
+    });
+  }
+
+  @Test
+  void aMalformedDurationFailsNamingTheKey() {
+    runner.withPropertyValues("flowpipe.webapp.consistency.max-timeout=soon").run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(context.getStartupFailure()).hasStackTraceContaining("flowpipe.webapp.consistency.max-timeout").hasStackTraceContaining("soon");
+    });
+  }
+
+  @Nested
+  class Secrets {
+    @Test
+    void passwordsAreNeverPrinted() {
+      WebappProperties.Security security = new WebappProperties.Security(true, "reader", "s3cret");
+      WebappProperties.Store store = new WebappProperties.Store(
+          java.net.URI.create("http://h:9200"), "u", "hidden", java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1), "p");
+
+      assertThat(security.toString()).doesNotContain("s3cret").contains("****");
+      assertThat(store.toString()).doesNotContain("hidden").contains("****");
+    }
+  }
+
+  @Test
+  void theStandaloneAppStartsOnLoopbackByDefault() {
+    assertThat(WebappApplication.DEFAULTS).containsEntry("server.address", "127.0.0.1").containsEntry("server.port", 8080);
+    assertThat(Map.copyOf(WebappApplication.DEFAULTS)).isNotEmpty();
+  }
+}
