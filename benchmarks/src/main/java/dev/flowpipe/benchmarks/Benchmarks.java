@@ -31,7 +31,7 @@ public final class Benchmarks {
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
-          "usage: benchmarks/run overhead|availability|exporter-throughput|search-latency [seconds|probes|instances]");
+          "usage: benchmarks/run overhead|availability|exporter-throughput|search-latency|flow-control [options]");
       System.exit(2);
     }
     Path root = Path.of(System.getProperty("flowpipe.project.root", ".")).toAbsolutePath();
@@ -41,6 +41,8 @@ public final class Benchmarks {
               args.length > 2 ? List.of(args[2].split(",")) : List.of("ours", "noop", "none"));
       case "availability" -> availability(root, args.length > 1 ? Integer.parseInt(args[1]) : 200);
       case "exporter-throughput" -> exporterThroughput(root, args.length > 1 ? Integer.parseInt(args[1]) : 20_000);
+      case "flow-control" -> FlowControlScenario.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 40,
+          args.length > 2 ? Double.parseDouble(args[2]) : 45);
       case "search-latency" ->
           searchLatency(root, args.length > 1 ? Integer.parseInt(args[1]) : 100_000,
               args.length > 2 ? Integer.parseInt(args[2]) : 500);
@@ -130,9 +132,8 @@ public final class Benchmarks {
     return report;
   }
 
-  /** Records per second through our exporter alone into the embedded OpenSearch. */
   /** The embedded OpenSearch (1 GB heap, free ports) that the store-only scenarios run against. */
-  private static EmbeddedSearchStore.Settings embeddedStore(Path root) {
+  static EmbeddedSearchStore.Settings embeddedStore(Path root) {
     return new EmbeddedSearchStore.Settings(EmbeddedSearchStore.Engine.OPENSEARCH, 0, 0, 1024,
         Duration.ofSeconds(90), Duration.ofSeconds(15),
         root.resolve("embedded-opensearch/target/classes") + ":" + root.resolve("embedded-opensearch/target/child-classpath") + "/*",
@@ -162,6 +163,7 @@ public final class Benchmarks {
     }
   }
 
+  /** Records per second through our exporter alone into the embedded OpenSearch. */
   static Map<String, Object> exporterThroughput(Path root, int instances) throws Exception {
     try (EmbeddedSearchStore store = EmbeddedSearchStore.start(Files.createTempDirectory("bench-store"), embeddedStore(root))) {
       System.out.println("warm-up: 2000 instances");

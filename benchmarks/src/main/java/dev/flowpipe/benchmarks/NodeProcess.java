@@ -95,6 +95,10 @@ final class NodeProcess implements AutoCloseable {
     return URI.create("http://127.0.0.1:" + gatewayPort);
   }
 
+  int httpPort() {
+    return httpPort;
+  }
+
   long pid() {
     return process.pid();
   }

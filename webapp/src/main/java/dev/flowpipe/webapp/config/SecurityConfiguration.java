@@ -14,7 +14,8 @@ import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 
 /**
- * Read-only access: GET (and HEAD) everywhere, POST only to the search endpoints; every other method is refused (403).
+ * Read-only access: GET (and HEAD) everywhere, POST only to the search endpoints (and, inside the node, to its
+ * flow-control settings); every other method is refused (403).
  * With {@code flowpipe.webapp.security.basic-auth} on, everything but the health probes needs the configured user.
  */
 @Configuration(proxyBeanMethods = false)
@@ -33,6 +34,8 @@ public class SecurityConfiguration {
               allow(requests.requestMatchers(HttpMethod.GET), basicAuth);
               allow(requests.requestMatchers(HttpMethod.HEAD), basicAuth);
               allow(requests.requestMatchers(HttpMethod.POST, "/v2/*/search"), basicAuth);
+              // the node's flow-control settings: an actuator write operation that exists only inside the node
+              allow(requests.requestMatchers(HttpMethod.POST, "/actuator/flowControl"), basicAuth);
               requests.anyRequest().denyAll();
             });
     if (basicAuth) {
