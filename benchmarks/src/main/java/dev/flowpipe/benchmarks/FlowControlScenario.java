@@ -41,7 +41,7 @@ final class FlowControlScenario {
         StoreProxy proxy = new StoreProxy(opensearch.url(), null, null);
         NodeProcess node = NodeProcess.start(root, work.resolve("node"), List.of(
             "--flowpipe.store.url=" + proxy.url(),
-            "--flowpipe.exporter.bulk.size=200",
+            "--flowpipe.exporter.bulk.size=50",
             "--flowpipe.flow-control.enabled=false",
             "--flowpipe.flow-control.max-export-lag=" + TARGET_MILLIS + "ms"));
         ZeebeClient client = ZeebeClient.newClientBuilder().grpcAddress(node.gateway()).usePlaintext()

@@ -78,6 +78,8 @@ public final class ReadModelExporter implements Exporter {
   // read by the lag gauges from other threads: engine time of the oldest record not yet acknowledged (-1: none)
   private volatile long oldestUnackedTimestamp = -1;
   private volatile long acknowledgedPosition = -1;
+  // when the store was first reached; lag before that is the node starting (its store boots beside the broker)
+  private volatile long connectedSinceMillis = -1;
 
   @Override
   public void configure(Context context) {
@@ -124,7 +126,10 @@ public final class ReadModelExporter implements Exporter {
         () -> buffer.size(),
         () -> {
           long oldest = oldestUnackedTimestamp;
-          return oldest < 0 ? 0 : Math.max(0, System.currentTimeMillis() - oldest);
+          long connected = connectedSinceMillis;
+          return oldest < 0 || connected < 0
+              ? 0
+              : Math.max(0, System.currentTimeMillis() - Math.max(oldest, connected));
         },
         () -> acknowledgedPosition);
     backoff =
@@ -148,7 +153,7 @@ public final class ReadModelExporter implements Exporter {
     } catch (RuntimeException e) {
       // the store may still be starting (the node starts both at once) or be down: records are buffered, and the
       // next flush attempt connects again
-      backOff("search store at " + config.store().url() + " not reachable yet: " + e.getMessage());
+      backOff("search store at " + config.store().url() + " not reachable yet: " + e.getMessage(), 1_000);
     }
   }
 
@@ -165,6 +170,9 @@ public final class ReadModelExporter implements Exporter {
       throw e;
     }
     store = connected;
+    if (connectedSinceMillis < 0) {
+      connectedSinceMillis = System.currentTimeMillis();
+    }
     DeadLetters deadLetters =
         new DeadLetters(connected, config.indexPrefix(), partitionId, 32 * 1024, log, metrics::deadLetter);
     writer = new BulkWriter(connected, deadLetters);
@@ -224,6 +232,9 @@ public final class ReadModelExporter implements Exporter {
     if (buffer.isEmpty()) {
       return true;
     }
+    if (store == null && !connectFirst()) {
+      return false;
+    }
     if (!circuitBreaker.tryAcquirePermission()) {
       backOff("circuit open after repeated store failures");
       return false;
@@ -257,9 +268,28 @@ public final class ReadModelExporter implements Exporter {
     }
   }
 
+  /**
+   * The first connection, while the store may still be booting: failures here do not count towards the circuit
+   * breaker and retries come at least every second, so exporting starts soon after the store is up.
+   */
+  private boolean connectFirst() {
+    try {
+      connect();
+      return true;
+    } catch (RuntimeException e) {
+      metrics.failure();
+      backOff("search store at " + config.store().url() + " not reachable yet: " + e.getMessage(), 1_000);
+      return false;
+    }
+  }
+
   private void backOff(String why) {
+    backOff(why, Long.MAX_VALUE);
+  }
+
+  private void backOff(String why, long maxWaitMillis) {
     failedAttempts++;
-    long waitMillis = backoff.apply(failedAttempts);
+    long waitMillis = Math.min(maxWaitMillis, backoff.apply(failedAttempts));
     if (failedAttempts > 1) {
       metrics.retry();
     }

@@ -46,10 +46,12 @@ public final class DegradedStoreExperiment implements AutoCloseable {
   private final AtomicLong acceptedCount = new AtomicLong();
   private final AtomicLong rejectedCount = new AtomicLong();
   private final AtomicLong otherErrors = new AtomicLong();
+  private final AtomicLong unknownOutcome = new AtomicLong();
   private final java.util.Map<String, Long> errorKinds = new ConcurrentHashMap<>();
   private final List<Sample> samples = Collections.synchronizedList(new ArrayList<>());
   // a client with a bounded number of requests in flight, like a real one; attempts beyond it are counted, not sent
-  private final Semaphore inFlight = new Semaphore(1000);
+  private static final int MAX_IN_FLIGHT = 1000;
+  private final Semaphore inFlight = new Semaphore(MAX_IN_FLIGHT);
   private final AtomicLong notSent = new AtomicLong();
   private volatile String phase = "start";
   private volatile boolean loading = true;
@@ -84,8 +86,11 @@ public final class DegradedStoreExperiment implements AutoCloseable {
           if (error == null) {
             accepted.add(created.getProcessInstanceKey());
             acceptedCount.incrementAndGet();
-          } else if (isResourceExhausted(error)) {
+          } else if (hasStatus(error, Status.Code.RESOURCE_EXHAUSTED)) {
             rejectedCount.incrementAndGet();
+          } else if (hasStatus(error, Status.Code.DEADLINE_EXCEEDED)) {
+            // the engine may or may not have created it: the client cannot tell
+            unknownOutcome.incrementAndGet();
           } else {
             otherErrors.incrementAndGet();
             errorKinds.merge(String.valueOf(error), 1L, Long::sum);
@@ -93,17 +98,21 @@ public final class DegradedStoreExperiment implements AutoCloseable {
         });
   }
 
-  private static boolean isResourceExhausted(Throwable error) {
+  private static boolean hasStatus(Throwable error, Status.Code code) {
     for (Throwable t = error; t != null; t = t.getCause()) {
-      if (t instanceof ClientStatusException status && status.getStatusCode() == Status.Code.RESOURCE_EXHAUSTED) {
+      if (t instanceof ClientStatusException status && status.getStatusCode() == code) {
         return true;
       }
-      if (t instanceof io.grpc.StatusRuntimeException status
-          && status.getStatus().getCode() == Status.Code.RESOURCE_EXHAUSTED) {
+      if (t instanceof io.grpc.StatusRuntimeException status && status.getStatus().getCode() == code) {
         return true;
       }
     }
     return false;
+  }
+
+  /** Requests that timed out: the instance may exist or not. */
+  public long unknownOutcome() {
+    return unknownOutcome.get();
   }
 
   /** Errors other than backpressure, by message, for the test's failure report. */
@@ -148,8 +157,12 @@ public final class DegradedStoreExperiment implements AutoCloseable {
     Thread.sleep(length.toMillis());
   }
 
-  public void stopLoad() {
+  /** Stops starting instances and waits (up to a minute) for the answers to those in flight. */
+  public void stopLoad() throws InterruptedException {
     loading = false;
+    if (inFlight.tryAcquire(MAX_IN_FLIGHT, 60, TimeUnit.SECONDS)) {
+      inFlight.release(MAX_IN_FLIGHT);
+    }
   }
 
   public JsonNode report() throws IOException, InterruptedException {
