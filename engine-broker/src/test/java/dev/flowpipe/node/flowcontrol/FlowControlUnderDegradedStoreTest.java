@@ -119,8 +119,11 @@ class FlowControlUnderDegradedStoreTest {
     experiment.run(Duration.ofSeconds(4));
     assertThat(mean(experiment.samples("full rate"), Sample::acceptedPerSecond))
         .as("instances accepted per second after recovery, offered %d", LOAD_PER_SECOND)
-        .isGreaterThan(LOAD_PER_SECOND * 0.8);
-    assertThat(experiment.samples("full rate")).allSatisfy(s -> assertThat(s.writeLimit()).isNull());
+        .isGreaterThan(LOAD_PER_SECOND * 0.7); // the engine also works off commands it took in while throttled
+    assertThat(experiment.samples("full rate")).allSatisfy(s -> {
+      assertThat(s.writeLimit()).as("no write limit").isNull();
+      assertThat(s.rejectedPerSecond()).as("no backpressure").isZero();
+    });
 
     // nothing lost: every accepted instance reaches the read model (and nothing the engine did not create)
     experiment.stopLoad();
