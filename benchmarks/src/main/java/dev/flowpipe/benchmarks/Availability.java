@@ -67,7 +67,7 @@ final class Availability {
     }
   }
 
-  private static void backgroundLoad(ZeebeClient client, int rate) {
+  static void backgroundLoad(ZeebeClient client, int rate) {
     long start = System.nanoTime();
     long created = 0;
     while (!Thread.currentThread().isInterrupted()) {

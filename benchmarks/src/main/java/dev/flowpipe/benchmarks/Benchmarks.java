@@ -31,7 +31,7 @@ public final class Benchmarks {
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
-          "usage: benchmarks/run overhead|availability|exporter-throughput|search-latency|flow-control [options]");
+          "usage: benchmarks/run overhead|availability|bulk-delay-sweep|baseline|exporter-throughput|search-latency|flow-control [options]");
       System.exit(2);
     }
     Path root = Path.of(System.getProperty("flowpipe.project.root", ".")).toAbsolutePath();
@@ -39,6 +39,9 @@ public final class Benchmarks {
       case "overhead" ->
           overhead(root, args.length > 1 ? Integer.parseInt(args[1]) : 30,
               args.length > 2 ? List.of(args[2].split(",")) : List.of("ours", "noop", "none"));
+      case "bulk-delay-sweep" -> BulkDelaySweep.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 20);
+      case "baseline" -> Baseline.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 20,
+          args.length > 2 ? Integer.parseInt(args[2]) : 60);
       case "availability" -> availability(root, args.length > 1 ? Integer.parseInt(args[1]) : 200);
       case "exporter-throughput" -> exporterThroughput(root, args.length > 1 ? Integer.parseInt(args[1]) : 20_000);
       case "flow-control" -> FlowControlScenario.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 40,
@@ -198,12 +201,12 @@ public final class Benchmarks {
     return quantiles;
   }
 
-  private static ZeebeClient client(NodeProcess node) {
+  static ZeebeClient client(NodeProcess node) {
     return ZeebeClient.newClientBuilder().grpcAddress(node.gateway()).usePlaintext()
         .defaultRequestTimeout(Duration.ofSeconds(30)).build();
   }
 
-  private static void deploy(ZeebeClient client) {
+  static void deploy(ZeebeClient client) {
     client.newDeployResourceCommand()
         .addProcessModel(Bpmn.createExecutableProcess(Saturation.PROCESS).startEvent()
             .serviceTask("work", t -> t.zeebeJobType(Saturation.JOB_TYPE)).endEvent().done(), "bench.bpmn")
