@@ -8,9 +8,7 @@ import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
 import io.camunda.zeebe.client.ZeebeClient;
-import io.camunda.zeebe.client.api.command.ClientStatusException;
 import io.camunda.zeebe.client.api.worker.JobWorker;
-import io.grpc.Status;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -43,6 +41,7 @@ final class Baseline {
   private static final List<String> STOCK_JARS = List.of("zeebe-opensearch-exporter-8.6.0.jar",
       "opensearch-rest-client-*.jar", "httpasyncclient-*.jar", "httpclient-4*.jar", "httpcore-4*.jar",
       "httpcore-nio-*.jar", "commons-codec-*.jar", "camunda-search-client-connect-*.jar",
+      "camunda-search-client-plugin-*.jar",
       "aws-request-signing-apache-interceptor-*.jar", "*-2.28.6.jar", "eventstream-*.jar",
       "reactive-streams-*.jar");
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -62,6 +61,7 @@ final class Baseline {
       // 1. warm the store, then freshness, on one node running both exporters
       System.out.println("warm-up and freshness: node with ours (bulk delay 100 ms) and stock (bulk delay 1 s)");
       List<String> both = new ArrayList<>(ours(url, "fpw"));
+      both.add("--flowpipe.flow-control.enabled=false");
       both.addAll(stock(url, "zeebe-record-w"));
       Map<String, Object> freshness;
       try (NodeProcess node = NodeProcess.start(root, work.resolve("fresh"), both, stockClasspath);
@@ -90,6 +90,10 @@ final class Baseline {
                 "--flowpipe.broker.additional-exporters.noop.class-name=dev.flowpipe.exporter.NoopExporter");
             default -> List.of("--flowpipe.store.url=" + url, "--flowpipe.exporter.enabled=false");
           };
+          // our lag-driven flow control would judge every mode by its own exporter lag (with no exporter at all it
+          // throttled the engine to ~6 instances/s): off in every throughput run, so only the exporters differ
+          args = new ArrayList<>(args);
+          args.add("--flowpipe.flow-control.enabled=false");
           System.out.printf("round %d/%d, %s: starting node%n", round, rounds, mode);
           try (NodeProcess node = NodeProcess.start(root, work.resolve(tag), args, stockClasspath);
               ZeebeClient client = Benchmarks.client(node)) {
@@ -154,7 +158,7 @@ final class Baseline {
         .maxJobsActive(256).pollInterval(Duration.ofMillis(10)).streamEnabled(true).open()) {
       Thread.sleep(2_000);
       for (int i = 0; i < probes; i++) {
-        long key = createProbe(client);
+        long key = Availability.createProbe(client);
         HttpRequest request = HttpRequest.newBuilder(stockSearch).timeout(Duration.ofSeconds(5))
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString("{\"size\":1,\"query\":{\"bool\":{\"filter\":["
@@ -209,20 +213,6 @@ final class Baseline {
     result.put("oursReadModelMillis", Benchmarks.percentiles(oursLatency));
     System.out.println("freshness: " + result);
     return result;
-  }
-
-  private static long createProbe(ZeebeClient client) throws InterruptedException {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        return client.newCreateInstanceCommand().bpmnProcessId(Availability.PROBE).latestVersion().withResult().send()
-            .join().getProcessInstanceKey();
-      } catch (ClientStatusException e) {
-        if (e.getStatusCode() != Status.Code.RESOURCE_EXHAUSTED || attempt >= 50) {
-          throw e;
-        }
-        Thread.sleep(20);
-      }
-    }
   }
 
   private static List<String> indices(String url, String pattern) throws Exception {

@@ -7,9 +7,7 @@ import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
 import io.camunda.zeebe.client.ZeebeClient;
-import io.camunda.zeebe.client.api.command.ClientStatusException;
 import io.camunda.zeebe.client.api.worker.JobWorker;
-import io.grpc.Status;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -108,7 +106,7 @@ final class BulkDelaySweep {
         .maxJobsActive(256).pollInterval(Duration.ofMillis(10)).streamEnabled(true).open()) {
       Thread.sleep(2_000); // warm up
       for (int i = 0; i < probes; i++) {
-        long key = createProbe(client);
+        long key = Availability.createProbe(client);
         long deadline = System.currentTimeMillis() + 60_000;
         long storeAt = -1;
         long apiAt = -1;
@@ -154,20 +152,6 @@ final class BulkDelaySweep {
       background.interrupt();
     }
     return new Result(storeLatency, apiLatency);
-  }
-
-  private static long createProbe(ZeebeClient client) throws InterruptedException {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        return client.newCreateInstanceCommand().bpmnProcessId(Availability.PROBE).latestVersion().withResult().send()
-            .join().getProcessInstanceKey();
-      } catch (ClientStatusException e) {
-        if (e.getStatusCode() != Status.Code.RESOURCE_EXHAUSTED || attempt >= 50) {
-          throw e;
-        }
-        Thread.sleep(20);
-      }
-    }
   }
 
   @SuppressWarnings("unchecked")
