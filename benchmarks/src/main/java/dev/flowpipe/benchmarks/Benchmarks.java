@@ -206,7 +206,22 @@ public final class Benchmarks {
         .defaultRequestTimeout(Duration.ofSeconds(30)).build();
   }
 
-  static void deploy(ZeebeClient client) {
+  static void deploy(ZeebeClient client) throws InterruptedException {
+    // the node reports ready a moment before the gateway knows the partition: retry UNAVAILABLE for a while
+    for (int attempt = 1; ; attempt++) {
+      try {
+        deployOnce(client);
+        return;
+      } catch (io.camunda.zeebe.client.api.command.ClientStatusException e) {
+        if (e.getStatusCode() != io.grpc.Status.Code.UNAVAILABLE || attempt >= 50) {
+          throw e;
+        }
+        Thread.sleep(200);
+      }
+    }
+  }
+
+  private static void deployOnce(ZeebeClient client) {
     client.newDeployResourceCommand()
         .addProcessModel(Bpmn.createExecutableProcess(Saturation.PROCESS).startEvent()
             .serviceTask("work", t -> t.zeebeJobType(Saturation.JOB_TYPE)).endEvent().done(), "bench.bpmn")
