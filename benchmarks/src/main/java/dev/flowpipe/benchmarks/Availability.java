@@ -53,7 +53,7 @@ final class Availability {
   }
 
   /** Starts a probe instance and waits for its result; retries when the broker applies backpressure. */
-  private static long createProbe(ZeebeClient client) throws InterruptedException {
+  static long createProbe(ZeebeClient client) throws InterruptedException {
     for (int attempt = 1; ; attempt++) {
       try {
         return client.newCreateInstanceCommand().bpmnProcessId(PROBE).latestVersion().withResult().send().join()
@@ -67,7 +67,7 @@ final class Availability {
     }
   }
 
-  private static void backgroundLoad(ZeebeClient client, int rate) {
+  static void backgroundLoad(ZeebeClient client, int rate) {
     long start = System.nanoTime();
     long created = 0;
     while (!Thread.currentThread().isInterrupted()) {

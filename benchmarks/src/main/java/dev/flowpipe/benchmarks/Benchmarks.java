@@ -31,7 +31,7 @@ public final class Benchmarks {
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
-          "usage: benchmarks/run overhead|availability|exporter-throughput|search-latency|flow-control [options]");
+          "usage: benchmarks/run overhead|availability|bulk-delay-sweep|baseline|exporter-throughput|search-latency|flow-control [options]");
       System.exit(2);
     }
     Path root = Path.of(System.getProperty("flowpipe.project.root", ".")).toAbsolutePath();
@@ -39,6 +39,9 @@ public final class Benchmarks {
       case "overhead" ->
           overhead(root, args.length > 1 ? Integer.parseInt(args[1]) : 30,
               args.length > 2 ? List.of(args[2].split(",")) : List.of("ours", "noop", "none"));
+      case "bulk-delay-sweep" -> BulkDelaySweep.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 20);
+      case "baseline" -> Baseline.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 20,
+          args.length > 2 ? Integer.parseInt(args[2]) : 60);
       case "availability" -> availability(root, args.length > 1 ? Integer.parseInt(args[1]) : 200);
       case "exporter-throughput" -> exporterThroughput(root, args.length > 1 ? Integer.parseInt(args[1]) : 20_000);
       case "flow-control" -> FlowControlScenario.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 40,
@@ -198,12 +201,27 @@ public final class Benchmarks {
     return quantiles;
   }
 
-  private static ZeebeClient client(NodeProcess node) {
+  static ZeebeClient client(NodeProcess node) {
     return ZeebeClient.newClientBuilder().grpcAddress(node.gateway()).usePlaintext()
         .defaultRequestTimeout(Duration.ofSeconds(30)).build();
   }
 
-  private static void deploy(ZeebeClient client) {
+  static void deploy(ZeebeClient client) throws InterruptedException {
+    // the node reports ready a moment before the gateway knows the partition: retry UNAVAILABLE for a while
+    for (int attempt = 1; ; attempt++) {
+      try {
+        deployOnce(client);
+        return;
+      } catch (io.camunda.zeebe.client.api.command.ClientStatusException e) {
+        if (e.getStatusCode() != io.grpc.Status.Code.UNAVAILABLE || attempt >= 50) {
+          throw e;
+        }
+        Thread.sleep(200);
+      }
+    }
+  }
+
+  private static void deployOnce(ZeebeClient client) {
     client.newDeployResourceCommand()
         .addProcessModel(Bpmn.createExecutableProcess(Saturation.PROCESS).startEvent()
             .serviceTask("work", t -> t.zeebeJobType(Saturation.JOB_TYPE)).endEvent().done(), "bench.bpmn")

@@ -34,6 +34,11 @@ final class NodeProcess implements AutoCloseable {
   }
 
   static NodeProcess start(Path root, Path workDir, List<String> extraArgs) throws Exception {
+    return start(root, workDir, extraArgs, null);
+  }
+
+  /** As {@link #start(Path, Path, List)}, with further class path entries (e.g. a stock exporter and its jars). */
+  static NodeProcess start(Path root, Path workDir, List<String> extraArgs, String extraClasspath) throws Exception {
     Files.createDirectories(workDir);
     int http = freePort();
     int gateway = freePort();
@@ -42,7 +47,8 @@ final class NodeProcess implements AutoCloseable {
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx1g",
         "--enable-native-access=ALL-UNNAMED",
-        "-cp", root.resolve("engine-broker/target/classes") + ":" + root.resolve("engine-broker/target/lib") + "/*",
+        "-cp", root.resolve("engine-broker/target/classes") + ":" + root.resolve("engine-broker/target/lib") + "/*"
+            + (extraClasspath == null || extraClasspath.isEmpty() ? "" : ":" + extraClasspath),
         "dev.flowpipe.node.NodeApplication",
         "--flowpipe.data-directory=" + workDir.resolve("data"),
         "--server.port=" + http,
