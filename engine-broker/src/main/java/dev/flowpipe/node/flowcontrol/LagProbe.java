@@ -66,9 +66,12 @@ final class LagProbe {
       return (long) durable.value();
     }
     Optional<ExporterDirector> director = partition.getExporterDirector().join(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
-    return director.isPresent()
-        ? director.get().getLowestPosition().join(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
-        : written;
+    if (director.isEmpty()) {
+      return written;
+    }
+    long lowest = director.get().getLowestPosition().join(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+    // no exporter (or none that has acknowledged anything yet): nothing waits on a store
+    return lowest < 0 ? written : lowest;
   }
 
   private Gauge gauge(String name) {
