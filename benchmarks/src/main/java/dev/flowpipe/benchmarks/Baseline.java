@@ -75,39 +75,30 @@ final class Baseline {
       }
       report.put("freshness", freshness);
       // 2. throughput, alternating
-      Map<String, List<Double>> results = new LinkedHashMap<>();
-      for (String mode : List.of("ours", "stock", "noop", "none")) {
-        results.put(mode, new ArrayList<>());
-      }
-      int rounds = 2;
-      for (int round = 1; round <= rounds; round++) {
-        for (String mode : results.keySet()) {
-          String tag = "r" + round + mode;
-          List<String> args = switch (mode) {
-            case "ours" -> ours(url, "fp" + tag);
-            case "stock" -> stock(url, "zeebe-record-" + tag);
-            case "noop" -> List.of("--flowpipe.store.url=" + url, "--flowpipe.exporter.enabled=false",
-                "--flowpipe.broker.additional-exporters.noop.class-name=dev.flowpipe.exporter.NoopExporter");
-            default -> List.of("--flowpipe.store.url=" + url, "--flowpipe.exporter.enabled=false");
-          };
-          // our lag-driven flow control would judge every mode by its own exporter lag (with no exporter at all it
-          // throttled the engine to ~6 instances/s): off in every throughput run, so only the exporters differ
-          args = new ArrayList<>(args);
-          args.add("--flowpipe.flow-control.enabled=false");
-          System.out.printf("round %d/%d, %s: starting node%n", round, rounds, mode);
-          try (NodeProcess node = NodeProcess.start(root, work.resolve(tag), args, stockClasspath);
-              ZeebeClient client = Benchmarks.client(node)) {
-            Benchmarks.deploy(client);
-            double perSecond = Saturation.run(client, Duration.ofSeconds(10), Duration.ofSeconds(seconds), 128);
-            results.get(mode).add(perSecond);
-            System.out.printf(Locale.ROOT, "round %d/%d, %s: %.1f completed instances/s%n", round, rounds, mode,
-                perSecond);
-          }
-        }
-      }
-      Map<String, Double> means = new LinkedHashMap<>();
-      results.forEach((mode, values) -> means.put(mode,
-          values.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN)));
+      Map<String, List<Double>> results = Benchmarks.alternatingThroughput(root,
+          List.of("ours", "stock", "noop", "none"), seconds, new Benchmarks.ThroughputRun() {
+            @Override
+            public List<String> arguments(String mode, int round) {
+              String tag = "r" + round + mode;
+              List<String> args = new ArrayList<>(switch (mode) {
+                case "ours" -> ours(url, "fp" + tag);
+                case "stock" -> stock(url, "zeebe-record-" + tag);
+                case "noop" -> List.of("--flowpipe.store.url=" + url, "--flowpipe.exporter.enabled=false",
+                    "--flowpipe.broker.additional-exporters.noop.class-name=dev.flowpipe.exporter.NoopExporter");
+                default -> List.of("--flowpipe.store.url=" + url, "--flowpipe.exporter.enabled=false");
+              });
+              // our lag-driven flow control would judge every mode by its own exporter lag (with no exporter at all
+              // it throttled the engine to ~6 instances/s): off in every throughput run, so only the exporters differ
+              args.add("--flowpipe.flow-control.enabled=false");
+              return args;
+            }
+
+            @Override
+            public Path workDirectory(String mode, int round) {
+              return work.resolve("r" + round + mode);
+            }
+          }, stockClasspath);
+      Map<String, Double> means = Benchmarks.means(results);
       Map<String, Object> throughput = new LinkedHashMap<>();
       throughput.put("measureSeconds", seconds);
       throughput.put("inFlight", 128);

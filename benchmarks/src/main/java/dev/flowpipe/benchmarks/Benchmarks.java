@@ -78,28 +78,23 @@ public final class Benchmarks {
       }
       modes.put(mode, known.get(mode));
     }
-    Map<String, List<Double>> results = new LinkedHashMap<>();
-    modes.keySet().forEach(m -> results.put(m, new ArrayList<>()));
-    int rounds = 2;
-    for (int round = 1; round <= rounds; round++) {
-      for (var mode : modes.entrySet()) {
-        System.out.printf("round %d/%d, %s: starting node%n", round, rounds, mode.getKey());
-        Path work = Files.createTempDirectory("bench-" + mode.getKey());
-        try (NodeProcess node = NodeProcess.start(root, work, mode.getValue());
-            ZeebeClient client = client(node)) {
-          deploy(client);
-          double perSecond = Saturation.run(client, Duration.ofSeconds(10), Duration.ofSeconds(seconds), 128);
-          results.get(mode.getKey()).add(perSecond);
-          System.out.printf("round %d/%d, %s: %.1f completed instances/s%n", round, rounds, mode.getKey(), perSecond);
-        }
-      }
-    }
+    Map<String, List<Double>> results = alternatingThroughput(root, List.copyOf(modes.keySet()), seconds,
+        new ThroughputRun() {
+          @Override
+          public List<String> arguments(String mode, int round) {
+            return modes.get(mode);
+          }
+
+          @Override
+          public Path workDirectory(String mode, int round) throws Exception {
+            return Files.createTempDirectory("bench-" + mode);
+          }
+        }, null);
     Map<String, Object> report = new LinkedHashMap<>();
     report.put("scenario", "exporter overhead: engine throughput (one service task per instance, 128 in flight)");
     report.put("measureSeconds", seconds);
     report.put("instancesPerSecond", results);
-    Map<String, Double> means = new LinkedHashMap<>();
-    results.forEach((mode, values) -> means.put(mode, mean(values)));
+    Map<String, Double> means = means(results);
     report.put("meanInstancesPerSecond", means);
     if (means.containsKey("ours") && means.containsKey("noop") && means.containsKey("none")) {
       report.put("oursOverNoop", means.get("ours") / means.get("noop"));
@@ -239,7 +234,43 @@ public final class Benchmarks {
     return p;
   }
 
-  private static double mean(List<Double> values) {
-    return values.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+  /** One run of the alternating rounds: the node's arguments and data directory for a mode in a round. */
+  interface ThroughputRun {
+    List<String> arguments(String mode, int round);
+
+    Path workDirectory(String mode, int round) throws Exception;
+  }
+
+  /**
+   * Saturation throughput (completed instances per second, 128 in flight, 10 s warm-up) of each mode, each run on a
+   * fresh node, in two alternating rounds so drift hits every mode alike.
+   */
+  static Map<String, List<Double>> alternatingThroughput(
+      Path root, List<String> modes, int seconds, ThroughputRun run, String extraClasspath) throws Exception {
+    Map<String, List<Double>> results = new LinkedHashMap<>();
+    modes.forEach(m -> results.put(m, new ArrayList<>()));
+    int rounds = 2;
+    for (int round = 1; round <= rounds; round++) {
+      for (String mode : modes) {
+        System.out.printf("round %d/%d, %s: starting node%n", round, rounds, mode);
+        try (NodeProcess node = NodeProcess.start(
+                root, run.workDirectory(mode, round), run.arguments(mode, round), extraClasspath);
+            ZeebeClient client = client(node)) {
+          deploy(client);
+          double perSecond = Saturation.run(client, Duration.ofSeconds(10), Duration.ofSeconds(seconds), 128);
+          results.get(mode).add(perSecond);
+          System.out.printf(java.util.Locale.ROOT, "round %d/%d, %s: %.1f completed instances/s%n", round, rounds,
+              mode, perSecond);
+        }
+      }
+    }
+    return results;
+  }
+
+  static Map<String, Double> means(Map<String, List<Double>> results) {
+    Map<String, Double> means = new LinkedHashMap<>();
+    results.forEach((mode, values) ->
+        means.put(mode, values.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN)));
+    return means;
   }
 }
