@@ -76,7 +76,7 @@ final class Baseline {
       report.put("freshness", freshness);
       // 2. throughput, alternating
       Map<String, List<Double>> results = Benchmarks.alternatingThroughput(root,
-          List.of("ours", "stock", "noop", "none"), seconds, new Benchmarks.ThroughputRun() {
+          List.of("ours", "stock", "noop", "none"), 10, seconds, new Benchmarks.ThroughputRun() {
             @Override
             public List<String> arguments(String mode, int round) {
               String tag = "r" + round + mode;

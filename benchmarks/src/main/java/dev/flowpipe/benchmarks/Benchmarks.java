@@ -31,14 +31,19 @@ public final class Benchmarks {
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
-          "usage: benchmarks/run overhead|availability|bulk-delay-sweep|baseline|exporter-throughput|search-latency|flow-control [options]");
+          "usage: benchmarks/run overhead|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|search-latency|flow-control [options]");
       System.exit(2);
     }
     Path root = Path.of(System.getProperty("flowpipe.project.root", ".")).toAbsolutePath();
     Map<String, Object> report = switch (args[0]) {
       case "overhead" ->
           overhead(root, args.length > 1 ? Integer.parseInt(args[1]) : 30,
-              args.length > 2 ? List.of(args[2].split(",")) : List.of("ours", "noop", "none"));
+              args.length > 2 ? List.of(args[2].split(",")) : List.of("ours", "noop", "none"),
+              args.length > 3 ? Integer.parseInt(args[3]) : 60);
+      case "cpu-cost" -> CpuCost.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 50,
+          args.length > 4 ? Integer.parseInt(args[4]) : 40, args.length > 2 ? Integer.parseInt(args[2]) : 30,
+          args.length > 3 ? List.of(args[3].split(",")) : List.of("ours", "noop", "none"),
+          args.length > 5 ? Integer.parseInt(args[5]) : 2);
       case "bulk-delay-sweep" -> BulkDelaySweep.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 20);
       case "baseline" -> Baseline.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 20,
           args.length > 2 ? Integer.parseInt(args[2]) : 60);
@@ -60,8 +65,12 @@ public final class Benchmarks {
     System.out.println("report: " + out);
   }
 
-  /** Engine throughput with our exporter, a no-op exporter, and none, in alternating runs. */
-  static Map<String, Object> overhead(Path root, int seconds, List<String> selected) throws Exception {
+  /**
+   * Engine throughput with our exporter, a no-op exporter, and none, in alternating runs. Flow control is off in every
+   * mode: it exists to slow the engine down when the exporter lags, which would measure the controller, not the cost.
+   */
+  static Map<String, Object> overhead(Path root, int seconds, List<String> selected, int warmUpSeconds)
+      throws Exception {
     Map<String, List<String>> known = new LinkedHashMap<>();
     known.put("ours", List.of());
     // variants, to find where the cost comes from
@@ -76,10 +85,12 @@ public final class Benchmarks {
       if (!known.containsKey(mode)) {
         throw new IllegalArgumentException("unknown mode '" + mode + "'; known: " + known.keySet());
       }
-      modes.put(mode, known.get(mode));
+      List<String> arguments = new ArrayList<>(known.get(mode));
+      arguments.add("--flowpipe.flow-control.enabled=false");
+      modes.put(mode, arguments);
     }
-    Map<String, List<Double>> results = alternatingThroughput(root, List.copyOf(modes.keySet()), seconds,
-        new ThroughputRun() {
+    Map<String, List<Double>> results = alternatingThroughput(root, List.copyOf(modes.keySet()), warmUpSeconds,
+        seconds, new ThroughputRun() {
           @Override
           public List<String> arguments(String mode, int round) {
             return modes.get(mode);
@@ -91,7 +102,9 @@ public final class Benchmarks {
           }
         }, null);
     Map<String, Object> report = new LinkedHashMap<>();
-    report.put("scenario", "exporter overhead: engine throughput (one service task per instance, 128 in flight)");
+    report.put("scenario", "exporter overhead: engine throughput (one service task per instance, 128 in flight), "
+        + "flow control off in every mode");
+    report.put("warmUpSeconds", warmUpSeconds);
     report.put("measureSeconds", seconds);
     report.put("instancesPerSecond", results);
     Map<String, Double> means = means(results);
@@ -242,11 +255,12 @@ public final class Benchmarks {
   }
 
   /**
-   * Saturation throughput (completed instances per second, 128 in flight, 10 s warm-up) of each mode, each run on a
-   * fresh node, in two alternating rounds so drift hits every mode alike.
+   * Saturation throughput (completed instances per second, 128 in flight, after a warm-up at the same load) of each
+   * mode, each run on a fresh node, in two alternating rounds so drift hits every mode alike. Prints the exporter's
+   * flush statistics of each run, where it has any, to show what the store was asked to do.
    */
-  static Map<String, List<Double>> alternatingThroughput(
-      Path root, List<String> modes, int seconds, ThroughputRun run, String extraClasspath) throws Exception {
+  static Map<String, List<Double>> alternatingThroughput(Path root, List<String> modes, int warmUpSeconds,
+      int seconds, ThroughputRun run, String extraClasspath) throws Exception {
     Map<String, List<Double>> results = new LinkedHashMap<>();
     modes.forEach(m -> results.put(m, new ArrayList<>()));
     int rounds = 2;
@@ -257,14 +271,45 @@ public final class Benchmarks {
                 root, run.workDirectory(mode, round), run.arguments(mode, round), extraClasspath);
             ZeebeClient client = client(node)) {
           deploy(client);
-          double perSecond = Saturation.run(client, Duration.ofSeconds(10), Duration.ofSeconds(seconds), 128);
+          double perSecond =
+              Saturation.run(client, Duration.ofSeconds(warmUpSeconds), Duration.ofSeconds(seconds), 128);
           results.get(mode).add(perSecond);
-          System.out.printf(java.util.Locale.ROOT, "round %d/%d, %s: %.1f completed instances/s%n", round, rounds,
-              mode, perSecond);
+          System.out.printf(java.util.Locale.ROOT, "round %d/%d, %s: %.1f completed instances/s %s%n", round, rounds,
+              mode, perSecond, flushStatistics(node.get("/actuator/prometheus")));
         }
       }
     }
     return results;
+  }
+
+  /** Bulks by reason (count, mean documents, mean seconds) from the exporter's Prometheus text; empty without one. */
+  static Map<String, String> flushStatistics(String prometheus) {
+    Map<String, Double> values = new LinkedHashMap<>();
+    for (String line : prometheus.split("\n")) {
+      if (line.startsWith("flowpipe_exporter_flush_duration_seconds_count{")
+          || line.startsWith("flowpipe_exporter_flush_duration_seconds_sum{")
+          || line.startsWith("flowpipe_exporter_bulk_size_documents_count{")
+          || line.startsWith("flowpipe_exporter_bulk_size_documents_sum{")) {
+        String name = line.substring("flowpipe_exporter_".length(), line.indexOf('{'));
+        String reason = line.contains("reason=\"") ? line.replaceAll(".*reason=\"([^\"]+)\".*", "$1") : "all";
+        values.merge(name + "/" + reason, Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)), Double::sum);
+      }
+    }
+    Map<String, String> statistics = new LinkedHashMap<>();
+    values.forEach((key, count) -> {
+      if (key.startsWith("flush_duration_seconds_count/")) {
+        String reason = key.substring(key.indexOf('/') + 1);
+        double sum = values.getOrDefault("flush_duration_seconds_sum/" + reason, 0.0);
+        statistics.put(reason, String.format(java.util.Locale.ROOT, "%.0f bulks, %.1f ms", count,
+            count == 0 ? 0 : 1000 * sum / count));
+      }
+    });
+    double bulks = values.getOrDefault("bulk_size_documents_count/all", 0.0);
+    if (bulks > 0) {
+      statistics.put("documentsPerBulk",
+          String.format(java.util.Locale.ROOT, "%.1f", values.get("bulk_size_documents_sum/all") / bulks));
+    }
+    return statistics;
   }
 
   static Map<String, Double> means(Map<String, List<Double>> results) {

@@ -37,6 +37,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 
@@ -46,11 +50,14 @@ import org.slf4j.Logger;
  * so after a crash the broker replays from there, and position-versioned writes make that replay harmless.
  *
  * <p>Flushes happen when the {@link BulkFlushPolicy} says so, checked on the export path (so a busy path never starves
- * the delay) and by a timer (so a quiet one still flushes). After a failure it backs off exponentially with jitter,
- * and a circuit breaker stops it from hammering a store that is down; while the buffer is full it refuses records, so
- * the broker retries them and sees the lag.
+ * the delay) and by a timer (so a quiet one still flushes). A bulk is written on a thread of its own while the actor
+ * goes on filling the next batch; one bulk at a time, so batches stay in log order and the acknowledged position only
+ * moves forward. When the buffer is full while a bulk is in flight, the actor waits for it (the broker sees the lag).
+ * After a failure it backs off exponentially with jitter, and a circuit breaker stops it from hammering a store that
+ * is down; while the buffer is full and the store failing it refuses records, so the broker retries them.
  *
- * <p>All methods run on the exporter's actor thread: no locking needed.
+ * <p>The broker calls every method on the exporter's actor thread. The bulk thread touches only its batch, the store,
+ * the metrics and the (thread-safe) position acknowledgement; the actor takes the batch back when the bulk has ended.
  */
 public final class ReadModelExporter implements Exporter {
 
@@ -75,8 +82,13 @@ public final class ReadModelExporter implements Exporter {
   private int failedAttempts;
   private long nextAttemptNanos;
   private ScheduledTask timer;
-  // read by the lag gauges from other threads: engine time of the oldest record not yet acknowledged (-1: none)
-  private volatile long oldestUnackedTimestamp = -1;
+  private ExecutorService bulkThread;
+  private InFlight inFlight;
+  private boolean lastBulkFailed;
+  // read by the lag gauges from other threads: engine time of the oldest record buffered / in the bulk in flight
+  private volatile long bufferedOldestTimestamp = -1;
+  private volatile long inFlightOldestTimestamp = -1;
+  private volatile long inFlightRecords;
   private volatile long acknowledgedPosition = -1;
   // when the store was first reached; lag before that is the node starting (its store boots beside the broker)
   private volatile long connectedSinceMillis = -1;
@@ -122,10 +134,12 @@ public final class ReadModelExporter implements Exporter {
     buffer = new DocumentBuffer(new RecentDocuments(config.recentDocuments()));
     metrics = new ExporterMetrics(meterRegistry, partitionId);
     metrics.lag(
-        () -> buffer.recordsSinceAck(),
+        () -> buffer.recordsSinceAck() + inFlightRecords,
         () -> buffer.size(),
         () -> {
-          long oldest = oldestUnackedTimestamp;
+          long inFlightOldest = inFlightOldestTimestamp;
+          long bufferedOldest = bufferedOldestTimestamp;
+          long oldest = inFlightOldest >= 0 ? inFlightOldest : bufferedOldest;
           long connected = connectedSinceMillis;
           return oldest < 0 || connected < 0
               ? 0
@@ -147,6 +161,8 @@ public final class ReadModelExporter implements Exporter {
                 .recordExceptions(StoreUnavailableException.class)
                 .build());
     acknowledgedPosition = controller.getLastExportedRecordPosition();
+    bulkThread = Executors.newSingleThreadExecutor(
+        Thread.ofPlatform().name("flowpipe-bulk-partition-" + partitionId).daemon().factory());
     scheduleTick(config.bulkDelay());
     try {
       connect();
@@ -175,16 +191,25 @@ public final class ReadModelExporter implements Exporter {
     }
     DeadLetters deadLetters =
         new DeadLetters(connected, config.indexPrefix(), partitionId, 32 * 1024, log, metrics::deadLetter);
-    writer = new BulkWriter(connected, deadLetters);
+    writer = new BulkWriter(connected, deadLetters, config.bulkRefresh());
     log.info("exporting to {} {} at {} ({})", store.product(), store.version(), config.store().url(), policy);
   }
 
   @Override
   public void export(Record<?> record) {
-    if (policy.full(buffer) && !(flushAllowed() && flush(Reason.SIZE))) {
-      // refuse the record: the broker retries it later and sees the lag, and memory stays bounded
-      throw new StoreUnavailableException(
-          "export buffer full (" + buffer.size() + " documents) while the search store is failing");
+    settleEndedBulk();
+    if (policy.full(buffer)) {
+      // the store is behind: hold the actor until the bulk in flight ends, so the broker sees the lag
+      awaitBulkInFlight();
+      if (flushAllowed() && flush(Reason.SIZE) && lastBulkFailed) {
+        // after a failure, this attempt decides whether the record can be taken
+        awaitBulkInFlight();
+      }
+      if (policy.full(buffer)) {
+        // refuse the record: the broker retries it later, and memory stays bounded
+        throw new StoreUnavailableException(
+            "export buffer full (" + buffer.size() + " documents) while the search store is failing");
+      }
     }
     metrics.recordExported(record.getValueType());
     List<DocumentChange> changes = new ArrayList<>(2);
@@ -193,17 +218,17 @@ public final class ReadModelExporter implements Exporter {
         changes.addAll(handler.changes(record));
       }
     }
-    if (changes.isEmpty() && buffer.isEmpty()) {
+    if (changes.isEmpty() && buffer.isEmpty() && inFlight == null) {
       controller.updateLastExportedRecordPosition(record.getPosition());
       acknowledgedPosition = record.getPosition();
       metrics.acknowledged(1);
       return;
     }
-    if (oldestUnackedTimestamp < 0) {
-      oldestUnackedTimestamp = record.getTimestamp();
+    if (bufferedOldestTimestamp < 0) {
+      bufferedOldestTimestamp = record.getTimestamp();
     }
     long now = System.nanoTime();
-    buffer.add(changes, record.getPosition(), record.getTimestamp(), now);
+    buffer.add(changes, record.getPosition(), record.getTimestamp(), now, inFlight == null ? null : inFlight.batch());
     if (flushAllowed()) {
       policy.due(buffer, now).ifPresent(this::flush);
     }
@@ -214,12 +239,17 @@ public final class ReadModelExporter implements Exporter {
   }
 
   private void onTick() {
+    settleEndedBulk();
     long now = System.nanoTime();
     if (flushAllowed()) {
       policy.due(buffer, now).ifPresent(this::flush);
     }
     now = System.nanoTime();
     long wait = Math.max(policy.nanosUntilDelay(buffer, now), nextAttemptNanos - now);
+    if (inFlight != null && !buffer.isEmpty()) {
+      // a flush may be due when the bulk in flight ends: look again soon
+      wait = Math.min(wait, TimeUnit.MILLISECONDS.toNanos(2));
+    }
     scheduleTick(Duration.ofNanos(Math.max(wait, TimeUnit.MILLISECONDS.toNanos(1))));
   }
 
@@ -227,10 +257,21 @@ public final class ReadModelExporter implements Exporter {
     return System.nanoTime() >= nextAttemptNanos;
   }
 
-  /** Writes the buffer; true when everything buffered is durable and acknowledged. */
+  /** What the bulk thread did with one batch. */
+  private record InFlight(DocumentBuffer batch, Future<Outcome> outcome) {}
+
+  private record Outcome(BulkWriter.Result result, RuntimeException failure, int documents) {}
+
+  /**
+   * Hands everything buffered to the bulk thread; true when it did (or there was nothing to write). At most one bulk is
+   * in flight: a flush due while one is has to wait for it.
+   */
   private boolean flush(Reason reason) {
     if (buffer.isEmpty()) {
       return true;
+    }
+    if (inFlight != null) {
+      return false;
     }
     if (store == null && !connectFirst()) {
       return false;
@@ -240,32 +281,97 @@ public final class ReadModelExporter implements Exporter {
       return false;
     }
     long start = System.nanoTime();
-    int documents = buffer.size();
-    long oldest = buffer.oldestRecordTimestamp();
+    DocumentBuffer batch = buffer.takeBatch();
+    inFlightOldestTimestamp = bufferedOldestTimestamp;
+    inFlightRecords = batch.recordsSinceAck();
+    bufferedOldestTimestamp = -1;
+    inFlight = new InFlight(batch, bulkThread.submit(() -> write(batch, reason, start)));
+    return true;
+  }
+
+  /** On the bulk thread: writes the batch and, when all of it is durable, acknowledges its last position. */
+  private Outcome write(DocumentBuffer batch, Reason reason, long start) {
+    int documents = batch.size();
+    long oldest = batch.oldestRecordTimestamp();
     try {
-      connect();
-      BulkWriter.Result result = writer.flush(buffer);
+      BulkWriter.Result result = writer.flush(batch);
       circuitBreaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-      if (!result.complete()) {
-        metrics.failure();
-        backOff(result.retryable() + " of " + documents + " documents failed with retryable errors");
-        return false;
+      if (result.complete()) {
+        // every earlier batch is durable too (one bulk at a time; a failed one comes back into the next)
+        controller.updateLastExportedRecordPosition(batch.lastPosition());
+        acknowledgedPosition = batch.lastPosition();
+        metrics.acknowledged(batch.recordsSinceAck());
+        inFlightOldestTimestamp = -1;
+        inFlightRecords = 0;
+        metrics.flushed(reason, documents, Duration.ofNanos(System.nanoTime() - start), oldest);
       }
+      return new Outcome(result, null, documents);
+    } catch (RuntimeException e) {
+      circuitBreaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, e);
+      return new Outcome(null, e, documents);
+    }
+  }
+
+  /** On the actor: takes back the batch of a bulk that has ended, with what it could not write. */
+  private void settleEndedBulk() {
+    if (inFlight == null || !inFlight.outcome().isDone()) {
+      return;
+    }
+    InFlight ended = inFlight;
+    inFlight = null;
+    Outcome outcome;
+    try {
+      outcome = ended.outcome().get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      outcome = new Outcome(null, new IllegalStateException("interrupted"), ended.batch().size());
+    } catch (ExecutionException e) {
+      outcome = new Outcome(null, new IllegalStateException(e.getCause()), ended.batch().size());
+    }
+    long batchOldest = ended.batch().oldestRecordTimestamp();
+    buffer.settle(ended.batch());
+    if (outcome.failure() != null || !outcome.result().complete()) {
+      // what was in flight is back in the buffer: its age counts again
+      if (batchOldest >= 0 && (bufferedOldestTimestamp < 0 || batchOldest < bufferedOldestTimestamp)) {
+        bufferedOldestTimestamp = batchOldest;
+      }
+      inFlightOldestTimestamp = -1;
+      inFlightRecords = 0;
+      lastBulkFailed = true;
+      metrics.failure();
+      backOff(outcome.failure() != null
+          ? "flush of " + outcome.documents() + " documents failed: " + outcome.failure().getMessage()
+          : outcome.result().retryable() + " of " + outcome.documents()
+              + " documents failed with retryable errors");
+      return;
+    }
+    failedAttempts = 0;
+    nextAttemptNanos = 0;
+    lastBulkFailed = false;
+    if (buffer.isEmpty() && buffer.recordsSinceAck() > 0) {
+      // records with nothing to write arrived while the bulk was in flight: they are done now too
       controller.updateLastExportedRecordPosition(buffer.lastPosition());
       acknowledgedPosition = buffer.lastPosition();
       metrics.acknowledged(buffer.recordsSinceAck());
       buffer.acknowledged();
-      oldestUnackedTimestamp = -1;
-      metrics.flushed(reason, documents, Duration.ofNanos(System.nanoTime() - start), oldest);
-      failedAttempts = 0;
-      nextAttemptNanos = 0;
-      return true;
-    } catch (RuntimeException e) {
-      circuitBreaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, e);
-      metrics.failure();
-      backOff("flush of " + documents + " documents failed: " + e.getMessage());
-      return false;
+      bufferedOldestTimestamp = -1;
     }
+  }
+
+  /** Waits for the bulk in flight, if any, to end, and takes its batch back (tests use it to wait for a flush). */
+  void awaitBulkInFlight() {
+    if (inFlight == null) {
+      return;
+    }
+    try {
+      inFlight.outcome().get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    } catch (ExecutionException e) {
+      // reported by settleEndedBulk
+    }
+    settleEndedBulk();
   }
 
   /**
@@ -302,12 +408,20 @@ public final class ReadModelExporter implements Exporter {
     if (timer != null) {
       timer.cancel();
     }
-    if (buffer != null && !buffer.isEmpty()) {
-      nextAttemptNanos = 0;
-      if (!flush(Reason.CLOSE)) {
+    if (buffer != null) {
+      awaitBulkInFlight();
+      if (!buffer.isEmpty()) {
+        nextAttemptNanos = 0;
+        flush(Reason.CLOSE);
+        awaitBulkInFlight();
+      }
+      if (!buffer.isEmpty()) {
         log.warn("closing with {} documents not durable; they are exported again from the last acknowledged position",
             buffer.size());
       }
+    }
+    if (bulkThread != null) {
+      bulkThread.shutdown();
     }
     if (store != null) {
       store.close();

@@ -11,6 +11,8 @@ import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.StoreProxy;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.query.Criterion;
+import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.store.SearchStore;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
 import io.camunda.zeebe.exporter.test.ExporterTestContext;
@@ -73,14 +75,20 @@ class ReadModelExporterTest {
     return store.get(index, String.valueOf(key));
   }
 
+  private boolean searchable(long key) {
+    String index = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
+    return store.search(SearchQuery.of(index, List.of(new Criterion.Equals("key", key)), List.of(), 1)).total() > 0;
+  }
+
   private double gauge(String name) {
     return context.getMeterRegistry().get(name).gauge().value();
   }
 
-  /** Lets the bulk delay pass in real time, then fires the exporter's timer. */
+  /** Lets the bulk delay pass in real time, fires the exporter's timer, and waits for the bulk it started. */
   private void afterTheBulkDelay() throws InterruptedException {
     Thread.sleep(60);
     controller.runScheduledTasks(Duration.ofSeconds(1));
+    exporter.awaitBulkInFlight();
   }
 
   @Nested
@@ -116,10 +124,30 @@ class ReadModelExporterTest {
       assertThat(controller.getPosition()).as("two records, one document: below the bulk size").isEqualTo(-1);
 
       exporter.export(processInstance(12, 103, ELEMENT_ACTIVATING));
+      exporter.awaitBulkInFlight();
 
       assertThat(controller.getPosition()).isEqualTo(12);
       assertThat(instance(102)).hasValueSatisfying(doc -> assertThat(doc).containsEntry("state", "COMPLETED"));
       assertThat(instance(103)).hasValueSatisfying(doc -> assertThat(doc).containsEntry("state", "ACTIVE"));
+    }
+
+    @Test
+    void whatIsAcknowledgedIsAlreadySearchableWithBulkRefreshAndOnlyAfterARefreshWithout() {
+      // no scheduled refresh on these indices: only the bulk's own refresh makes anything searchable
+      open(sharedNode.url(), Map.of(ExporterConfiguration.REFRESH_INTERVAL, "-1", ExporterConfiguration.BULK_SIZE, 1));
+      exporter.export(processInstance(10, 104, ELEMENT_ACTIVATING));
+      exporter.awaitBulkInFlight();
+      assertThat(controller.getPosition()).isEqualTo(10);
+      assertThat(searchable(104)).isTrue();
+      exporter.close();
+
+      open(sharedNode.url(), Map.of(ExporterConfiguration.REFRESH_INTERVAL, "-1", ExporterConfiguration.BULK_SIZE, 1,
+          ExporterConfiguration.BULK_REFRESH, "false"));
+      exporter.export(processInstance(11, 105, ELEMENT_ACTIVATING));
+      exporter.awaitBulkInFlight();
+      assertThat(controller.getPosition()).isEqualTo(11);
+      assertThat(searchable(105)).isFalse();
+      assertThat(instance(105)).as("written, only not yet searchable").isPresent();
     }
 
     @Test
@@ -153,6 +181,7 @@ class ReadModelExporterTest {
       exporter.export(Records.variableCreated(1, 501, "small", "\"a\""));
       exporter.export(Records.variableCreated(2, 502, "also-small", "\"b\""));
       exporter.export(Records.variableCreated(3, 503, "huge", "\"" + "x".repeat(6_000) + "\""));
+      exporter.awaitBulkInFlight();
 
       assertThat(controller.getPosition()).as("the exporter went on").isEqualTo(3);
       String variables = ReadModelIndex.VARIABLE.indexName(prefix);
@@ -212,8 +241,11 @@ class ReadModelExporterTest {
           ExporterConfiguration.CONNECT_TIMEOUT, "1s"));
       ownStore.awaitReady();
       exporter.export(processInstance(10, 299, ELEMENT_ACTIVATING));
-      afterTheBulkDelay();
-      assertThat(controller.getPosition()).as("connected once the store was up").isEqualTo(10);
+      // the first connection creates the indices, which a busy machine may not finish within the request timeout
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+        afterTheBulkDelay();
+        assertThat(controller.getPosition()).as("connected once the store was up").isEqualTo(10);
+      });
 
       ownStore.close();
 

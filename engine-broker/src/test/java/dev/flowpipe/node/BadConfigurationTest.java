@@ -34,6 +34,7 @@ class BadConfigurationTest {
         "flowpipe.store.url | ftp://search:21",
         "flowpipe.broker.contact-points | just-a-host",
         "flowpipe.exporter.bulk.memory-limit | 12 apples",
+        "flowpipe.exporter.bulk.refresh | sometimes",
         "flowpipe.exporter.variable-value-limit | 0",
         "flowpipe.flow-control.max-export-lag | 0ms",
         "flowpipe.flow-control.resolution | 5ms",

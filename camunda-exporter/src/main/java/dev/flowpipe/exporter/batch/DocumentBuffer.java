@@ -31,6 +31,16 @@ public final class DocumentBuffer {
 
   /** Folds one record's changes in; a record with no changes still moves the position to acknowledge. */
   public void add(List<DocumentChange> changes, long position, long recordTimestamp, long nowNanos) {
+    add(changes, position, recordTimestamp, nowNanos, null);
+  }
+
+  /**
+   * Folds one record's changes in, while the documents of {@code inFlight} are being written: a document changed
+   * again here waits for the outcome of that bulk (see {@link #settle}) instead of starting from the cache, which does
+   * not know the version in flight yet.
+   */
+  public void add(
+      List<DocumentChange> changes, long position, long recordTimestamp, long nowNanos, DocumentBuffer inFlight) {
     if (documents.isEmpty() && !changes.isEmpty()) {
       oldestNanos = nowNanos;
       oldestRecordTimestamp = recordTimestamp;
@@ -39,9 +49,10 @@ public final class DocumentBuffer {
       String key = key(change.index(), change.id());
       PendingDocument document = documents.get(key);
       if (document == null) {
-        document = new PendingDocument(change.index(), change.id());
+        boolean afterInFlight = inFlight != null && inFlight.documents.containsKey(key);
+        document = new PendingDocument(change.index(), change.id(), afterInFlight);
         documents.put(key, document);
-        var known = change.creates() ? null : recent.get(key);
+        var known = change.creates() || afterInFlight ? null : recent.get(key);
         if (known != null) {
           document.base(known.state(), known.position());
         }
@@ -107,6 +118,64 @@ public final class DocumentBuffer {
       oldestNanos = -1;
       oldestRecordTimestamp = -1;
       estimatedBytes = 0;
+    }
+  }
+
+  /**
+   * Moves everything buffered into a new buffer, the batch for one bulk, and leaves this one empty. The batch records
+   * what its bulk wrote in a log of its own (it is written on another thread); {@link #settle} brings that back.
+   */
+  public DocumentBuffer takeBatch() {
+    DocumentBuffer batch = new DocumentBuffer(RecentDocuments.log());
+    batch.documents.putAll(documents);
+    batch.lastPosition = lastPosition;
+    batch.recordsSinceAck = recordsSinceAck;
+    batch.oldestNanos = oldestNanos;
+    batch.oldestRecordTimestamp = oldestRecordTimestamp;
+    batch.estimatedBytes = estimatedBytes;
+    documents.clear();
+    recordsSinceAck = 0;
+    oldestNanos = -1;
+    oldestRecordTimestamp = -1;
+    estimatedBytes = 0;
+    return batch;
+  }
+
+  /**
+   * Takes back a batch whose bulk has ended: what it wrote goes into the cache, what it could not write comes back to
+   * be written again (before, and folded with, the later changes of the same documents), and documents that waited for
+   * the batch start from the version it wrote.
+   */
+  public void settle(DocumentBuffer batch) {
+    batch.recent.applyTo(recent);
+    if (!batch.documents.isEmpty()) {
+      Map<String, PendingDocument> merged = new LinkedHashMap<>(batch.documents);
+      for (var entry : documents.entrySet()) {
+        PendingDocument earlier = merged.get(entry.getKey());
+        if (earlier == null) {
+          merged.put(entry.getKey(), entry.getValue());
+        } else {
+          earlier.absorb(entry.getValue());
+        }
+      }
+      documents.clear();
+      documents.putAll(merged);
+      recordsSinceAck += batch.recordsSinceAck;
+      oldestNanos = oldestNanos < 0 ? batch.oldestNanos : Math.min(oldestNanos, batch.oldestNanos);
+      oldestRecordTimestamp = oldestRecordTimestamp < 0
+          ? batch.oldestRecordTimestamp
+          : Math.min(oldestRecordTimestamp, batch.oldestRecordTimestamp);
+      lastPosition = Math.max(lastPosition, batch.lastPosition);
+    }
+    estimatedBytes = 0;
+    for (PendingDocument document : documents.values()) {
+      if (!document.hasBase()) {
+        var known = recent.get(key(document.index(), document.id()));
+        if (known != null) {
+          document.base(known.state(), known.position());
+        }
+      }
+      estimatedBytes += document.estimatedBytes();
     }
   }
 

@@ -19,10 +19,17 @@ public final class PendingDocument {
   private final List<DocumentChange> waiting = new ArrayList<>(0);
   private long position = -1;
   private long estimatedBytes;
+  // changed while an earlier version is in a bulk in flight: its base is that version, known only once the bulk ends
+  private final boolean afterInFlight;
 
   PendingDocument(String index, String id) {
+    this(index, id, false);
+  }
+
+  PendingDocument(String index, String id, boolean afterInFlight) {
     this.index = index;
     this.id = id;
+    this.afterInFlight = afterInFlight;
   }
 
   /** Starts from a known state (a copy of it) that reflects every change up to {@code basePosition}. */
@@ -38,7 +45,7 @@ public final class PendingDocument {
   }
 
   void add(DocumentChange change) {
-    if (change.creates() && state == null && waiting.isEmpty()) {
+    if (change.creates() && state == null && waiting.isEmpty() && !afterInFlight) {
       state = new LinkedHashMap<>();
     }
     if (state == null) {
@@ -66,6 +73,13 @@ public final class PendingDocument {
       }
     }
     estimatedBytes = bytes;
+  }
+
+  /** Folds in the changes of a later version that was waiting for this one (this one's bulk failed). */
+  void absorb(PendingDocument later) {
+    for (DocumentChange change : later.waiting) {
+      add(change);
+    }
   }
 
   public boolean hasBase() {

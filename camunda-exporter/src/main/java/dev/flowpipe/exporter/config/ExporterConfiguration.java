@@ -18,6 +18,8 @@ import java.util.Map;
  * @param bulkSize flush when this many documents are buffered ({@code bulk-size})
  * @param bulkMemoryLimitBytes flush when the buffered documents take about this much memory ({@code
  *     bulk-memory-limit}, e.g. "20MB")
+ * @param bulkRefresh each bulk asks the store to refresh the shards it wrote to, so its documents are searchable when
+ *     it is acknowledged instead of at the next scheduled refresh ({@code bulk-refresh}, true or false)
  * @param variableValueLimit variable values longer than this many characters are truncated in {@code value}
  *     ({@code variable-value-limit})
  * @param recentDocuments how many written documents to remember so later changes need no read
@@ -32,6 +34,7 @@ public record ExporterConfiguration(
     Duration bulkDelay,
     int bulkSize,
     long bulkMemoryLimitBytes,
+    boolean bulkRefresh,
     int variableValueLimit,
     int recentDocuments,
     Duration retryBackoff,
@@ -47,6 +50,7 @@ public record ExporterConfiguration(
   public static final String BULK_DELAY = "bulk-delay";
   public static final String BULK_SIZE = "bulk-size";
   public static final String BULK_MEMORY_LIMIT = "bulk-memory-limit";
+  public static final String BULK_REFRESH = "bulk-refresh";
   public static final String VARIABLE_VALUE_LIMIT = "variable-value-limit";
   public static final String RECENT_DOCUMENTS = "recent-documents";
   public static final String RETRY_BACKOFF = "retry-backoff";
@@ -107,6 +111,7 @@ public record ExporterConfiguration(
         DurationText.parse(BULK_DELAY, args.getOrDefault(BULK_DELAY, "100ms")),
         integer(args, BULK_SIZE, 1000),
         DataSizeText.parse(BULK_MEMORY_LIMIT, args.getOrDefault(BULK_MEMORY_LIMIT, "20MB")),
+        bool(args, BULK_REFRESH, true),
         integer(args, VARIABLE_VALUE_LIMIT, 8191),
         integer(args, RECENT_DOCUMENTS, 10000),
         DurationText.parse(RETRY_BACKOFF, args.getOrDefault(RETRY_BACKOFF, "100ms")),
@@ -120,6 +125,21 @@ public record ExporterConfiguration(
   private static String text(Map<String, Object> args, String key) {
     Object value = args.get(key);
     return value == null ? null : value.toString();
+  }
+
+  private static boolean bool(Map<String, Object> args, String key, boolean fallback) {
+    Object value = args.get(key);
+    if (value == null) {
+      return fallback;
+    }
+    if (value instanceof Boolean bool) {
+      return bool;
+    }
+    return switch (value.toString().trim().toLowerCase(java.util.Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> throw new IllegalArgumentException(key + " must be true or false, was '" + value + "'");
+    };
   }
 
   private static int integer(Map<String, Object> args, String key, int fallback) {

@@ -31,10 +31,13 @@ public final class BulkWriter {
 
   private final SearchStore store;
   private final DeadLetters deadLetters;
+  private final boolean refresh;
 
-  public BulkWriter(SearchStore store, DeadLetters deadLetters) {
+  /** @param refresh ask the store to make each bulk searchable before it answers (see {@link SearchStore#bulk}) */
+  public BulkWriter(SearchStore store, DeadLetters deadLetters, boolean refresh) {
     this.store = store;
     this.deadLetters = deadLetters;
+    this.refresh = refresh;
   }
 
   /** Writes what the buffer holds; the buffer keeps only what must be tried again. */
@@ -74,7 +77,7 @@ public final class BulkWriter {
     }
     BulkOutcome outcome;
     try {
-      outcome = store.bulk(writes);
+      outcome = store.bulk(writes, refresh);
     } catch (RequestTooLargeException e) {
       if (writes.size() == 1) {
         DocumentWrite write = writes.getFirst();

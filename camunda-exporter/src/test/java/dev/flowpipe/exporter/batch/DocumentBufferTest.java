@@ -70,6 +70,59 @@ class DocumentBufferTest {
     }
   }
 
+  /** While one batch is being written on the bulk thread, the buffer fills the next one. */
+  @Nested
+  class WhileABatchIsInFlight {
+
+    @Test
+    void aDocumentChangedAgainStartsFromTheVersionTheBatchWrote() {
+      recent.put("i/1", Map.of("state", "STALE"), 0);
+      buffer.add(List.of(create(1, "ACTIVE")), 1, 0, 0);
+      DocumentBuffer batch = buffer.takeBatch();
+      buffer.add(List.of(update(2, "state", "COMPLETED")), 2, 0, 0, batch);
+      assertThat(buffer.withoutBase()).as("the cache does not know the version in flight").hasSize(1);
+
+      batch.done(batch.documents().iterator().next(), true);
+      buffer.settle(batch);
+
+      assertThat(batch.isEmpty()).isTrue();
+      assertThat(buffer.withoutBase()).isEmpty();
+      PendingDocument next = buffer.documents().iterator().next();
+      assertThat(next.state()).isEqualTo(Map.of("state", "COMPLETED"));
+      assertThat(next.position()).isEqualTo(2);
+    }
+
+    @Test
+    void aBatchThatFailedComesBackFoldedWithTheLaterChangesOfItsDocuments() {
+      buffer.add(List.of(create(1, "ACTIVE")), 1, 0, 0);
+      buffer.add(List.of(update(2, "a", "x")), 2, 0, 0);
+      DocumentBuffer batch = buffer.takeBatch();
+      assertThat(buffer.isEmpty()).isTrue();
+      buffer.add(List.of(update(3, "state", "COMPLETED")), 3, 0, 0, batch);
+
+      buffer.settle(batch); // nothing was written
+
+      assertThat(buffer.size()).isEqualTo(1);
+      PendingDocument merged = buffer.documents().iterator().next();
+      assertThat(merged.state()).isEqualTo(Map.of("state", "COMPLETED", "a", "x"));
+      assertThat(merged.position()).isEqualTo(3);
+      assertThat(buffer.recordsSinceAck()).as("the batch's records wait for acknowledgement again").isEqualTo(3);
+      assertThat(buffer.lastPosition()).isEqualTo(3);
+    }
+
+    @Test
+    void aDocumentTheBatchDidNotWriteIsReadFromTheStoreAgain() {
+      buffer.add(List.of(create(1, "ACTIVE")), 1, 0, 0);
+      DocumentBuffer batch = buffer.takeBatch();
+      buffer.add(List.of(update(5, "state", "COMPLETED")), 5, 0, 0, batch);
+
+      batch.done(batch.documents().iterator().next(), false); // superseded: the store holds something newer
+      buffer.settle(batch);
+
+      assertThat(buffer.withoutBase()).hasSize(1);
+    }
+  }
+
   @Test
   void aRecordWithoutChangesStillMovesThePositionToAcknowledge() {
     buffer.add(List.of(), 17, 0, 0);

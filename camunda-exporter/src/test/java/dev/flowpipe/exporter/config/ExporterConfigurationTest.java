@@ -33,6 +33,7 @@ class ExporterConfigurationTest {
     "bulk-delay, 0ms",
     "bulk-size, 0",
     "bulk-size, many",
+    "bulk-refresh, sometimes",
     "index-prefix, Has Spaces",
     "retry-backoff, -1s",
     "url, ftp://x",

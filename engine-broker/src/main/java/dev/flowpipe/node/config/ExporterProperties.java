@@ -46,11 +46,14 @@ public record ExporterProperties(
    * @param delay longest time a record waits before its bulk is written (e.g. 20ms, 1s)
    * @param size write when this many documents are buffered
    * @param memoryLimit write when the buffered documents take about this much memory
+   * @param refresh each bulk refreshes the shards it wrote to, so what it wrote is searchable as soon as it is
+   *     durable, without waiting up to {@code index-refresh-interval}
    */
   public record Bulk(
       @DefaultValue("100ms") Duration delay,
       @DefaultValue("1000") int size,
-      @DefaultValue("20MB") DataSize memoryLimit) {
+      @DefaultValue("20MB") DataSize memoryLimit,
+      @DefaultValue("true") boolean refresh) {
     public Bulk {
       Check.positive(P + "bulk.delay", delay);
       Check.atLeast(P + "bulk.size", size, 1);
@@ -90,6 +93,7 @@ public record ExporterProperties(
     args.put(ExporterConfiguration.BULK_DELAY, bulk.delay().toString());
     args.put(ExporterConfiguration.BULK_SIZE, bulk.size());
     args.put(ExporterConfiguration.BULK_MEMORY_LIMIT, bulk.memoryLimit().toBytes());
+    args.put(ExporterConfiguration.BULK_REFRESH, bulk.refresh());
     args.put(ExporterConfiguration.VARIABLE_VALUE_LIMIT, variableValueLimit);
     args.put(ExporterConfiguration.RECENT_DOCUMENTS, recentDocuments);
     args.put(ExporterConfiguration.RETRY_BACKOFF, retry.backoff().toString());

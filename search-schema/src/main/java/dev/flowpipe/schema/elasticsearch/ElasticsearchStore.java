@@ -3,6 +3,7 @@ package dev.flowpipe.schema.elasticsearch;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.FieldValue;
+import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch._types.SortOrder;
 import co.elastic.clients.elasticsearch._types.VersionType;
 import co.elastic.clients.elasticsearch.core.BulkResponse;
@@ -137,7 +138,7 @@ public final class ElasticsearchStore implements SearchStore {
   }
 
   @Override
-  public BulkOutcome bulk(List<DocumentWrite> writes) {
+  public BulkOutcome bulk(List<DocumentWrite> writes, boolean refresh) {
     if (writes.isEmpty()) {
       return new BulkOutcome(List.of(), List.of(), List.of());
     }
@@ -158,7 +159,7 @@ public final class ElasticsearchStore implements SearchStore {
     }
     BulkResponse response;
     try {
-      response = client.bulk(b -> b.operations(operations));
+      response = client.bulk(b -> b.operations(operations).refresh(refresh ? Refresh.True : Refresh.False));
     } catch (ElasticsearchException e) {
       throw classify("bulk of " + writes.size(), e.status(), e);
     } catch (TransportException e) {

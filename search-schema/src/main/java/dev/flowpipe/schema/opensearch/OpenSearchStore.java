@@ -6,9 +6,9 @@ import dev.flowpipe.schema.query.SearchJson;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.store.BulkOutcome;
 import dev.flowpipe.schema.store.DocumentWrite;
+import dev.flowpipe.schema.store.RequestTooLargeException;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreConnection;
-import dev.flowpipe.schema.store.RequestTooLargeException;
 import dev.flowpipe.schema.store.StoreProduct;
 import dev.flowpipe.schema.store.StoreUnavailableException;
 import java.io.IOException;
@@ -27,6 +27,7 @@ import org.opensearch.client.json.jackson.JacksonJsonpMapper;
 import org.opensearch.client.opensearch.OpenSearchClient;
 import org.opensearch.client.opensearch._types.FieldValue;
 import org.opensearch.client.opensearch._types.OpenSearchException;
+import org.opensearch.client.opensearch._types.Refresh;
 import org.opensearch.client.opensearch._types.VersionType;
 import org.opensearch.client.opensearch.core.BulkResponse;
 import org.opensearch.client.opensearch.core.bulk.BulkOperation;
@@ -145,7 +146,7 @@ public final class OpenSearchStore implements SearchStore {
   }
 
   @Override
-  public BulkOutcome bulk(List<DocumentWrite> writes) {
+  public BulkOutcome bulk(List<DocumentWrite> writes, boolean refresh) {
     if (writes.isEmpty()) {
       return new BulkOutcome(List.of(), List.of(), List.of());
     }
@@ -164,7 +165,7 @@ public final class OpenSearchStore implements SearchStore {
     }
     BulkResponse response;
     try {
-      response = client.bulk(b -> b.operations(operations));
+      response = client.bulk(b -> b.operations(operations).refresh(refresh ? Refresh.True : Refresh.False));
     } catch (OpenSearchException e) {
       throw classify("bulk of " + writes.size(), e);
     } catch (TransportException e) {

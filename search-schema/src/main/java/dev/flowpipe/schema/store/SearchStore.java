@@ -31,11 +31,21 @@ public interface SearchStore extends AutoCloseable {
   Map<String, Object> mappingMeta(String index);
 
   /**
-   * Writes the documents in one request.
+   * Writes the documents in one request; they become searchable at the indices' next scheduled refresh.
    *
    * @throws RequestTooLargeException when the store refuses the request as too large (HTTP 413)
    */
-  BulkOutcome bulk(List<DocumentWrite> writes);
+  default BulkOutcome bulk(List<DocumentWrite> writes) {
+    return bulk(writes, false);
+  }
+
+  /**
+   * Writes the documents in one request. With {@code refresh}, the store refreshes the shards the request wrote to
+   * before it answers, so the documents are searchable once it returns, without waiting for a scheduled refresh.
+   *
+   * @throws RequestTooLargeException when the store refuses the request as too large (HTTP 413)
+   */
+  BulkOutcome bulk(List<DocumentWrite> writes, boolean refresh);
 
   /** The stored documents with these ids (read in real time, not only after a refresh); missing ids are absent. */
   Map<String, Map<String, Object>> getAll(String index, List<String> ids);

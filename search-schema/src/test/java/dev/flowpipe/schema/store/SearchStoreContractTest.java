@@ -57,6 +57,22 @@ public abstract class SearchStoreContractTest {
   }
 
   @Test
+  void aBulkAskedToRefreshIsSearchableWhenItReturnsAndAPlainOneOnlyAfterARefresh() {
+    String manual = SharedOpenSearch.uniquePrefix() + "-manual";
+    // no scheduled refresh at all: only the bulk's own refresh can make its documents searchable
+    assertThat(store.createIndex(manual, STRICT_INDEX_BODY.replace(
+        "\"number_of_replicas\": 0", "\"number_of_replicas\": 0, \"refresh_interval\": \"-1\""))).isTrue();
+
+    store.bulk(List.of(new DocumentWrite(manual, "plain", 1, Map.of("state", "A"))), false);
+    long afterPlain = store.search(SearchQuery.of(manual, List.of(), List.of(), 0)).total();
+    store.bulk(List.of(new DocumentWrite(manual, "refreshed", 2, Map.of("state", "B"))), true);
+    long afterRefreshing = store.search(SearchQuery.of(manual, List.of(), List.of(), 0)).total();
+
+    assertThat(afterPlain).isZero();
+    assertThat(afterRefreshing).isEqualTo(2);
+  }
+
+  @Test
   void aWriteOfTheSameOrAnOlderPositionIsSupersededAndChangesNothing() {
     store.bulk(List.of(new DocumentWrite(index, "1", 10, Map.of("state", "NEW"))));
 
