@@ -4,12 +4,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * One second of a load run, counted by the second in which each thing happened, except {@code created},
- * {@code createRejected} and {@code createTimedOut}: those are counted in the second the create command was sent (the
- * answer of a create-with-result only comes when the instance completes).
+ * One second of a load run, counted by the second in which each thing happened, except the creates: an attempt and
+ * its outcome ({@code created}, {@code createRejected}, {@code createTimedOut}) count in the second the start was due
+ * (the answer of a create-with-result only comes when the instance completes).
  *
  * @param second seconds since the start of the run (this window covers [second, second + 1))
- * @param createAttempts create commands sent
+ * @param createAttempts create commands sent (due in this second)
  * @param created of those, accepted by the broker (answered with the completed instance)
  * @param createRejected of those, rejected with RESOURCE_EXHAUSTED
  * @param createTimedOut of those, not answered within the request timeout
