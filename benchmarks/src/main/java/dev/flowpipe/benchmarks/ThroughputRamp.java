@@ -14,9 +14,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * {@code benchmarks/run ramp [start] [step] [step seconds] [--max-rate=N] [--flow-control=on|off|both] [--payload=..]
- * [--worker-delay=..]}: the load generator's rate raised step by step on a fresh node (one node per ramp, the steps
- * one after another on it) until a step ends in sustained backpressure or the node falls behind (see
+ * {@code benchmarks/run ramp [start] [step] [step seconds] [--max-rate=N] [--flow-control=on|off|both]
+ * [--warm-up=15s] [--payload=..] [--worker-delay=..]}: after a warm-up at the start rate (not judged), the load
+ * generator's rate raised step by step on a fresh node (one node per ramp, the steps one after another on it) until a step ends in sustained backpressure or the node falls behind (see
  * {@link RampStep}); the result is the highest clean rate. {@code on} runs the node with its defaults (our flow
  * control on: its write limit rejects commands when the exporter lags); {@code off} adds
  * {@code --flowpipe.flow-control.enabled=false} (only the broker's own request limiter is left). Writes
@@ -30,8 +30,11 @@ final class ThroughputRamp {
 
   /** The ramp's own settings; the load settings of each step come from {@code load} with the step's rate. */
   record Settings(double start, double step, Duration stepLength, double maxRate, List<String> variants,
-      LoadSettings load) {
+      Duration warmUp, LoadSettings load) {
     Settings {
+      if (warmUp.isNegative()) {
+        throw new IllegalArgumentException("warm-up must be >= 0, was " + warmUp);
+      }
       if (!(start > 0)) {
         throw new IllegalArgumentException("start rate must be > 0 PI/s, was " + start);
       }
@@ -63,6 +66,7 @@ final class ThroughputRamp {
       double seconds = 20;
       double maxRate = 400;
       List<String> variants = List.of("on", "off");
+      Duration warmUp = Duration.ofSeconds(15);
       List<String> loadArgs = new ArrayList<>();
       int positional = 0;
       for (String arg : args) {
@@ -76,6 +80,8 @@ final class ThroughputRamp {
           }
         } else if (arg.startsWith("--max-rate=")) {
           maxRate = number(arg.substring("--max-rate=".length()));
+        } else if (arg.startsWith("--warm-up=")) {
+          warmUp = LoadSettings.duration("warm-up", arg.substring("--warm-up=".length()));
         } else if (arg.startsWith("--flow-control=")) {
           String value = arg.substring("--flow-control=".length());
           variants = value.equals("both") ? List.of("on", "off") : List.of(value);
@@ -84,7 +90,8 @@ final class ThroughputRamp {
         }
       }
       LoadSettings load = LoadSettings.parse(loadArgs).withDuration(Duration.ofMillis(Math.round(seconds * 1000)));
-      return new Settings(start, step, Duration.ofMillis(Math.round(seconds * 1000)), maxRate, variants, load);
+      return new Settings(start, step, Duration.ofMillis(Math.round(seconds * 1000)), maxRate, variants, warmUp,
+          load);
     }
 
     private static double number(String text) {
@@ -98,7 +105,7 @@ final class ThroughputRamp {
   }
 
   /** The steps of one ramp on one node. */
-  record Ramp(String variant, List<String> nodeArguments, List<RampStep> steps) {}
+  record Ramp(String variant, List<String> nodeArguments, LoadResult warmUp, List<RampStep> steps) {}
 
   static Map<String, Object> run(Path root, List<String> args) throws Exception {
     Settings settings = Settings.parse(args);
@@ -113,7 +120,16 @@ final class ThroughputRamp {
           ZeebeClient client = Benchmarks.client(node)) {
         model.deploy(client);
         URI http = URI.create("http://127.0.0.1:" + node.httpPort());
-        ramps.add(new Ramp(variant, nodeArgs, ramp(client, settings, model, http, started)));
+        LoadResult warmUp = null;
+        if (!settings.warmUp().isZero()) {
+          // a fresh node's store is still warming up (JIT, first segments): not judged as a step
+          System.out.printf(Locale.ROOT, "[%.0f s] warm-up: %.1f PI/s for %d s (not a step)%n",
+              (System.nanoTime() - started) / 1e9, settings.start(), settings.warmUp().toSeconds());
+          warmUp = new LoadGenerator(client, settings.load().withRate(settings.start()).withDuration(settings.warmUp())
+              .withNodeHttp(http), model, new ExporterLag.Reader(http), System.out::println, 5).run();
+          System.out.println("warm-up: " + warmUp.summary());
+        }
+        ramps.add(new Ramp(variant, nodeArgs, warmUp, ramp(client, settings, model, http, started)));
       }
     }
     Map<String, Object> report = report(settings, model, ramps);
@@ -157,6 +173,7 @@ final class ThroughputRamp {
     s.put("stepPerSecond", settings.step());
     s.put("stepSeconds", settings.stepLength().toMillis() / 1000.0);
     s.put("maxRatePerSecond", settings.maxRate());
+    s.put("warmUpSeconds", settings.warmUp().toMillis() / 1000.0);
     s.put("load", LoadScenario.describe(settings.load(), model));
     report.put("settings", s);
     Map<String, Object> byVariant = new LinkedHashMap<>();
@@ -164,6 +181,7 @@ final class ThroughputRamp {
       Map<String, Object> r = new LinkedHashMap<>();
       r.put("flowControl", ramp.variant().equals("on") ? "on (node defaults)" : "off");
       r.put("nodeArguments", ramp.nodeArguments());
+      r.put("warmUp", ramp.warmUp() == null ? null : ramp.warmUp().summary());
       r.put("highestCleanRatePerSecond", RampStep.highestCleanRate(ramp.steps()));
       RampStep last = ramp.steps().getLast();
       r.put("stoppedBecause", last.endsRamp() ? last.verdict() + " at " + last.rate() + " PI/s"

@@ -1,6 +1,7 @@
 package dev.flowpipe.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flowpipe.benchmarks.RampStep.Verdict;
 import java.time.Duration;
@@ -52,6 +53,18 @@ class RampStepTest {
 
     assertThat(RampStep.highestCleanRate(steps)).isEqualTo(20);
     assertThat(RampStep.highestCleanRate(List.of(step(10, rejectedIn(5, 6), 10)))).isZero();
+  }
+
+  @Test
+  void rampSettingsNameTheBadValue() {
+    assertThatThrownBy(() -> ThroughputRamp.Settings.parse(List.of("10", "10", "4")))
+        .hasMessage("step seconds must be >= 6 (the backpressure rule reads the last 3 seconds), was 4.0");
+    assertThatThrownBy(() -> ThroughputRamp.Settings.parse(List.of("--flow-control=maybe")))
+        .hasMessage("flow-control must be on, off or both, was 'maybe'");
+    assertThatThrownBy(() -> ThroughputRamp.Settings.parse(List.of("0")))
+        .hasMessage("start rate must be > 0 PI/s, was 0.0");
+    assertThat(ThroughputRamp.Settings.parse(List.of("5", "15", "30", "--payload=2KB")).load().payloadBytes())
+        .isEqualTo(2048);
   }
 
   private static List<Integer> rejectedIn(Integer... seconds) {
