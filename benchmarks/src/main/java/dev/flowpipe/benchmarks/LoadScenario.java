@@ -15,7 +15,7 @@ import java.util.Map;
 /**
  * {@code benchmarks/run load [rate] [seconds] [options]}: the load generator at a fixed rate against a fresh node the
  * harness starts (node defaults, plus any {@code --node-arg=...}) or an external one ({@code --gateway=host:port}, and
- * {@code --http=url} for its exporter lag). Writes {@code results/load.json} and {@code results/load.html}.
+ * {@code --http=url} for its exporter lag); {@code --warm-up=10s} first runs the same load unreported. Writes {@code results/load.json} and {@code results/load.html}.
  */
 final class LoadScenario {
 
@@ -24,9 +24,12 @@ final class LoadScenario {
   static Map<String, Object> run(Path root, List<String> args) throws Exception {
     List<String> nodeArgs = new ArrayList<>();
     List<String> loadArgs = new ArrayList<>();
+    Duration warmUp = Duration.ZERO;
     for (String arg : args) {
       if (arg.startsWith("--node-arg=")) {
         nodeArgs.add(arg.substring("--node-arg=".length()));
+      } else if (arg.startsWith("--warm-up=")) {
+        warmUp = LoadSettings.duration("warm-up", arg.substring("--warm-up=".length()));
       } else {
         loadArgs.add(arg);
       }
@@ -45,14 +48,14 @@ final class LoadScenario {
           ZeebeClient client = Benchmarks.client(node)) {
         target = "fresh node started by the harness (own JVM, embedded OpenSearch)"
             + (nodeArgs.isEmpty() ? ", defaults" : ", " + String.join(" ", nodeArgs));
-        result = run(client, settings.withNodeHttp(URI.create("http://127.0.0.1:" + node.httpPort())), model);
+        result = run(client, settings.withNodeHttp(URI.create("http://127.0.0.1:" + node.httpPort())), model, warmUp);
       }
     } else {
       target = "external node, gateway " + settings.gateway().getAuthority()
           + (settings.nodeHttp() == null ? ", no HTTP address (no exporter lag)" : ", HTTP " + settings.nodeHttp());
       try (ZeebeClient client = ZeebeClient.newClientBuilder().grpcAddress(settings.gateway()).usePlaintext()
           .defaultRequestTimeout(Duration.ofSeconds(30)).build()) {
-        result = run(client, settings, model);
+        result = run(client, settings, model, warmUp);
       }
     }
     Map<String, Object> report = new LinkedHashMap<>();
@@ -60,6 +63,7 @@ final class LoadScenario {
         + "client, jobs completed by its workers; per-second windows");
     report.put("target", target);
     report.put("settings", describe(settings, model));
+    report.put("warmUpSecondsNotReported", warmUp.toMillis() / 1000.0);
     report.put("latencyDefinition", "process execution latency: client time from sending the create command to the "
         + "gateway's answer that the instance completed (create with result)");
     report.put("summary", result.summary());
@@ -68,9 +72,18 @@ final class LoadScenario {
     return report;
   }
 
-  /** Deploys the model and runs the load, with a progress line every 5 s. */
-  static LoadResult run(ZeebeClient client, LoadSettings settings, LoadModel model) throws InterruptedException {
+  /** Deploys the model and runs the load (after a warm-up at the same rate, not reported, if one is given). */
+  static LoadResult run(ZeebeClient client, LoadSettings settings, LoadModel model, Duration warmUp)
+      throws InterruptedException {
     model.deploy(client);
+    if (!warmUp.isZero()) {
+      System.out.printf(Locale.ROOT, "warm-up: %.1f PI/s for %d s (not reported)%n", settings.ratePerSecond(),
+          warmUp.toSeconds());
+      LoadResult warm = new LoadGenerator(client, settings.withDuration(warmUp), model,
+          settings.nodeHttp() == null ? null : new ExporterLag.Reader(settings.nodeHttp()), System.out::println, 5)
+          .run();
+      System.out.println("warm-up: " + warm.summary());
+    }
     System.out.printf(Locale.ROOT, "load: %.1f PI/s for %d s, process %s, job types %s, payload %d bytes, "
             + "worker delay %d ms%n", settings.ratePerSecond(), settings.duration().toSeconds(), model.processId(),
         model.jobTypes(), settings.payloadBytes(), settings.workerDelay().toMillis());
