@@ -130,6 +130,14 @@ final class HtmlReport {
       }
       body.append(String.format(Locale.ROOT,
           "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"%s\"/>%n", c, points));
+      if (s.x().length <= 30) { // few points (steps of a ramp, rounds): mark each, so a single point shows too
+        for (int i = 0; i < s.x().length; i++) {
+          if (!Double.isNaN(s.y()[i])) {
+            body.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>%n",
+                px.applyAsDouble(s.x()[i]), py.applyAsDouble(s.y()[i]), c));
+          }
+        }
+      }
       body.append(String.format(Locale.ROOT,
           "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"3\" fill=\"%s\"/>"
               + "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>%n",
