@@ -15,10 +15,12 @@ import java.util.Map;
 
 /**
  * {@code benchmarks/run ramp [start] [step] [step seconds] [--max-rate=N] [--flow-control=on|off|both]
- * [--warm-up=15s] [--payload=..] [--worker-delay=..]}: after a warm-up at the start rate (not judged), the load
- * generator's rate raised step by step on a fresh node (one node per ramp, the steps one after another on it) until a step ends in sustained backpressure or the node falls behind (see
- * {@link RampStep}); the result is the highest clean rate. {@code on} runs the node with its defaults (our flow
- * control on: its write limit rejects commands when the exporter lags); {@code off} adds
+ * [--warm-up=15s] [--max-ramp-time=4m] [--payload=..] [--worker-delay=..]}: after a warm-up at the start rate (not
+ * judged), the load generator's rate raised step by step on a fresh node (one node per ramp, the steps one after
+ * another on it) until a step ends in sustained backpressure or the node falls behind (see {@link RampStep}), the
+ * max rate is reached, or the ramp's time budget would be exceeded by another step (so a bounded run always writes
+ * its report); the result is the highest clean rate. {@code on} runs the node with its defaults (our flow control on:
+ * its write limit rejects commands when the exporter lags); {@code off} adds
  * {@code --flowpipe.flow-control.enabled=false} (only the broker's own request limiter is left). Writes
  * {@code results/ramp.json} and {@code results/ramp.html}.
  */
@@ -30,8 +32,12 @@ final class ThroughputRamp {
 
   /** The ramp's own settings; the load settings of each step come from {@code load} with the step's rate. */
   record Settings(double start, double step, Duration stepLength, double maxRate, List<String> variants,
-      Duration warmUp, LoadSettings load) {
+      Duration warmUp, Duration budget, LoadSettings load) {
     Settings {
+      if (budget.compareTo(stepLength) < 0) {
+        throw new IllegalArgumentException("max-ramp-time must be at least one step (" + stepLength.toSeconds()
+            + " s), was " + budget);
+      }
       if (warmUp.isNegative()) {
         throw new IllegalArgumentException("warm-up must be >= 0, was " + warmUp);
       }
@@ -67,6 +73,7 @@ final class ThroughputRamp {
       double maxRate = 400;
       List<String> variants = List.of("on", "off");
       Duration warmUp = Duration.ofSeconds(15);
+      Duration budget = Duration.ofMinutes(4);
       List<String> loadArgs = new ArrayList<>();
       int positional = 0;
       for (String arg : args) {
@@ -80,6 +87,8 @@ final class ThroughputRamp {
           }
         } else if (arg.startsWith("--max-rate=")) {
           maxRate = number(arg.substring("--max-rate=".length()));
+        } else if (arg.startsWith("--max-ramp-time=")) {
+          budget = LoadSettings.duration("max-ramp-time", arg.substring("--max-ramp-time=".length()));
         } else if (arg.startsWith("--warm-up=")) {
           warmUp = LoadSettings.duration("warm-up", arg.substring("--warm-up=".length()));
         } else if (arg.startsWith("--flow-control=")) {
@@ -91,7 +100,7 @@ final class ThroughputRamp {
       }
       LoadSettings load = LoadSettings.parse(loadArgs).withDuration(Duration.ofMillis(Math.round(seconds * 1000)));
       return new Settings(start, step, Duration.ofMillis(Math.round(seconds * 1000)), maxRate, variants, warmUp,
-          load);
+          budget, load);
     }
 
     private static double number(String text) {
@@ -140,7 +149,13 @@ final class ThroughputRamp {
   static List<RampStep> ramp(ZeebeClient client, Settings settings, LoadModel model, URI http, long started)
       throws InterruptedException {
     List<RampStep> steps = new ArrayList<>();
+    long rampStarted = System.nanoTime();
     for (double rate = settings.start(); rate <= settings.maxRate() + 1e-9; rate += settings.step()) {
+      if (System.nanoTime() - rampStarted + settings.stepLength().toNanos() > settings.budget().toNanos()) {
+        System.out.printf(Locale.ROOT, "time budget of %d s per ramp reached: no step at %.1f PI/s%n",
+            settings.budget().toSeconds(), rate);
+        break;
+      }
       LoadSettings load = settings.load().withRate(rate).withNodeHttp(http);
       System.out.printf(Locale.ROOT, "[%.0f s] step %d: %.1f PI/s for %d s%n", (System.nanoTime() - started) / 1e9,
           steps.size() + 1, rate, settings.stepLength().toSeconds());
@@ -174,6 +189,7 @@ final class ThroughputRamp {
     s.put("stepSeconds", settings.stepLength().toMillis() / 1000.0);
     s.put("maxRatePerSecond", settings.maxRate());
     s.put("warmUpSeconds", settings.warmUp().toMillis() / 1000.0);
+    s.put("maxRampSeconds", settings.budget().toSeconds());
     s.put("load", LoadScenario.describe(settings.load(), model));
     report.put("settings", s);
     Map<String, Object> byVariant = new LinkedHashMap<>();
@@ -185,7 +201,10 @@ final class ThroughputRamp {
       r.put("highestCleanRatePerSecond", RampStep.highestCleanRate(ramp.steps()));
       RampStep last = ramp.steps().getLast();
       r.put("stoppedBecause", last.endsRamp() ? last.verdict() + " at " + last.rate() + " PI/s"
-          : "reached the max rate " + settings.maxRate() + " PI/s");
+          : last.rate() + settings.step() > settings.maxRate() + 1e-9
+              ? "reached the max rate " + settings.maxRate() + " PI/s"
+              : "time budget of " + settings.budget().toSeconds() + " s per ramp reached after " + last.rate()
+                  + " PI/s, before sustained backpressure");
       r.put("peakCompletedPerSecond", LoadResult.round(
           ramp.steps().stream().mapToDouble(RampStep::completedPerSecondLateInStep).max().orElse(0)));
       List<Map<String, Object>> steps = new ArrayList<>();
