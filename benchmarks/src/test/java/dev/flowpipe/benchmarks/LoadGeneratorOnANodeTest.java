@@ -2,7 +2,11 @@ package dev.flowpipe.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.schema.store.SearchStoreConnector;
+import dev.flowpipe.schema.store.StoreConnection;
 import io.camunda.zeebe.client.ZeebeClient;
+import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -69,6 +73,23 @@ class LoadGeneratorOnANodeTest {
     assertThat(result.windows()).anySatisfy(w -> assertThat(w.lagAgeMillis()).isGreaterThanOrEqualTo(0));
     assertThat(result.summary()).containsKeys("createdPerSecond", "completedPerSecond", "rejectedShare",
         "executionLatencyMillis", "exporterLag");
+  }
+
+  @Test
+  void theAvailabilityProbeSeesACompletedInstanceInTheStoreAndThroughTheWebAppApi() throws Exception {
+    client.newDeployResourceCommand().addProcessModel(
+        Bpmn.createExecutableProcess(Availability.PROBE).startEvent().endEvent().done(), "probe.bpmn").send().join();
+    try (SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.storeUrl()))) {
+      AvailabilityProbe probe = new AvailabilityProbe(client, store, "flowpipe", http);
+
+      AvailabilityProbe.Visibility visible = probe.probe();
+      probe.record(visible);
+
+      assertThat(visible.storeMillis()).isBetween(0L, 60_000L);
+      assertThat(visible.apiMillis()).isBetween(0L, 60_000L);
+      assertThat(probe.storeLatency().getTotalCount()).isEqualTo(1);
+      assertThat(probe.apiLatency().getTotalCount()).isEqualTo(1);
+    }
   }
 
   @Test
