@@ -104,12 +104,11 @@ final class LoadGenerator {
         if (due >= end) {
           break;
         }
-        long wait = due - System.nanoTime();
-        if (wait > 0) {
-          LockSupport.parkNanos(wait);
-        }
-        if (Thread.interrupted()) {
-          throw new InterruptedException();
+        for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
+          LockSupport.parkNanos(wait); // may return early: park again until the start is due
+          if (Thread.interrupted()) {
+            throw new InterruptedException();
+          }
         }
         if (!inFlight.tryAcquire()) {
           windows.heldBack.incrementAndGet(windows.index(due));
