@@ -31,10 +31,15 @@ public final class Benchmarks {
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
-          "usage: benchmarks/run overhead|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|search-latency|flow-control [options]");
+          "usage: benchmarks/run overhead|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|search-latency|flow-control|load|ramp [options]\n"
+              + "       benchmarks/run html overhead|availability|exporter-throughput|search-latency  (page from the saved JSON)");
       System.exit(2);
     }
     Path root = Path.of(System.getProperty("flowpipe.project.root", ".")).toAbsolutePath();
+    if (args[0].equals("html")) {
+      htmlFromSavedReport(root, args.length > 1 ? args[1] : "");
+      return;
+    }
     Map<String, Object> report = switch (args[0]) {
       case "overhead" ->
           overhead(root, args.length > 1 ? Integer.parseInt(args[1]) : 30,
@@ -54,6 +59,8 @@ public final class Benchmarks {
       case "search-latency" ->
           searchLatency(root, args.length > 1 ? Integer.parseInt(args[1]) : 100_000,
               args.length > 2 ? Integer.parseInt(args[2]) : 500);
+      case "load" -> LoadScenario.run(root, List.of(args).subList(1, args.length));
+      case "ramp" -> ThroughputRamp.run(root, List.of(args).subList(1, args.length));
       default -> throw new IllegalArgumentException("unknown scenario '" + args[0] + "'");
     };
     report.put("date", LocalDate.now().toString());
@@ -61,8 +68,25 @@ public final class Benchmarks {
     Path out = root.resolve("benchmarks/results/" + args[0] + ".json");
     Files.createDirectories(out.getParent());
     JSON.writeValue(out.toFile(), report);
-    System.out.println(JSON.writeValueAsString(report));
+    if (!List.of("load", "ramp").contains(args[0])) { // their windows make the JSON long; the summary was printed
+      System.out.println(JSON.writeValueAsString(report));
+    }
     System.out.println("report: " + out);
+    if (ReportPages.SCENARIOS.contains(args[0])) {
+      ReportPages.write(args[0], report, root.resolve("benchmarks/results/" + args[0] + ".html"));
+    }
+  }
+
+  /** Draws the HTML page of a JSON-only scenario again from its saved report. */
+  @SuppressWarnings("unchecked")
+  private static void htmlFromSavedReport(Path root, String scenario) throws Exception {
+    if (!ReportPages.SCENARIOS.contains(scenario)) {
+      throw new IllegalArgumentException("html: scenario must be one of " + ReportPages.SCENARIOS + ", was '"
+          + scenario + "'");
+    }
+    Path json = root.resolve("benchmarks/results/" + scenario + ".json");
+    ReportPages.write(scenario, JSON.readValue(json.toFile(), Map.class),
+        root.resolve("benchmarks/results/" + scenario + ".html"));
   }
 
   /**

@@ -1,27 +1,19 @@
 package dev.flowpipe.benchmarks;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.worker.JobWorker;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -34,7 +26,6 @@ final class BulkDelaySweep {
 
   static final List<String> DELAYS = List.of("5s", "1s", "100ms", "20ms");
   static final List<Integer> LOADS = List.of(5, 50);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private BulkDelaySweep() {}
 
@@ -95,63 +86,24 @@ final class BulkDelaySweep {
   /** Sequential probes under a background load; each probe polls the store and the API until both show it. */
   static Result measure(ZeebeClient client, SearchStore store, String prefix, int httpPort, int load, int probes)
       throws Exception {
-    Histogram storeLatency = new Histogram(TimeUnit.MINUTES.toMillis(5), 3);
-    Histogram apiLatency = new Histogram(TimeUnit.MINUTES.toMillis(5), 3);
-    String index = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
-    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    URI search = URI.create("http://127.0.0.1:" + httpPort + "/v2/process-instances/search");
+    AvailabilityProbe probe = new AvailabilityProbe(client, store, prefix, URI.create("http://127.0.0.1:" + httpPort));
     Thread background = Thread.ofPlatform().daemon().start(() -> Availability.backgroundLoad(client, load));
     try (JobWorker worker = client.newWorker().jobType(Saturation.JOB_TYPE)
         .handler((jobs, job) -> jobs.newCompleteCommand(job.getKey()).send())
         .maxJobsActive(256).pollInterval(Duration.ofMillis(10)).streamEnabled(true).open()) {
       Thread.sleep(2_000); // warm up
       for (int i = 0; i < probes; i++) {
-        long key = Availability.createProbe(client);
-        long deadline = System.currentTimeMillis() + 60_000;
-        long storeAt = -1;
-        long apiAt = -1;
-        long endedAt = -1;
-        HttpRequest request = HttpRequest.newBuilder(search).timeout(Duration.ofSeconds(5))
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString("{\"filter\": {\"processInstanceKey\": \"" + key
-                + "\", \"state\": \"COMPLETED\"}}"))
-            .build();
-        while ((storeAt < 0 || apiAt < 0) && System.currentTimeMillis() < deadline) {
-          if (storeAt < 0) {
-            var found = store.findByField(index, "key", key, 1);
-            if (!found.isEmpty() && "COMPLETED".equals(found.getFirst().get("state"))) {
-              storeAt = System.currentTimeMillis();
-              endedAt = Instant.parse((String) found.getFirst().get("endDate")).toEpochMilli();
-            }
-          }
-          if (apiAt < 0) {
-            JsonNode items = JSON.readTree(http.send(request, HttpResponse.BodyHandlers.ofString()).body())
-                .path("items");
-            if (items.size() > 0) {
-              apiAt = System.currentTimeMillis();
-              if (endedAt < 0) {
-                endedAt = Instant.parse(items.get(0).path("endDate").asText()).toEpochMilli();
-              }
-            }
-          }
-          Thread.sleep(10); // the polling itself must not load the store: 10 ms granularity
-        }
-        if (storeAt >= 0) {
-          storeLatency.recordValue(Math.max(0, storeAt - endedAt));
-        }
-        if (apiAt >= 0) {
-          apiLatency.recordValue(Math.max(0, apiAt - endedAt));
-        }
+        probe.record(probe.probe());
         if ((i + 1) % 10 == 0) {
           System.out.printf(Locale.ROOT, "    %d/%d probes, store p50 %d ms, api p50 %d ms%n", i + 1, probes,
-              storeLatency.getValueAtPercentile(50), apiLatency.getValueAtPercentile(50));
+              probe.storeLatency().getValueAtPercentile(50), probe.apiLatency().getValueAtPercentile(50));
         }
         Thread.sleep(20);
       }
     } finally {
       background.interrupt();
     }
-    return new Result(storeLatency, apiLatency);
+    return new Result(probe.storeLatency(), probe.apiLatency());
   }
 
   @SuppressWarnings("unchecked")

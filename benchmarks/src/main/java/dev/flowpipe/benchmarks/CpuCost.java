@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -109,7 +110,7 @@ final class CpuCost {
       long storeAt = storeBefore;
       long completedAt = completedBefore;
       for (int second = 10; second <= seconds; second += 10) {
-        Thread.sleep(Math.max(0, start + second * 1_000_000_000L - System.nanoTime()));
+        TimeUnit.NANOSECONDS.sleep(Math.max(0, start + second * 1_000_000_000L - System.nanoTime()));
         long now = System.nanoTime();
         long nodeNow = cpuNanos(process);
         long storeNow = descendantsCpuNanos(process);
@@ -124,7 +125,7 @@ final class CpuCost {
         storeAt = storeNow;
         completedAt = completedNow;
       }
-      Thread.sleep(Math.max(0, start + seconds * 1_000_000_000L - System.nanoTime()));
+      TimeUnit.NANOSECONDS.sleep(Math.max(0, start + seconds * 1_000_000_000L - System.nanoTime()));
       double elapsed = (System.nanoTime() - start) / 1e9;
       long instances = completed.get() - completedBefore;
       double nodeCpu = (cpuNanos(process) - nodeBefore) / 1e6;

@@ -58,6 +58,11 @@ final class HtmlReport {
 
   /** A line chart of the series over a shared x axis (seconds), with the bands shaded behind. */
   HtmlReport chart(String chartTitle, String yLabel, List<Series> series, List<Band> bands) {
+    return chart(chartTitle, yLabel, "s", series, bands);
+  }
+
+  /** A line chart of the series over a shared x axis in {@code xUnit}, with the bands shaded behind. */
+  HtmlReport chart(String chartTitle, String yLabel, String xUnit, List<Series> series, List<Band> bands) {
     double minX = Double.MAX_VALUE;
     double maxX = -Double.MAX_VALUE;
     double maxY = 0;
@@ -105,8 +110,8 @@ final class HtmlReport {
     }
     for (int i = 0; i <= 6; i++) {
       double x = minX + (maxX - minX) * i / 6;
-      body.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s s"
-          + "</text>%n", px.applyAsDouble(x), HEIGHT - BOTTOM + 16, number(x)));
+      body.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s %s"
+          + "</text>%n", px.applyAsDouble(x), HEIGHT - BOTTOM + 16, number(x), escape(xUnit)));
     }
     body.append(String.format(Locale.ROOT,
         "<text x=\"14\" y=\"%d\" font-size=\"11\" transform=\"rotate(-90 14 %d)\" text-anchor=\"middle\">%s</text>%n",
@@ -125,6 +130,14 @@ final class HtmlReport {
       }
       body.append(String.format(Locale.ROOT,
           "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"%s\"/>%n", c, points));
+      if (s.x().length <= 30) { // few points (steps of a ramp, rounds): mark each, so a single point shows too
+        for (int i = 0; i < s.x().length; i++) {
+          if (!Double.isNaN(s.y()[i])) {
+            body.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>%n",
+                px.applyAsDouble(s.x()[i]), py.applyAsDouble(s.y()[i]), c));
+          }
+        }
+      }
       body.append(String.format(Locale.ROOT,
           "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"3\" fill=\"%s\"/>"
               + "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>%n",

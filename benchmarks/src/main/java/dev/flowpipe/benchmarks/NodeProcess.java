@@ -62,6 +62,11 @@ final class NodeProcess implements AutoCloseable {
     command.addAll(extraArgs);
     Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     NodeProcess node = new NodeProcess(process, http, gateway, log);
+    // a run killed from outside (timeout, Ctrl-C) must not leave the node and its store running
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      process.descendants().forEach(ProcessHandle::destroy);
+      process.destroy();
+    }));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     while (!node.ready()) {
       if (!process.isAlive() || System.nanoTime() > deadline) {

@@ -1,0 +1,58 @@
+package dev.flowpipe.benchmarks;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/**
+ * The exporter's lag as the node publishes it at {@code /actuator/prometheus}: the age of the oldest record not yet
+ * durable in the store ({@code flowpipe_exporter_lag_age_milliseconds}) and how many records that is
+ * ({@code flowpipe_exporter_lag_records}); the largest over partitions.
+ */
+record ExporterLag(long ageMillis, long records) {
+
+  /** Reads the lag from the node's Prometheus text; null when the node publishes neither gauge (no exporter of ours). */
+  static ExporterLag parse(String prometheus) {
+    long age = -1;
+    long records = -1;
+    for (String line : prometheus.split("\n")) {
+      if (line.startsWith("flowpipe_exporter_lag_age_milliseconds")) {
+        age = Math.max(age, value(line));
+      } else if (line.startsWith("flowpipe_exporter_lag_records")) {
+        records = Math.max(records, value(line));
+      }
+    }
+    return age < 0 && records < 0 ? null : new ExporterLag(Math.max(age, 0), Math.max(records, 0));
+  }
+
+  private static long value(String line) {
+    return Math.round(Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)));
+  }
+
+  /** Reads the lag of a node over HTTP, once a second from the load generator's sampler. */
+  static final class Reader {
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final URI prometheus;
+
+    Reader(URI nodeHttp) {
+      this.prometheus = nodeHttp.resolve("/actuator/prometheus");
+    }
+
+    /** The current lag, or null if the node did not answer within a second or publishes no lag. */
+    ExporterLag read() {
+      try {
+        HttpResponse<String> response = http.send(
+            HttpRequest.newBuilder(prometheus).timeout(Duration.ofSeconds(1)).build(),
+            HttpResponse.BodyHandlers.ofString());
+        return response.statusCode() == 200 ? parse(response.body()) : null;
+      } catch (Exception e) {
+        if (e instanceof InterruptedException) {
+          Thread.currentThread().interrupt();
+        }
+        return null;
+      }
+    }
+  }
+}

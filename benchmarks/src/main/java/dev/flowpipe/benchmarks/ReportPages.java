@@ -1,0 +1,173 @@
+package dev.flowpipe.benchmarks;
+
+import dev.flowpipe.benchmarks.HtmlReport.Series;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * HTML pages for the scenarios that build their report as JSON only ({@code overhead}, {@code availability},
+ * {@code exporter-throughput}, {@code search-latency}), drawn from that same report, so a page can also be made again
+ * from a saved {@code results/<scenario>.json} ({@code benchmarks/run html <scenario>}).
+ */
+final class ReportPages {
+
+  static final Set<String> SCENARIOS = Set.of("overhead", "availability", "exporter-throughput", "search-latency");
+
+  private ReportPages() {}
+
+  /** Writes {@code file} for the scenario's report; returns false if the scenario has no page here. */
+  static boolean write(String scenario, Map<String, Object> report, Path file) throws Exception {
+    HtmlReport html = switch (scenario) {
+      case "overhead" -> overhead(report);
+      case "availability" -> availability(report);
+      case "exporter-throughput" -> exporterThroughput(report);
+      case "search-latency" -> searchLatency(report);
+      default -> null;
+    };
+    if (html == null) {
+      return false;
+    }
+    html.write(file);
+    System.out.println("html report: " + file);
+    return true;
+  }
+
+  private static HtmlReport start(String title, Map<String, Object> report) {
+    HtmlReport html = new HtmlReport(title);
+    html.paragraph(report.get("scenario") + ". Date: " + report.get("date") + ". Machine: " + report.get("machine")
+        + ".");
+    return html;
+  }
+
+  @SuppressWarnings("unchecked")
+  static HtmlReport overhead(Map<String, Object> report) {
+    HtmlReport html = start("Exporter overhead: engine throughput", report);
+    Map<String, List<Number>> perRound = (Map<String, List<Number>>) report.get("instancesPerSecond");
+    Map<String, Number> means = (Map<String, Number>) report.get("meanInstancesPerSecond");
+    int rounds = perRound.values().stream().mapToInt(List::size).max().orElse(0);
+    List<String> header = new ArrayList<>(List.of("mode"));
+    for (int i = 1; i <= rounds; i++) {
+      header.add("round " + i);
+    }
+    header.add("mean");
+    List<List<String>> rows = new ArrayList<>();
+    List<Series> series = new ArrayList<>();
+    perRound.forEach((mode, values) -> {
+      List<String> row = new ArrayList<>(List.of(mode));
+      values.forEach(v -> row.add(format(v)));
+      while (row.size() < rounds + 1) {
+        row.add("-");
+      }
+      row.add(format(means.get(mode)));
+      rows.add(row);
+      double[] x = new double[values.size()];
+      for (int i = 0; i < x.length; i++) {
+        x[i] = i + 1;
+      }
+      series.add(new Series(mode, x, values.stream().mapToDouble(Number::doubleValue).toArray()));
+    });
+    html.paragraph("Completed instances per second, " + report.get("measureSeconds")
+        + " s measured after a 10 s warm-up, each mode on a fresh node, rounds alternating.");
+    html.table(header, rows);
+    List<List<String>> ratios = new ArrayList<>();
+    for (String ratio : List.of("oursOverNoop", "oursOverNone", "noopOverNone")) {
+      if (report.containsKey(ratio)) {
+        ratios.add(List.of(ratio, String.format(Locale.ROOT, "%.2f", ((Number) report.get(ratio)).doubleValue())));
+      }
+    }
+    if (!ratios.isEmpty()) {
+      html.table(List.of("ratio of means", "value"), ratios);
+    }
+    if (rounds > 1) {
+      html.chart("Throughput per round", "instances/s", "round", series, List.of());
+    }
+    return html;
+  }
+
+  @SuppressWarnings("unchecked")
+  static HtmlReport availability(Map<String, Object> report) {
+    HtmlReport html = start("Data availability: completed to searchable in the store", report);
+    Map<String, Map<String, Object>> byDelay = (Map<String, Map<String, Object>>) report.get("latencyMillisByBulkDelay");
+    html.paragraph("Probes per bulk delay: " + report.get("probes") + ". Milliseconds.");
+    List<List<String>> rows = new ArrayList<>();
+    List<Double> x = new ArrayList<>();
+    List<Double> p50 = new ArrayList<>();
+    List<Double> p99 = new ArrayList<>();
+    byDelay.forEach((delay, r) -> {
+      Map<String, Object> exporter = (Map<String, Object>) r.getOrDefault("exporterExportLatencyMillis", Map.of());
+      rows.add(List.of(delay, format(r.get("count")), format(r.get("p50")), format(r.get("p90")),
+          format(r.get("p99")), format(r.get("max")), format(exporter.get("p50")), format(exporter.get("p99"))));
+      x.add(BulkDelaySweep.seconds(delay));
+      p50.add(((Number) r.get("p50")).doubleValue());
+      p99.add(((Number) r.get("p99")).doubleValue());
+    });
+    html.table(List.of("bulk delay", "probes", "p50", "p90", "p99", "max", "exporter p50", "exporter p99"), rows);
+    if (x.size() > 1) {
+      List<Integer> order = new ArrayList<>();
+      for (int i = 0; i < x.size(); i++) {
+        order.add(i);
+      }
+      order.sort((a, b) -> Double.compare(x.get(a), x.get(b)));
+      double[] xs = order.stream().mapToDouble(x::get).toArray();
+      html.chart("Latency against the bulk delay", "ms", "s delay", List.of(
+          new Series("p50", xs, order.stream().mapToDouble(p50::get).toArray()),
+          new Series("p99", xs, order.stream().mapToDouble(p99::get).toArray())), List.of());
+    }
+    return html;
+  }
+
+  @SuppressWarnings("unchecked")
+  static HtmlReport exporterThroughput(Map<String, Object> report) {
+    HtmlReport html = start("Exporter throughput", report);
+    List<Map<String, Object>> runs = (List<Map<String, Object>>) report.get("runs");
+    html.paragraph("Instances per run: " + report.get("instancesPerRun") + ".");
+    List<List<String>> rows = new ArrayList<>();
+    double[] x = new double[runs.size()];
+    double[] y = new double[runs.size()];
+    for (int i = 0; i < runs.size(); i++) {
+      Map<String, Object> r = runs.get(i);
+      rows.add(List.of(String.valueOf(i + 1), format(r.get("records")), format(r.get("documents")),
+          format(r.get("seconds")), format(r.get("recordsPerSecond"))));
+      x[i] = i + 1;
+      y[i] = ((Number) r.get("recordsPerSecond")).doubleValue();
+    }
+    html.table(List.of("run", "records", "documents", "seconds", "records/s"), rows);
+    if (runs.size() > 1) {
+      html.chart("Records per second, consecutive runs", "records/s", "run",
+          List.of(new Series("records/s", x, y)), List.of());
+    }
+    return html;
+  }
+
+  @SuppressWarnings("unchecked")
+  static HtmlReport searchLatency(Map<String, Object> report) {
+    HtmlReport html = start("Search latency through the web app's API", report);
+    html.paragraph("Process instances: " + report.get("processInstances") + "; documents: " + report.get("documents")
+        + "; loaded in " + report.get("loadSeconds") + " s; runs per query: " + report.get("runsPerQuery") + ".");
+    List<List<String>> rows = new ArrayList<>();
+    Map<String, Map<String, Object>> byQuery = (Map<String, Map<String, Object>>) report.get("byQuery");
+    byQuery.forEach((query, r) -> rows.add(row(query, r)));
+    rows.add(row("all queries", (Map<String, Object>) report.get("allQueries")));
+    html.table(List.of("request", "count", "p50 ms", "p99 ms", "max ms"), rows);
+    return html;
+  }
+
+  private static List<String> row(String name, Map<String, Object> r) {
+    return List.of(name, format(r.get("count")), format(r.get("p50Ms")), format(r.get("p99Ms")),
+        format(r.get("maxMs")));
+  }
+
+  static String format(Object value) {
+    if (value == null) {
+      return "-";
+    }
+    if (value instanceof Double || value instanceof Float) {
+      return String.format(Locale.ROOT, "%.1f", ((Number) value).doubleValue());
+    }
+    return String.valueOf(value);
+  }
+}
