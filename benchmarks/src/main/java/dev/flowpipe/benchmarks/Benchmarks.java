@@ -95,20 +95,9 @@ public final class Benchmarks {
    */
   static Map<String, Object> overhead(Path root, int seconds, List<String> selected, int warmUpSeconds)
       throws Exception {
-    Map<String, List<String>> known = new LinkedHashMap<>();
-    known.put("ours", List.of());
-    // variants, to find where the cost comes from
-    known.put("ours-refresh-1s", List.of("--flowpipe.exporter.index-refresh-interval=1s"));
-    known.put("ours-io-threads-4", List.of("--flowpipe.broker.io-threads=4"));
-    known.put("ours-bulk-delay-1s", List.of("--flowpipe.exporter.bulk.delay=1s"));
-    known.put("noop", List.of("--flowpipe.exporter.enabled=false",
-        "--flowpipe.broker.additional-exporters.noop.class-name=dev.flowpipe.exporter.NoopExporter"));
-    known.put("none", List.of("--flowpipe.exporter.enabled=false"));
+    Map<String, List<String>> known = exporterModes(selected);
     Map<String, List<String>> modes = new LinkedHashMap<>();
     for (String mode : selected) {
-      if (!known.containsKey(mode)) {
-        throw new IllegalArgumentException("unknown mode '" + mode + "'; known: " + known.keySet());
-      }
       List<String> arguments = new ArrayList<>(known.get(mode));
       arguments.add("--flowpipe.flow-control.enabled=false");
       modes.put(mode, arguments);
@@ -139,6 +128,30 @@ public final class Benchmarks {
       report.put("noopOverNone", means.get("noop") / means.get("none"));
     }
     return report;
+  }
+
+  /**
+   * The node arguments of the exporter modes the throughput and CPU scenarios compare (ours, variants of ours that
+   * show where its cost comes from, a no-op exporter, none), checked against {@code selected}.
+   */
+  static Map<String, List<String>> exporterModes(List<String> selected) {
+    Map<String, List<String>> known = new LinkedHashMap<>();
+    known.put("ours", List.of());
+    known.put("ours-no-bulk-refresh", List.of("--flowpipe.exporter.bulk.refresh=false"));
+    known.put("ours-refresh-1s", List.of("--flowpipe.exporter.index-refresh-interval=1s"));
+    known.put("ours-refresh-1s-no-bulk-refresh",
+        List.of("--flowpipe.exporter.bulk.refresh=false", "--flowpipe.exporter.index-refresh-interval=1s"));
+    known.put("ours-io-threads-4", List.of("--flowpipe.broker.io-threads=4"));
+    known.put("ours-bulk-delay-1s", List.of("--flowpipe.exporter.bulk.delay=1s"));
+    known.put("noop", List.of("--flowpipe.exporter.enabled=false",
+        "--flowpipe.broker.additional-exporters.noop.class-name=dev.flowpipe.exporter.NoopExporter"));
+    known.put("none", List.of("--flowpipe.exporter.enabled=false"));
+    for (String mode : selected) {
+      if (!known.containsKey(mode)) {
+        throw new IllegalArgumentException("unknown mode '" + mode + "'; known: " + known.keySet());
+      }
+    }
+    return known;
   }
 
   /** Completed-to-searchable latency at 50 PI/s for bulk delays of 20 ms, 100 ms and 1 s. */

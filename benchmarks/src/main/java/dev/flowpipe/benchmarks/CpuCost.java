@@ -22,28 +22,9 @@ final class CpuCost {
 
   private CpuCost() {}
 
-  /** The node arguments of each mode; flow control is off in all of them (it would throttle, not cost). */
-  static Map<String, List<String>> knownModes() {
-    Map<String, List<String>> known = new LinkedHashMap<>();
-    known.put("ours", List.of());
-    known.put("ours-no-bulk-refresh", List.of("--flowpipe.exporter.bulk.refresh=false"));
-    known.put("ours-refresh-1s-no-bulk-refresh",
-        List.of("--flowpipe.exporter.bulk.refresh=false", "--flowpipe.exporter.index-refresh-interval=1s"));
-    known.put("ours-bulk-delay-1s", List.of("--flowpipe.exporter.bulk.delay=1s"));
-    known.put("noop", List.of("--flowpipe.exporter.enabled=false",
-        "--flowpipe.broker.additional-exporters.noop.class-name=dev.flowpipe.exporter.NoopExporter"));
-    known.put("none", List.of("--flowpipe.exporter.enabled=false"));
-    return known;
-  }
-
   static Map<String, Object> run(Path root, int rate, int warmUpSeconds, int seconds, List<String> selected,
       int rounds) throws Exception {
-    Map<String, List<String>> known = knownModes();
-    for (String mode : selected) {
-      if (!known.containsKey(mode)) {
-        throw new IllegalArgumentException("unknown mode '" + mode + "'; known: " + known.keySet());
-      }
-    }
+    Map<String, List<String>> known = Benchmarks.exporterModes(selected);
     Map<String, List<Map<String, Object>>> runs = new LinkedHashMap<>();
     for (int round = 1; round <= rounds; round++) {
       for (String mode : selected) {
