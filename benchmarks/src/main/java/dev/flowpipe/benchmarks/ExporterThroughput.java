@@ -38,6 +38,11 @@ final class ExporterThroughput {
   }
 
   static Result run(String storeUrl, String prefix, int instances, int bulkSize) {
+    return run(storeUrl, prefix, instances, bulkSize, true);
+  }
+
+  /** {@code bulkRefresh}: whether each bulk makes its documents searchable before it counts as durable. */
+  static Result run(String storeUrl, String prefix, int instances, int bulkSize, boolean bulkRefresh) {
     ExporterTestController controller = new ExporterTestController();
     ReadModelExporter exporter = new ReadModelExporter();
     Map<String, Object> args = new HashMap<>();
@@ -45,6 +50,7 @@ final class ExporterThroughput {
     args.put(ExporterConfiguration.INDEX_PREFIX, prefix);
     args.put(ExporterConfiguration.BULK_SIZE, bulkSize);
     args.put(ExporterConfiguration.BULK_DELAY, "100ms");
+    args.put(ExporterConfiguration.BULK_REFRESH, bulkRefresh);
     exporter.configure(new ExporterTestContext().setConfiguration(new ExporterTestConfiguration<>("b", args, a -> a)));
     exporter.open(controller);
     long position = 0;

@@ -1,6 +1,7 @@
 package dev.flowpipe.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
@@ -28,6 +29,26 @@ class ScenarioSmokeTest {
     String elements = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(prefix);
     store.refresh(elements);
     assertThat(store.count(elements)).isEqualTo(3 * 200);
+  }
+
+  @Test
+  void withoutBulkRefreshTheSameRunStillWritesEveryDocument(EmbeddedSearchStore node, SearchStore store) {
+    String prefix = SharedOpenSearch.uniquePrefix();
+
+    var result = ExporterThroughput.run(node.url(), prefix, 50, 100, false);
+
+    assertThat(result.records()).isEqualTo(50 * 13);
+    String instances = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
+    store.refresh(instances);
+    assertThat(store.count(instances)).isEqualTo(50);
+  }
+
+  @Test
+  void theBulkRefreshArgumentTakesOnOffOrBothAndNamesABadValue() {
+    assertThat(Benchmarks.bulkRefreshModes("both")).containsExactly(true, false);
+    assertThat(Benchmarks.bulkRefreshModes("off")).containsExactly(false);
+    assertThatThrownBy(() -> Benchmarks.bulkRefreshModes("yes"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'yes'");
   }
 
   @Test
