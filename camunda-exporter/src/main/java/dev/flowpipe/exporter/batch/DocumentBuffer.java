@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The documents changed since the last flush, one per id, in first-seen order: many records about one instance become
@@ -18,6 +19,10 @@ public final class DocumentBuffer {
   private static final long MAX_REMEMBERED_BYTES = 16 * 1024;
 
   private final Map<String, PendingDocument> documents = new LinkedHashMap<>();
+  // for a batch: the keys it was taken with. Not its live documents, which the bulk thread removes as it writes them:
+  // a document the bulk has written but the export thread has not settled yet must still wait for the batch, since the
+  // cache learns the written version only at settle
+  private Set<String> taken = Set.of();
   private final RecentDocuments recent;
   private long lastPosition = -1;
   private long recordsSinceAck;
@@ -49,7 +54,7 @@ public final class DocumentBuffer {
       String key = key(change.index(), change.id());
       PendingDocument document = documents.get(key);
       if (document == null) {
-        boolean afterInFlight = inFlight != null && inFlight.documents.containsKey(key);
+        boolean afterInFlight = inFlight != null && inFlight.taken.contains(key);
         document = new PendingDocument(change.index(), change.id(), afterInFlight);
         documents.put(key, document);
         var known = change.creates() || afterInFlight ? null : recent.get(key);
@@ -128,6 +133,7 @@ public final class DocumentBuffer {
   public DocumentBuffer takeBatch() {
     DocumentBuffer batch = new DocumentBuffer(RecentDocuments.log());
     batch.documents.putAll(documents);
+    batch.taken = Set.copyOf(documents.keySet());
     batch.lastPosition = lastPosition;
     batch.recordsSinceAck = recordsSinceAck;
     batch.oldestNanos = oldestNanos;

@@ -93,6 +93,26 @@ class DocumentBufferTest {
     }
 
     @Test
+    void aDocumentChangedAfterItsBulkWroteItButBeforeTheBatchIsSettledStillWaitsForTheBatch() {
+      // the bulk thread is done with the document (the store has it) but the export thread has not settled the batch:
+      // the cache still holds the version before the batch, so starting from it would undo what the batch wrote
+      recent.put("i/1", Map.of("state", "ACTIVE", "incidentKey", 9), 1);
+      buffer.add(List.of(update(2, "incidentKey", null)), 2, 0, 0);
+      DocumentBuffer batch = buffer.takeBatch();
+      batch.done(batch.documents().iterator().next(), true);
+
+      buffer.add(List.of(update(3, "state", "COMPLETED")), 3, 0, 0, batch);
+      buffer.settle(batch);
+
+      PendingDocument next = buffer.documents().iterator().next();
+      Map<String, Object> expected = new java.util.HashMap<>();
+      expected.put("state", "COMPLETED");
+      expected.put("incidentKey", null);
+      assertThat(next.state()).isEqualTo(expected);
+      assertThat(next.position()).isEqualTo(3);
+    }
+
+    @Test
     void aBatchThatFailedComesBackFoldedWithTheLaterChangesOfItsDocuments() {
       buffer.add(List.of(create(1, "ACTIVE")), 1, 0, 0);
       buffer.add(List.of(update(2, "a", "x")), 2, 0, 0);
