@@ -3,6 +3,7 @@ package dev.flowpipe.benchmarks;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
@@ -31,7 +32,7 @@ public final class Benchmarks {
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
-          "usage: benchmarks/run overhead|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|search-latency|flow-control|load|ramp [options]\n"
+          "usage: benchmarks/run overhead|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|refresh-layout|search-latency|flow-control|load|ramp [options]\n"
               + "       benchmarks/run html overhead|availability|exporter-throughput|search-latency  (page from the saved JSON)");
       System.exit(2);
     }
@@ -60,6 +61,9 @@ public final class Benchmarks {
       case "search-latency" ->
           searchLatency(root, args.length > 1 ? Integer.parseInt(args[1]) : 100_000,
               args.length > 2 ? Integer.parseInt(args[2]) : 500);
+      case "refresh-layout" -> refreshLayout(root, args.length > 1 ? Integer.parseInt(args[1]) : 5,
+          args.length > 2 ? Double.parseDouble(args[2]) : 10, args.length > 3 ? Integer.parseInt(args[3]) : 30,
+          args.length > 4 ? Integer.parseInt(args[4]) : 3);
       case "load" -> LoadScenario.run(root, List.of(args).subList(1, args.length));
       case "ramp" -> ThroughputRamp.run(root, List.of(args).subList(1, args.length));
       default -> throw new IllegalArgumentException("unknown scenario '" + args[0] + "'");
@@ -201,10 +205,10 @@ public final class Benchmarks {
           + "thread, sequential requests, answer parsed) over the embedded OpenSearch (1 GB heap) on the same machine");
       report.put("processInstances", instances);
       report.put("documents", Map.of(
-          "processInstances", store.count("bench-process-instance-v1"),
-          "elementInstances", store.count("bench-flow-node-instance-v1"),
-          "variables", store.count("bench-variable-v1"),
-          "incidents", store.count("bench-incident-v1")));
+          "processInstances", store.count(ReadModelIndex.PROCESS_INSTANCE.indexName("bench")),
+          "elementInstances", store.count(ReadModelIndex.FLOW_NODE_INSTANCE.indexName("bench")),
+          "variables", store.count(ReadModelIndex.VARIABLE.indexName("bench")),
+          "incidents", store.count(ReadModelIndex.INCIDENT.indexName("bench"))));
       report.put("loadSeconds", Math.round(loadSeconds * 10) / 10.0);
       report.put("runsPerQuery", runs);
       report.putAll(SearchLatency.measure(node.url(), instances, runs));
@@ -251,6 +255,75 @@ public final class Benchmarks {
       report.put("runs", runs);
       return report;
     }
+  }
+
+  /**
+   * The store's CPU and bulk time with one index per entity against the shared read-model index, every bulk asked to
+   * refresh: a 20 s warm-up of each layout, then {@code rounds} rounds running each layout for {@code phaseSeconds}.
+   */
+  static Map<String, Object> refreshLayout(Path root, int instancesPerBulk, double bulksPerSecond, int phaseSeconds,
+      int rounds) throws Exception {
+    if (instancesPerBulk < 1 || bulksPerSecond <= 0 || phaseSeconds < 1 || rounds < 1) {
+      throw new IllegalArgumentException("refresh-layout: instances per bulk, bulks/s, phase seconds and rounds must "
+          + "be positive, were " + instancesPerBulk + ", " + bulksPerSecond + ", " + phaseSeconds + ", " + rounds);
+    }
+    try (EmbeddedSearchStore node =
+            EmbeddedSearchStore.start(Files.createTempDirectory("bench-store"), embeddedStore(root));
+        SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.url()))) {
+      ProcessHandle process = ProcessHandle.of(node.pid()).orElseThrow();
+      java.util.function.LongSupplier cpu = () -> process.info().totalCpuDuration().map(Duration::toNanos)
+          .orElseThrow(() -> new IllegalStateException("no CPU time readable for the store, pid " + node.pid()));
+      Map<RefreshLayout.Layout, Map<ReadModelIndex, String>> names = new LinkedHashMap<>();
+      for (RefreshLayout.Layout layout : RefreshLayout.Layout.values()) {
+        names.put(layout, RefreshLayout.prepare(store, "layout-" + layout.name().toLowerCase().replace('_', '-'),
+            layout, "100ms"));
+      }
+      long[] keys = {0};
+      long[] position = {0};
+      for (RefreshLayout.Layout layout : RefreshLayout.Layout.values()) {
+        System.out.println("warm-up: " + layout + " for 20 s");
+        RefreshLayout.phase(store, names.get(layout), layout, 0, instancesPerBulk, bulksPerSecond,
+            Duration.ofSeconds(20), cpu, keys, position);
+      }
+      List<RefreshLayout.Phase> phases = new ArrayList<>();
+      for (int round = 1; round <= rounds; round++) {
+        for (RefreshLayout.Layout layout : RefreshLayout.Layout.values()) {
+          var phase = RefreshLayout.phase(store, names.get(layout), layout, round, instancesPerBulk, bulksPerSecond,
+              Duration.ofSeconds(phaseSeconds), cpu, keys, position);
+          System.out.printf("round %d, %-10s: %d bulks, %d documents, store %.3f cores, bulk mean %.1f ms, p99 %.1f"
+                  + " ms%n", round, layout, phase.bulks(), phase.documents(), phase.storeCores(),
+              phase.meanBulkMillis(), phase.p99BulkMillis());
+          phases.add(phase);
+        }
+      }
+      Map<String, Object> means = new LinkedHashMap<>();
+      for (RefreshLayout.Layout layout : RefreshLayout.Layout.values()) {
+        var mine = phases.stream().filter(p -> p.layout() == layout).toList();
+        means.put(layout.name(), Map.of(
+            "storeCores", round3(mine.stream().mapToDouble(RefreshLayout.Phase::storeCores).average().orElseThrow()),
+            "meanBulkMillis", round3(mine.stream().mapToDouble(RefreshLayout.Phase::meanBulkMillis).average()
+                .orElseThrow())));
+      }
+      @SuppressWarnings("unchecked")
+      double shared = (double) ((Map<String, Object>) means.get("SHARED")).get("storeCores");
+      @SuppressWarnings("unchecked")
+      double perEntity = (double) ((Map<String, Object>) means.get("PER_ENTITY")).get("storeCores");
+      System.out.printf("store CPU, shared / per entity: %.2f%n", shared / perEntity);
+      Map<String, Object> report = new LinkedHashMap<>();
+      report.put("scenario", "index layout under bulk refresh: bulks of " + instancesPerBulk + " one-task instances ("
+          + "7 documents each) at " + bulksPerSecond + " bulks/s, refresh=true on each, into one index per entity "
+          + "(PER_ENTITY) or the shared read-model index (SHARED), alternating in one embedded OpenSearch (1 GB heap, "
+          + "index refresh interval 100ms)");
+      report.put("phaseSeconds", phaseSeconds);
+      report.put("phases", phases);
+      report.put("means", means);
+      report.put("storeCpuSharedOverPerEntity", round3(shared / perEntity));
+      return report;
+    }
+  }
+
+  private static double round3(double value) {
+    return Math.round(value * 1000) / 1000.0;
   }
 
   /** The p50 and p99 of the exporter's export-latency timer, from the node's Prometheus text. */

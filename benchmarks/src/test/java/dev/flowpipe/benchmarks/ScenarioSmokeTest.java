@@ -75,4 +75,25 @@ class ScenarioSmokeTest {
 
     assertThat(Benchmarks.exporterLatency(text)).containsEntry("p50", 180L).containsEntry("p99", 432L);
   }
+
+  @Test
+  void bothIndexLayoutsTakeTheSameBulksAndKeepEveryDocument(EmbeddedSearchStore node, SearchStore store) {
+    String prefix = SharedOpenSearch.uniquePrefix();
+    long[] keys = {0};
+    long[] position = {0};
+    java.util.function.LongSupplier cpu = () -> 0L;
+    for (RefreshLayout.Layout layout : RefreshLayout.Layout.values()) {
+      var names = RefreshLayout.prepare(store, prefix + "-" + layout.ordinal(), layout, "1s");
+
+      var phase = RefreshLayout.phase(store, names, layout, 1, 2, 50, java.time.Duration.ofMillis(300), cpu, keys,
+          position);
+
+      assertThat(phase.bulks()).isPositive();
+      assertThat(phase.documents()).isEqualTo(phase.bulks() * 2 * 7);
+      var instances = names.get(dev.flowpipe.schema.index.ReadModelIndex.PROCESS_INSTANCE);
+      assertThat(store.count(instances)).as(layout + ": searchable on return").isEqualTo(phase.bulks() * 2);
+      var variables = names.get(dev.flowpipe.schema.index.ReadModelIndex.VARIABLE);
+      assertThat(store.count(variables)).isEqualTo(phase.bulks() * 2 * 2);
+    }
+  }
 }

@@ -16,6 +16,7 @@ import co.elastic.clients.transport.rest5_client.low_level.Request;
 import co.elastic.clients.transport.rest5_client.low_level.ResponseException;
 import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchJson;
 import dev.flowpipe.schema.query.SearchQuery;
@@ -152,10 +153,10 @@ public final class ElasticsearchStore implements SearchStore {
                   op.index(
                       i ->
                           i.index(write.index())
-                              .id(write.id())
+                              .id(ReadModelIndex.storedId(write.index(), write.id()))
                               .version(write.position())
                               .versionType(VersionType.External)
-                              .document(document))));
+                              .document(ReadModelIndex.storedSource(write.index(), document)))));
     }
     BulkResponse response;
     try {
@@ -188,15 +189,21 @@ public final class ElasticsearchStore implements SearchStore {
     return call(
         "get " + ids.size() + " from " + index,
         () -> {
-          var response = client.mget(m -> m.index(index).ids(ids), Map.class);
+          var response = client.mget(m -> m.index(index).ids(storedIds(index, ids)), Map.class);
           Map<String, Map<String, Object>> found = new LinkedHashMap<>();
           for (var doc : response.docs()) {
             if (doc.isResult() && doc.result().found()) {
-              found.put(doc.result().id(), (Map<String, Object>) doc.result().source());
+              found.put(
+                  ReadModelIndex.callerId(index, doc.result().id()),
+                  ReadModelIndex.callerSource(index, (Map<String, Object>) doc.result().source()));
             }
           }
           return found;
         });
+  }
+
+  private static List<String> storedIds(String index, List<String> ids) {
+    return ids.stream().map(id -> ReadModelIndex.storedId(index, id)).toList();
   }
 
   @Override
@@ -215,8 +222,8 @@ public final class ElasticsearchStore implements SearchStore {
     return call(
         "get " + index + "/" + id,
         () -> {
-          var response = client.get(g -> g.index(index).id(id), Map.class);
-          return response.found() ? Optional.of((Map<String, Object>) response.source()) : Optional.empty();
+          var response = client.get(g -> g.index(index).id(ReadModelIndex.storedId(index, id)), Map.class);
+          return response.found() ? Optional.of(ReadModelIndex.callerSource(index, (Map<String, Object>) response.source())) : Optional.empty();
         });
   }
 
@@ -237,7 +244,7 @@ public final class ElasticsearchStore implements SearchStore {
           var response =
               client.search(s -> s.index(index).size(size).query(q -> q.term(t -> t.field(field).value(term))), Map.class);
           List<Map<String, Object>> documents = new ArrayList<>();
-          response.hits().hits().forEach(hit -> documents.add((Map<String, Object>) hit.source()));
+          response.hits().hits().forEach(hit -> documents.add(ReadModelIndex.callerSource(index, (Map<String, Object>) hit.source())));
           return documents;
         });
   }
@@ -277,7 +284,7 @@ public final class ElasticsearchStore implements SearchStore {
                       .sort(o -> o.field(f -> f.field("key").order(SortOrder.Asc))),
                   Map.class);
           List<Map<String, Object>> documents = new ArrayList<>();
-          response.hits().hits().forEach(hit -> documents.add((Map<String, Object>) hit.source()));
+          response.hits().hits().forEach(hit -> documents.add(ReadModelIndex.callerSource(index, (Map<String, Object>) hit.source())));
           return documents;
         });
   }

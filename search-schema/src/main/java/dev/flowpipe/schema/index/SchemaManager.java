@@ -3,13 +3,14 @@ package dev.flowpipe.schema.index;
 import dev.flowpipe.schema.store.SearchStore;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Creates the read model's indices at start-up if they are missing, and refuses to start on an existing index whose
- * schema version is not the one this build writes.
+ * Creates the read model's indices at start-up if they are missing (see {@link ReadModelIndex} for the layout), and
+ * refuses to start on an existing index whose schema version is not the one this build writes.
  */
 public final class SchemaManager {
 
@@ -43,17 +44,39 @@ public final class SchemaManager {
     return prefix;
   }
 
-  /** Creates what is missing and checks what exists. */
+  /**
+   * Creates what is missing and checks what exists: the shared read-model index with one alias per entity, and the
+   * dead-letter index. An existing index or alias of another schema version is refused, named.
+   */
   public void ensureSchema() {
+    // an entity name that already exists (as an alias, or as a stray index) must carry this build's schema version
     for (ReadModelIndex index : ReadModelIndex.values()) {
       String name = index.indexName(prefix);
       if (store.indexExists(name)) {
         checkVersion(name);
-      } else if (store.createIndex(name, index.body(refreshInterval))) {
-        LOG.info("created index {}", name);
-      } else {
-        checkVersion(name); // created concurrently by another partition's exporter
       }
+    }
+    String shared = ReadModelIndex.sharedIndexName(prefix);
+    ensureIndex(shared, () -> ReadModelIndex.sharedIndexBody(prefix, refreshInterval));
+    String deadLetter = ReadModelIndex.DEAD_LETTER.indexName(prefix);
+    ensureIndex(deadLetter, () -> ReadModelIndex.DEAD_LETTER.body(refreshInterval));
+    for (ReadModelIndex index : ReadModelIndex.values()) {
+      String name = index.indexName(prefix);
+      if (!store.indexExists(name)) {
+        throw new IllegalStateException(
+            "index " + shared + " exists but the alias " + name + " is missing; delete the index or use another"
+                + " index prefix");
+      }
+    }
+  }
+
+  private void ensureIndex(String name, Supplier<String> body) {
+    if (store.indexExists(name)) {
+      checkVersion(name);
+    } else if (store.createIndex(name, body.get())) {
+      LOG.info("created index {}", name);
+    } else {
+      checkVersion(name); // created concurrently by another partition's exporter
     }
   }
 

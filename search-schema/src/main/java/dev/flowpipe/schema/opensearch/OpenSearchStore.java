@@ -1,6 +1,7 @@
 package dev.flowpipe.schema.opensearch;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchJson;
 import dev.flowpipe.schema.query.SearchQuery;
@@ -158,10 +159,10 @@ public final class OpenSearchStore implements SearchStore {
                   op.index(
                       i ->
                           i.index(write.index())
-                              .id(write.id())
+                              .id(ReadModelIndex.storedId(write.index(), write.id()))
                               .version(write.position())
                               .versionType(VersionType.External)
-                              .document(withPosition(write.document(), write.position())))));
+                              .document(ReadModelIndex.storedSource(write.index(), withPosition(write.document(), write.position()))))));
     }
     BulkResponse response;
     try {
@@ -203,15 +204,21 @@ public final class OpenSearchStore implements SearchStore {
     return call(
         "get " + ids.size() + " from " + index,
         () -> {
-          var response = client.mget(m -> m.index(index).ids(ids), Map.class);
+          var response = client.mget(m -> m.index(index).ids(storedIds(index, ids)), Map.class);
           Map<String, Map<String, Object>> found = new LinkedHashMap<>();
           for (var doc : response.docs()) {
             if (doc.isResult() && doc.result().found()) {
-              found.put(doc.result().id(), (Map<String, Object>) doc.result().source());
+              found.put(
+                  ReadModelIndex.callerId(index, doc.result().id()),
+                  ReadModelIndex.callerSource(index, (Map<String, Object>) doc.result().source()));
             }
           }
           return found;
         });
+  }
+
+  private static List<String> storedIds(String index, List<String> ids) {
+    return ids.stream().map(id -> ReadModelIndex.storedId(index, id)).toList();
   }
 
   @Override
@@ -230,8 +237,8 @@ public final class OpenSearchStore implements SearchStore {
     return call(
         "get " + index + "/" + id,
         () -> {
-          var response = client.get(g -> g.index(index).id(id), Map.class);
-          return response.found() ? Optional.of((Map<String, Object>) response.source()) : Optional.empty();
+          var response = client.get(g -> g.index(index).id(ReadModelIndex.storedId(index, id)), Map.class);
+          return response.found() ? Optional.of(ReadModelIndex.callerSource(index, (Map<String, Object>) response.source())) : Optional.empty();
         });
   }
 
@@ -246,7 +253,7 @@ public final class OpenSearchStore implements SearchStore {
                   s -> s.index(index).size(size).query(q -> q.term(t -> t.field(field).value(fieldValue(value)))),
                   Map.class);
           List<Map<String, Object>> documents = new ArrayList<>();
-          response.hits().hits().forEach(hit -> documents.add((Map<String, Object>) hit.source()));
+          response.hits().hits().forEach(hit -> documents.add(ReadModelIndex.callerSource(index, (Map<String, Object>) hit.source())));
           return documents;
         });
   }
@@ -273,7 +280,7 @@ public final class OpenSearchStore implements SearchStore {
                       .sort(o -> o.field(f -> f.field("key").order(org.opensearch.client.opensearch._types.SortOrder.Asc))),
                   Map.class);
           List<Map<String, Object>> documents = new ArrayList<>();
-          response.hits().hits().forEach(hit -> documents.add((Map<String, Object>) hit.source()));
+          response.hits().hits().forEach(hit -> documents.add(ReadModelIndex.callerSource(index, (Map<String, Object>) hit.source())));
           return documents;
         });
   }

@@ -1,5 +1,6 @@
 package dev.flowpipe.schema.query;
 
+import dev.flowpipe.schema.index.ReadModelIndex;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -142,11 +143,14 @@ public final class SearchJson {
         for (JsonNode value : hit.path("sort")) {
           sortValues.add(JSON.treeToValue(value, Object.class));
         }
+        String index = hit.path("_index").asText();
+        @SuppressWarnings("unchecked")
+        Map<String, Object> source = JSON.convertValue(hit.path("_source"), Map.class);
         found.add(
             new SearchHits.Hit(
-                hit.path("_index").asText(),
-                hit.path("_id").asText(),
-                JSON.convertValue(hit.path("_source"), Map.class),
+                ReadModelIndex.callerIndex(index, source),
+                ReadModelIndex.callerId(index, hit.path("_id").asText()),
+                ReadModelIndex.callerSource(index, source),
                 sortValues));
       }
       return new SearchHits(total, found);

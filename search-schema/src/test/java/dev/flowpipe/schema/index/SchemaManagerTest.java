@@ -3,6 +3,8 @@ package dev.flowpipe.schema.index;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.store.SearchStore;
 import org.junit.jupiter.api.Test;
@@ -26,7 +28,7 @@ class SchemaManagerTest {
 
     for (ReadModelIndex index : ReadModelIndex.values()) {
       assertThat(store.indexExists(index.indexName(prefix))).as(index.indexName(prefix)).isTrue();
-      assertThat(store.mappingMeta(index.indexName(prefix))).containsEntry("schemaVersion", 1);
+      assertThat(store.mappingMeta(index.indexName(prefix))).containsEntry("schemaVersion", ReadModelIndex.SCHEMA_VERSION);
     }
   }
 
@@ -40,6 +42,64 @@ class SchemaManagerTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining(clash)
         .hasMessageContaining("schemaVersion 0");
+  }
+
+  @Test
+  void putsEveryEntityButTheDeadLettersInOneIndexUnderItsOwnName() {
+    String prefix = SharedOpenSearch.uniquePrefix();
+
+    new SchemaManager(store, prefix, "1s").ensureSchema();
+
+    assertThat(store.indexExists(ReadModelIndex.sharedIndexName(prefix))).isTrue();
+    for (ReadModelIndex index : ReadModelIndex.values()) {
+      assertThat(index.physicalIndexName(prefix))
+          .isEqualTo(index.shared() ? ReadModelIndex.sharedIndexName(prefix) : index.indexName(prefix));
+    }
+  }
+
+  @Test
+  void theSharedMappingIsTheUnionOfTheEntitiesFieldsAndTheirNamesAreFilteredAliases() throws Exception {
+    JsonNode body = new ObjectMapper().readTree(ReadModelIndex.sharedIndexBody("p", "1s"));
+
+    JsonNode properties = body.path("mappings").path("properties");
+    assertThat(properties.has("kind")).isTrue();
+    assertThat(properties.has("bpmnXml")).as("process definition").isTrue();
+    assertThat(properties.has("incidentKeys")).as("process instance").isTrue();
+    assertThat(properties.has("fullValue")).as("variable").isTrue();
+    assertThat(properties.has("worker")).as("job").isTrue();
+    assertThat(properties.has("errorType")).as("incident").isTrue();
+    assertThat(body.path("aliases").path("p-variable-v" + ReadModelIndex.SCHEMA_VERSION).path("filter").toString())
+        .isEqualTo("{\"term\":{\"kind\":\"variable\"}}");
+    assertThat(body.path("aliases").has(ReadModelIndex.DEAD_LETTER.indexName("p"))).isFalse();
+    assertThat(body.path("settings").path("index").path("refresh_interval").asText()).isEqualTo("1s");
+  }
+
+  @Test
+  void refusesASharedIndexWhoseEntityAliasesAreMissingNamingTheAlias() {
+    String prefix = SharedOpenSearch.uniquePrefix();
+    String shared = ReadModelIndex.sharedIndexName(prefix);
+    store.createIndex(
+        shared, "{\"mappings\": {\"_meta\": {\"schemaVersion\": " + ReadModelIndex.SCHEMA_VERSION + "}}}");
+
+    assertThatThrownBy(() -> new SchemaManager(store, prefix, "1s").ensureSchema())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining(ReadModelIndex.PROCESS_DEFINITION.indexName(prefix))
+        .hasMessageContaining("missing");
+  }
+
+  @Test
+  void tellsTheEntityOfAnIndexName() {
+    assertThat(ReadModelIndex.sharedEntityOf(ReadModelIndex.VARIABLE.indexName("a-b")))
+        .hasValue(ReadModelIndex.VARIABLE);
+    assertThat(ReadModelIndex.sharedEntityOf(ReadModelIndex.FLOW_NODE_INSTANCE.indexName("x")))
+        .hasValue(ReadModelIndex.FLOW_NODE_INSTANCE);
+    assertThat(ReadModelIndex.sharedEntityOf(ReadModelIndex.DEAD_LETTER.indexName("x"))).isEmpty();
+    assertThat(ReadModelIndex.sharedEntityOf("x-variable-v1")).as("another schema version").isEmpty();
+    assertThat(ReadModelIndex.sharedEntityOf("variable-v" + ReadModelIndex.SCHEMA_VERSION)).isEmpty();
+    assertThat(ReadModelIndex.storedId("orders", "1")).isEqualTo("1");
+    assertThat(ReadModelIndex.storedId(ReadModelIndex.JOB.indexName("x"), "1")).isEqualTo("job:1");
+    assertThat(ReadModelIndex.callerId(ReadModelIndex.sharedIndexName("x"), "job:1")).isEqualTo("1");
+    assertThat(ReadModelIndex.callerId("orders", "job:1")).as("not a read-model index").isEqualTo("job:1");
   }
 
   @Test

@@ -140,8 +140,45 @@ public abstract class SearchStoreContractTest {
     new SchemaManager(store, prefix, "1s").ensureSchema();
 
     for (ReadModelIndex readModelIndex : ReadModelIndex.values()) {
-      assertThat(store.mappingMeta(readModelIndex.indexName(prefix))).containsEntry("schemaVersion", 1);
+      assertThat(store.mappingMeta(readModelIndex.indexName(prefix))).containsEntry("schemaVersion", ReadModelIndex.SCHEMA_VERSION);
     }
+  }
+
+  @Test
+  void readModelEntitiesShareOneIndexYetKeepTheirOwnIdsDocumentsAndSearches() {
+    String prefix = SharedOpenSearch.uniquePrefix();
+    new SchemaManager(store, prefix, "1s").ensureSchema();
+    String instances = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
+    String elements = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(prefix);
+
+    // the same id in two entities: two documents, neither overwrites the other
+    store.bulk(
+        List.of(
+            new DocumentWrite(instances, "7", 10, Map.of("key", 7, "state", "ACTIVE")),
+            new DocumentWrite(elements, "7", 11, Map.of("key", 7, "elementId", "task"))),
+        true);
+
+    assertThat(store.get(instances, "7")).hasValue(Map.of("key", 7, "state", "ACTIVE", "position", 10));
+    assertThat(store.get(elements, "7")).hasValue(Map.of("key", 7, "elementId", "task", "position", 11));
+    assertThat(store.getAll(elements, List.of("7", "8"))).containsOnlyKeys("7");
+    assertThat(store.count(instances)).isEqualTo(1);
+    assertThat(store.count(ReadModelIndex.sharedIndexName(prefix))).isEqualTo(2);
+    assertThat(store.all(elements, 10)).containsExactly(Map.of("key", 7, "elementId", "task", "position", 11));
+    assertThat(store.findByField(instances, "key", 7L, 10))
+        .containsExactly(Map.of("key", 7, "state", "ACTIVE", "position", 10));
+
+    SearchHits hits = store.search(new SearchQuery(List.of(elements), List.of(), List.of(), 0, 10, null, null));
+    assertThat(hits.total()).isEqualTo(1);
+    assertThat(hits.hits().getFirst().index()).isEqualTo(elements);
+    assertThat(hits.hits().getFirst().id()).isEqualTo("7");
+    assertThat(hits.hits().getFirst().source()).doesNotContainKey(ReadModelIndex.KIND_FIELD);
+
+    // a replayed older write of one entity is refused by its own version, not by the other entity's
+    BulkOutcome replay =
+        store.bulk(List.of(new DocumentWrite(instances, "7", 9, Map.of("key", 7, "state", "OLD"))), true);
+    assertThat(replay.written()).isEmpty();
+    assertThat(replay.superseded()).hasSize(1);
+    assertThat(store.get(instances, "7")).hasValue(Map.of("key", 7, "state", "ACTIVE", "position", 10));
   }
 
   // --- search: the query capability the web app builds on ---

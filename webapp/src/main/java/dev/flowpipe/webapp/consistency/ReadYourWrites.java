@@ -85,7 +85,14 @@ public final class ReadYourWrites {
   }
 
   private static void refresh(ReadModel model, SearchStore store) {
-    for (String index : readModelIndices(model)) {
+    // the entities share one physical index: refresh it once, not once per entity name
+    List<String> physical =
+        Arrays.stream(ReadModelIndex.values())
+            .filter(index -> index != ReadModelIndex.DEAD_LETTER)
+            .map(index -> index.physicalIndexName(model.indexPrefix()))
+            .distinct()
+            .toList();
+    for (String index : physical) {
       try {
         store.refresh(index);
       } catch (IllegalStateException e) {
