@@ -52,14 +52,17 @@ final class Availability {
     return latencies;
   }
 
-  /** Starts a probe instance and waits for its result; retries when the broker applies backpressure. */
+  /**
+   * Starts a probe instance and waits for its result; retries when the broker applies backpressure, for up to about
+   * 10 s (a fresh node's flow control can reject for a second or more while its first bulks warm the store up).
+   */
   static long createProbe(ZeebeClient client) throws InterruptedException {
     for (int attempt = 1; ; attempt++) {
       try {
         return client.newCreateInstanceCommand().bpmnProcessId(PROBE).latestVersion().withResult().send().join()
             .getProcessInstanceKey();
       } catch (ClientStatusException e) {
-        if (e.getStatusCode() != Status.Code.RESOURCE_EXHAUSTED || attempt >= 50) {
+        if (e.getStatusCode() != Status.Code.RESOURCE_EXHAUSTED || attempt >= 500) {
           throw e;
         }
         Thread.sleep(20);
