@@ -53,7 +53,8 @@ public final class Benchmarks {
       case "bulk-delay-sweep" -> BulkDelaySweep.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 20);
       case "baseline" -> Baseline.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 20,
           args.length > 2 ? Integer.parseInt(args[2]) : 60);
-      case "availability" -> availability(root, args.length > 1 ? Integer.parseInt(args[1]) : 200);
+      case "availability" -> availability(root, args.length > 1 ? Integer.parseInt(args[1]) : 200,
+          availabilityDelays(args.length > 2 ? args[2] : "20ms,100ms,1s"));
       case "exporter-throughput" -> exporterThroughput(root, args.length > 1 ? Integer.parseInt(args[1]) : 20_000,
           bulkRefreshModes(args.length > 2 ? args[2] : "both"));
       case "flow-control" -> FlowControlScenario.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 40,
@@ -160,9 +161,23 @@ public final class Benchmarks {
   }
 
   /** Completed-to-searchable latency at 50 PI/s for bulk delays of 20 ms, 100 ms and 1 s. */
-  static Map<String, Object> availability(Path root, int probes) throws Exception {
+  /** The bulk delays an availability run measures, comma-separated, each checked ("100ms", "1s", "PT0.25S"). */
+  static List<String> availabilityDelays(String value) {
+    List<String> delays = List.of(value.split(","));
+    for (String delay : delays) {
+      try {
+        org.springframework.boot.convert.DurationStyle.detectAndParse(delay);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("availability: bulk delay '" + delay + "' is not a duration like 100ms, 1s"
+            + " or PT0.25S", e);
+      }
+    }
+    return delays;
+  }
+
+  static Map<String, Object> availability(Path root, int probes, List<String> delays) throws Exception {
     Map<String, Object> byDelay = new LinkedHashMap<>();
-    for (String delay : List.of("20ms", "100ms", "1s")) {
+    for (String delay : delays) {
       System.out.printf("bulk delay %s: starting node%n", delay);
       Path work = Files.createTempDirectory("bench-availability");
       try (NodeProcess node = NodeProcess.start(root, work, List.of("--flowpipe.exporter.bulk.delay=" + delay));

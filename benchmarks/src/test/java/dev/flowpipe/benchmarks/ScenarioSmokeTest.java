@@ -52,6 +52,14 @@ class ScenarioSmokeTest {
   }
 
   @Test
+  void theAvailabilityDelaysArgumentTakesDurationsAndNamesABadOne() {
+    assertThat(Benchmarks.availabilityDelays("100ms")).containsExactly("100ms");
+    assertThat(Benchmarks.availabilityDelays("20ms,PT0.25S,1s")).containsExactly("20ms", "PT0.25S", "1s");
+    assertThatThrownBy(() -> Benchmarks.availabilityDelays("100ms,soon"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'soon'");
+  }
+
+  @Test
   void percentilesComeFromTheHistogram() {
     Histogram histogram = new Histogram(60_000, 3);
     for (int i = 1; i <= 100; i++) {
