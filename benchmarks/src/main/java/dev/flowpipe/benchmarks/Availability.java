@@ -22,15 +22,19 @@ final class Availability {
 
   private Availability() {}
 
-  static Histogram run(ZeebeClient client, SearchStore store, String indexPrefix, int backgroundRate, int probes)
-      throws InterruptedException {
+  /**
+   * @param warmUp how long the background load runs before the first probe (at least 2 s): a fresh node's store is
+   *     still compiling for its first minutes, and a long-running node is not
+   */
+  static Histogram run(ZeebeClient client, SearchStore store, String indexPrefix, int backgroundRate, int probes,
+      Duration warmUp) throws InterruptedException {
     Histogram latencies = new Histogram(TimeUnit.MINUTES.toMillis(5), 3);
     String index = ReadModelIndex.PROCESS_INSTANCE.indexName(indexPrefix);
     Thread background = Thread.ofPlatform().daemon().start(() -> backgroundLoad(client, backgroundRate));
     try (JobWorker worker = client.newWorker().jobType(Saturation.JOB_TYPE)
         .handler((jobs, job) -> jobs.newCompleteCommand(job.getKey()).send())
         .maxJobsActive(256).pollInterval(Duration.ofMillis(10)).streamEnabled(true).open()) {
-      Thread.sleep(2_000); // warm up
+      Thread.sleep(Math.max(2_000, warmUp.toMillis()));
       for (int i = 0; i < probes; i++) {
         long key = createProbe(client);
         long deadline = System.currentTimeMillis() + 60_000;

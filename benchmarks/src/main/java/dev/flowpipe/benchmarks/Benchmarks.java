@@ -54,7 +54,8 @@ public final class Benchmarks {
       case "baseline" -> Baseline.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 20,
           args.length > 2 ? Integer.parseInt(args[2]) : 60);
       case "availability" -> availability(root, args.length > 1 ? Integer.parseInt(args[1]) : 200,
-          availabilityDelays(args.length > 2 ? args[2] : "20ms,100ms,1s"));
+          availabilityDelays(args.length > 2 ? args[2] : "20ms,100ms,1s"),
+          Duration.ofSeconds(args.length > 3 ? Integer.parseInt(args[3]) : 2));
       case "exporter-throughput" -> exporterThroughput(root, args.length > 1 ? Integer.parseInt(args[1]) : 20_000,
           bulkRefreshModes(args.length > 2 ? args[2] : "both"));
       case "flow-control" -> FlowControlScenario.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 40,
@@ -175,7 +176,11 @@ public final class Benchmarks {
     return delays;
   }
 
-  static Map<String, Object> availability(Path root, int probes, List<String> delays) throws Exception {
+  static Map<String, Object> availability(Path root, int probes, List<String> delays, Duration warmUp)
+      throws Exception {
+    if (warmUp.isNegative()) {
+      throw new IllegalArgumentException("availability: warm-up seconds must not be negative, was " + warmUp.toSeconds());
+    }
     Map<String, Object> byDelay = new LinkedHashMap<>();
     for (String delay : delays) {
       System.out.printf("bulk delay %s: starting node%n", delay);
@@ -184,7 +189,9 @@ public final class Benchmarks {
           ZeebeClient client = client(node);
           SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.storeUrl()))) {
         deploy(client);
-        Histogram latencies = Availability.run(client, store, "flowpipe", 50, probes);
+        System.out.printf("bulk delay %s: %d s of background load before the first probe%n", delay,
+            Math.max(2, warmUp.toSeconds()));
+        Histogram latencies = Availability.run(client, store, "flowpipe", 50, probes, warmUp);
         Map<String, Object> result = percentiles(latencies);
         // the exporter's own view: engine timestamp of the oldest record in a flush to the flush being durable
         result.put("exporterExportLatencyMillis", exporterLatency(node.get("/actuator/prometheus")));
@@ -196,6 +203,7 @@ public final class Benchmarks {
     report.put("scenario", "data availability: instance completed (engine end date) to COMPLETED in a store search, "
         + "under 50 PI/s background load; index refresh interval as the node's default");
     report.put("probes", probes);
+    report.put("warmUpSeconds", Math.max(2, warmUp.toSeconds()));
     report.put("latencyMillisByBulkDelay", byDelay);
     return report;
   }
