@@ -294,8 +294,7 @@ public final class Benchmarks {
             EmbeddedSearchStore.start(Files.createTempDirectory("bench-store"), embeddedStore(root));
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.url()))) {
       ProcessHandle process = ProcessHandle.of(node.pid()).orElseThrow();
-      java.util.function.LongSupplier cpu = () -> process.info().totalCpuDuration().map(Duration::toNanos)
-          .orElseThrow(() -> new IllegalStateException("no CPU time readable for the store, pid " + node.pid()));
+      java.util.function.LongSupplier cpu = () -> CpuCost.cpuNanos(process);
       Map<RefreshLayout.Layout, Map<ReadModelIndex, String>> names = new LinkedHashMap<>();
       for (RefreshLayout.Layout layout : RefreshLayout.Layout.values()) {
         names.put(layout, RefreshLayout.prepare(store, "layout-" + layout.name().toLowerCase().replace('_', '-'),
@@ -320,18 +319,17 @@ public final class Benchmarks {
         }
       }
       Map<String, Object> means = new LinkedHashMap<>();
+      Map<RefreshLayout.Layout, Double> storeCores = new LinkedHashMap<>();
       for (RefreshLayout.Layout layout : RefreshLayout.Layout.values()) {
         var mine = phases.stream().filter(p -> p.layout() == layout).toList();
+        storeCores.put(layout, mine.stream().mapToDouble(RefreshLayout.Phase::storeCores).average().orElseThrow());
         means.put(layout.name(), Map.of(
-            "storeCores", round3(mine.stream().mapToDouble(RefreshLayout.Phase::storeCores).average().orElseThrow()),
+            "storeCores", round3(storeCores.get(layout)),
             "meanBulkMillis", round3(mine.stream().mapToDouble(RefreshLayout.Phase::meanBulkMillis).average()
                 .orElseThrow())));
       }
-      @SuppressWarnings("unchecked")
-      double shared = (double) ((Map<String, Object>) means.get("SHARED")).get("storeCores");
-      @SuppressWarnings("unchecked")
-      double perEntity = (double) ((Map<String, Object>) means.get("PER_ENTITY")).get("storeCores");
-      System.out.printf("store CPU, shared / per entity: %.2f%n", shared / perEntity);
+      double ratio = storeCores.get(RefreshLayout.Layout.SHARED) / storeCores.get(RefreshLayout.Layout.PER_ENTITY);
+      System.out.printf("store CPU, shared / per entity: %.2f%n", ratio);
       Map<String, Object> report = new LinkedHashMap<>();
       report.put("scenario", "index layout under bulk refresh: bulks of " + instancesPerBulk + " one-task instances ("
           + "7 documents each) at " + bulksPerSecond + " bulks/s, refresh=true on each, into one index per entity "
@@ -340,7 +338,7 @@ public final class Benchmarks {
       report.put("phaseSeconds", phaseSeconds);
       report.put("phases", phases);
       report.put("means", means);
-      report.put("storeCpuSharedOverPerEntity", round3(shared / perEntity));
+      report.put("storeCpuSharedOverPerEntity", round3(ratio));
       return report;
     }
   }

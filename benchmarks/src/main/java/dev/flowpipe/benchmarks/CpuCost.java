@@ -125,7 +125,7 @@ final class CpuCost {
     }
   }
 
-  private static long cpuNanos(ProcessHandle process) {
+  static long cpuNanos(ProcessHandle process) {
     return process.info().totalCpuDuration().map(Duration::toNanos)
         .orElseThrow(() -> new IllegalStateException("no CPU time readable for process " + process.pid()));
   }

@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -44,12 +45,16 @@ public enum ReadModelIndex {
 
   private static final String SHARED = "read-model";
   private static final String VERSION_SUFFIX = "-v" + SCHEMA_VERSION;
+  private static final String SHARED_SUFFIX = "-" + SHARED + VERSION_SUFFIX;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String entity;
+  // "-variable-v2": what an index name of this entity ends with; built once, since every written document is checked
+  private final String nameSuffix;
 
   ReadModelIndex(String entity) {
     this.entity = entity;
+    this.nameSuffix = "-" + entity + VERSION_SUFFIX;
   }
 
   public String entity() {
@@ -63,7 +68,7 @@ public enum ReadModelIndex {
 
   /** The name callers use: e.g. {@code flowpipe-process-instance-v2} for prefix {@code flowpipe}. */
   public String indexName(String prefix) {
-    return prefix + "-" + entity + VERSION_SUFFIX;
+    return prefix + nameSuffix;
   }
 
   /** The physical index holding this entity: the shared one, or the dead-letter index itself. */
@@ -73,18 +78,16 @@ public enum ReadModelIndex {
 
   /** e.g. {@code flowpipe-read-model-v2}. */
   public static String sharedIndexName(String prefix) {
-    return prefix + "-" + SHARED + VERSION_SUFFIX;
+    return prefix + SHARED_SUFFIX;
   }
 
   /** The shared entity an index name stands for, if it is one ({@code x-variable-v2} -> VARIABLE). */
   public static Optional<ReadModelIndex> sharedEntityOf(String indexName) {
-    if (indexName == null || !indexName.endsWith(VERSION_SUFFIX)) {
-      return Optional.empty();
-    }
-    String rest = indexName.substring(0, indexName.length() - VERSION_SUFFIX.length());
-    for (ReadModelIndex index : values()) {
-      if (index.shared() && rest.endsWith("-" + index.entity) && rest.length() > index.entity.length() + 1) {
-        return Optional.of(index);
+    if (indexName != null) {
+      for (ReadModelIndex index : values()) {
+        if (index.shared() && indexName.endsWith(index.nameSuffix) && indexName.length() > index.nameSuffix.length()) {
+          return Optional.of(index);
+        }
       }
     }
     return Optional.empty();
@@ -95,15 +98,14 @@ public enum ReadModelIndex {
     return shared() ? entity + ":" + id : id;
   }
 
-  /** The caller's id back from a stored one. */
-  public String callerId(String storedId) {
-    String prefix = entity + ":";
-    return shared() && storedId.startsWith(prefix) ? storedId.substring(prefix.length()) : storedId;
-  }
-
   /** The stored id of a document written to {@code index} under the caller's {@code id}. */
   public static String storedId(String index, String id) {
     return sharedEntityOf(index).map(entity -> entity.storedId(id)).orElse(id);
+  }
+
+  /** The stored ids of documents read from {@code index} by the caller's {@code ids}. */
+  public static List<String> storedIds(String index, List<String> ids) {
+    return sharedEntityOf(index).map(entity -> ids.stream().map(entity::storedId).toList()).orElse(ids);
   }
 
   /** The document as stored when written to {@code index}. */
@@ -120,7 +122,9 @@ public enum ReadModelIndex {
       return storedId;
     }
     int colon = storedId.indexOf(':');
-    return colon > 0 && sharedEntityNamed(storedId.substring(0, colon)) ? storedId.substring(colon + 1) : storedId;
+    return colon > 0 && sharedEntityNamed(storedId.substring(0, colon)) != null
+        ? storedId.substring(colon + 1)
+        : storedId;
   }
 
   /** The document as stored: with {@code kind} set for a shared entity. */
@@ -148,25 +152,25 @@ public enum ReadModelIndex {
    * {@code x-variable-v2}), so hits name the index the caller searched. Other indices pass unchanged.
    */
   public static String callerIndex(String index, Map<String, Object> stored) {
-    String shared = "-" + SHARED + VERSION_SUFFIX;
-    if (index == null || !index.endsWith(shared) || stored == null
-        || !(stored.get(KIND_FIELD) instanceof String kind) || !sharedEntityNamed(kind)) {
+    if (index == null || !index.endsWith(SHARED_SUFFIX) || stored == null
+        || !(stored.get(KIND_FIELD) instanceof String kind) || sharedEntityNamed(kind) == null) {
       return index;
     }
-    return index.substring(0, index.length() - shared.length()) + "-" + kind + VERSION_SUFFIX;
+    return index.substring(0, index.length() - SHARED_SUFFIX.length()) + sharedEntityNamed(kind).nameSuffix;
   }
 
   private static boolean holdsSharedEntities(String index) {
-    return index != null && (index.endsWith("-" + SHARED + VERSION_SUFFIX) || sharedEntityOf(index).isPresent());
+    return index != null && (index.endsWith(SHARED_SUFFIX) || sharedEntityOf(index).isPresent());
   }
 
-  private static boolean sharedEntityNamed(String entity) {
+  /** The shared entity of that name, or null. */
+  private static ReadModelIndex sharedEntityNamed(String entity) {
     for (ReadModelIndex index : values()) {
       if (index.shared() && index.entity.equals(entity)) {
-        return true;
+        return index;
       }
     }
-    return false;
+    return null;
   }
 
   /** The index body (settings and mappings) with the refresh interval filled in: dead letters only. */

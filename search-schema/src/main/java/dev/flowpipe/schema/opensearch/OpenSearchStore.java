@@ -204,7 +204,7 @@ public final class OpenSearchStore implements SearchStore {
     return call(
         "get " + ids.size() + " from " + index,
         () -> {
-          var response = client.mget(m -> m.index(index).ids(storedIds(index, ids)), Map.class);
+          var response = client.mget(m -> m.index(index).ids(ReadModelIndex.storedIds(index, ids)), Map.class);
           Map<String, Map<String, Object>> found = new LinkedHashMap<>();
           for (var doc : response.docs()) {
             if (doc.isResult() && doc.result().found()) {
@@ -215,10 +215,6 @@ public final class OpenSearchStore implements SearchStore {
           }
           return found;
         });
-  }
-
-  private static List<String> storedIds(String index, List<String> ids) {
-    return ids.stream().map(id -> ReadModelIndex.storedId(index, id)).toList();
   }
 
   @Override
