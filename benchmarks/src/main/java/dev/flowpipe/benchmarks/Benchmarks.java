@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,7 +56,8 @@ public final class Benchmarks {
           args.length > 2 ? Integer.parseInt(args[2]) : 60);
       case "availability" -> availability(root, args.length > 1 ? Integer.parseInt(args[1]) : 200,
           availabilityDelays(args.length > 2 ? args[2] : "20ms,100ms,1s"),
-          Duration.ofSeconds(args.length > 3 ? Integer.parseInt(args[3]) : 2));
+          Duration.ofSeconds(args.length > 3 ? Integer.parseInt(args[3]) : 2),
+          args.length > 4 ? storeNiceness(args[4]) : List.of());
       case "exporter-throughput" -> exporterThroughput(root, args.length > 1 ? Integer.parseInt(args[1]) : 20_000,
           bulkRefreshModes(args.length > 2 ? args[2] : "both"));
       case "flow-control" -> FlowControlScenario.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 40,
@@ -150,6 +152,8 @@ public final class Benchmarks {
         List.of("--flowpipe.exporter.bulk.refresh=false", "--flowpipe.exporter.index-refresh-interval=1s"));
     known.put("ours-io-threads-4", List.of("--flowpipe.broker.io-threads=4"));
     known.put("ours-bulk-delay-1s", List.of("--flowpipe.exporter.bulk.delay=1s"));
+    known.put("ours-store-nice-10", List.of("--flowpipe.store.embedded.niceness=10"));
+    known.put("ours-store-nice-0", List.of("--flowpipe.store.embedded.niceness=0"));
     known.put("noop", List.of("--flowpipe.exporter.enabled=false",
         "--flowpipe.broker.additional-exporters.noop.class-name=dev.flowpipe.exporter.NoopExporter"));
     known.put("none", List.of("--flowpipe.exporter.enabled=false"));
@@ -176,27 +180,43 @@ public final class Benchmarks {
     return delays;
   }
 
-  static Map<String, Object> availability(Path root, int probes, List<String> delays, Duration warmUp)
-      throws Exception {
+  /** Store nicenesses to run availability with, comma-separated, each 0-19 ("0,10"). */
+  static List<Integer> storeNiceness(String value) {
+    List<Integer> values = new ArrayList<>();
+    for (String item : value.split(",")) {
+      int niceness;
+      try {
+        niceness = Integer.parseInt(item.trim());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("availability: store niceness '" + item + "' is not a number from 0 to 19");
+      }
+      if (niceness < 0 || niceness > EmbeddedSearchStore.MAX_NICENESS) {
+        throw new IllegalArgumentException("availability: store niceness must be 0 to 19, was " + niceness);
+      }
+      values.add(niceness);
+    }
+    return values;
+  }
+
+  /**
+   * Availability per bulk delay; with {@code nicenesses}, once per store niceness for each delay, one after another
+   * (an empty list: the node's default niceness, reported under the delay alone).
+   */
+  static Map<String, Object> availability(Path root, int probes, List<String> delays, Duration warmUp,
+      List<Integer> nicenesses) throws Exception {
     if (warmUp.isNegative()) {
       throw new IllegalArgumentException("availability: warm-up seconds must not be negative, was " + warmUp.toSeconds());
     }
     Map<String, Object> byDelay = new LinkedHashMap<>();
+    List<Integer> variants = nicenesses.isEmpty() ? Collections.singletonList(null) : nicenesses;
     for (String delay : delays) {
-      System.out.printf("bulk delay %s: starting node%n", delay);
-      Path work = Files.createTempDirectory("bench-availability");
-      try (NodeProcess node = NodeProcess.start(root, work, List.of("--flowpipe.exporter.bulk.delay=" + delay));
-          ZeebeClient client = client(node);
-          SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.storeUrl()))) {
-        deploy(client);
-        System.out.printf("bulk delay %s: %d s of background load before the first probe%n", delay,
-            Math.max(2, warmUp.toSeconds()));
-        Histogram latencies = Availability.run(client, store, "flowpipe", 50, probes, warmUp);
-        Map<String, Object> result = percentiles(latencies);
-        // the exporter's own view: engine timestamp of the oldest record in a flush to the flush being durable
-        result.put("exporterExportLatencyMillis", exporterLatency(node.get("/actuator/prometheus")));
-        byDelay.put(delay, result);
-        System.out.printf("bulk delay %s: %s%n", delay, result);
+      for (Integer niceness : variants) {
+        String label = niceness == null ? delay : delay + ", store niceness " + niceness;
+        List<String> nodeArgs = new ArrayList<>(List.of("--flowpipe.exporter.bulk.delay=" + delay));
+        if (niceness != null) {
+          nodeArgs.add("--flowpipe.store.embedded.niceness=" + niceness);
+        }
+        byDelay.put(label, availabilityAt(root, probes, label, nodeArgs, warmUp));
       }
     }
     Map<String, Object> report = new LinkedHashMap<>();
@@ -208,12 +228,31 @@ public final class Benchmarks {
     return report;
   }
 
+  private static Map<String, Object> availabilityAt(Path root, int probes, String delay, List<String> nodeArgs,
+      Duration warmUp) throws Exception {
+    System.out.printf("bulk delay %s: starting node%n", delay);
+    Path work = Files.createTempDirectory("bench-availability");
+    try (NodeProcess node = NodeProcess.start(root, work, nodeArgs);
+        ZeebeClient client = client(node);
+        SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.storeUrl()))) {
+      deploy(client);
+      System.out.printf("bulk delay %s: %d s of background load before the first probe%n", delay,
+          Math.max(2, warmUp.toSeconds()));
+      Histogram latencies = Availability.run(client, store, "flowpipe", 50, probes, warmUp);
+      Map<String, Object> result = percentiles(latencies);
+      // the exporter's own view: engine timestamp of the oldest record in a flush to the flush being durable
+      result.put("exporterExportLatencyMillis", exporterLatency(node.get("/actuator/prometheus")));
+      System.out.printf("bulk delay %s: %s%n", delay, result);
+      return result;
+    }
+  }
+
   /** The embedded OpenSearch (1 GB heap, free ports) that the store-only scenarios run against. */
   static EmbeddedSearchStore.Settings embeddedStore(Path root) {
     return new EmbeddedSearchStore.Settings(EmbeddedSearchStore.Engine.OPENSEARCH, 0, 0, 1024,
         Duration.ofSeconds(90), Duration.ofSeconds(15),
         root.resolve("embedded-opensearch/target/classes") + ":" + root.resolve("embedded-opensearch/target/child-classpath") + "/*",
-        null);
+        null, 0);
   }
 
   /** The web app's search latency over {@code instances} process instances in the embedded OpenSearch. */

@@ -60,6 +60,15 @@ class ScenarioSmokeTest {
   }
 
   @Test
+  void theStoreNicenessArgumentTakesZeroToNineteenAndNamesABadOne() {
+    assertThat(Benchmarks.storeNiceness("0,10")).containsExactly(0, 10);
+    assertThatThrownBy(() -> Benchmarks.storeNiceness("0,high"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'high'");
+    assertThatThrownBy(() -> Benchmarks.storeNiceness("20"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("was 20");
+  }
+
+  @Test
   void percentilesComeFromTheHistogram() {
     Histogram histogram = new Histogram(60_000, 3);
     for (int i = 1; i <= 100; i++) {

@@ -31,6 +31,8 @@ class BadConfigurationTest {
         "flowpipe.exporter.index-prefix | Bad Prefix",
         "flowpipe.store.connect-timeout | 5 parsecs",
         "flowpipe.store.embedded.heap | lots",
+        "flowpipe.store.embedded.niceness | 20",
+        "flowpipe.store.embedded.niceness | -1",
         "flowpipe.store.url | ftp://search:21",
         "flowpipe.broker.contact-points | just-a-host",
         "flowpipe.exporter.bulk.memory-limit | 12 apples",

@@ -2,6 +2,7 @@ package dev.flowpipe.node.config;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import java.time.Duration;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
@@ -62,6 +63,8 @@ public record StoreProperties(
    * @param stopTimeout how long to wait for it to stop before killing it
    * @param classpath the child's class path (its jars); set by the start script and the build
    * @param javaHome JDK to run the child with; empty for the one running the node
+   * @param niceness the child's scheduling niceness, 0 (the node's own priority) to 19: with a positive value the
+   *     engine's threads run first when the two share the CPU, and the store catches up in larger bulks
    */
   public record EmbeddedStoreProperties(
       @DefaultValue("9200") int httpPort,
@@ -70,7 +73,8 @@ public record StoreProperties(
       @DefaultValue("90s") Duration startTimeout,
       @DefaultValue("15s") Duration stopTimeout,
       String classpath,
-      String javaHome) {
+      String javaHome,
+      @DefaultValue("0") int niceness) {
 
     private static final String E = "flowpipe.store.embedded.";
 
@@ -82,6 +86,10 @@ public record StoreProperties(
       }
       Check.positive(E + "start-timeout", startTimeout);
       Check.positive(E + "stop-timeout", stopTimeout);
+      if (niceness < 0 || niceness > EmbeddedSearchStore.MAX_NICENESS) {
+        throw new IllegalArgumentException(
+            E + "niceness must be 0 to " + EmbeddedSearchStore.MAX_NICENESS + ", was " + niceness);
+      }
     }
   }
 }

@@ -57,7 +57,8 @@ public final class RunningStore implements AutoCloseable {
                 settings.startTimeout(),
                 settings.stopTimeout(),
                 settings.classpath(),
-                settings.javaHome()));
+                settings.javaHome(),
+                settings.niceness()));
     return new RunningStore(connection(store, embedded.url()), embedded, properties);
   }
 

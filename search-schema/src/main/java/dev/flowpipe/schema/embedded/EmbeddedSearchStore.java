@@ -29,6 +29,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class EmbeddedSearchStore implements AutoCloseable {
 
+  /** The highest niceness Linux and macOS accept. */
+  public static final int MAX_NICENESS = 19;
+
   /** The engines that can run as a child: each module's main class and the line it prints once green. */
   public enum Engine {
     OPENSEARCH(
@@ -74,6 +77,9 @@ public final class EmbeddedSearchStore implements AutoCloseable {
    * @param stopTimeout how long to wait for a clean stop before killing
    * @param classpath the child's class path (embedded-opensearch's classes and jars)
    * @param javaHome JDK to run it with, null for the one running this JVM
+   * @param niceness the child's scheduling niceness, 0 (as the parent) to 19 (runs only on CPU the parent leaves): on a
+   *     machine the store shares with the engine, a positive value lets the engine's threads run first, and the store
+   *     catches up in larger bulks
    */
   public record Settings(
       Engine engine,
@@ -83,12 +89,25 @@ public final class EmbeddedSearchStore implements AutoCloseable {
       Duration startTimeout,
       Duration stopTimeout,
       String classpath,
-      String javaHome) {
+      String javaHome,
+      int niceness) {
+
+    public Settings {
+      if (niceness < 0 || niceness > MAX_NICENESS) {
+        throw new IllegalArgumentException("niceness must be 0 to " + MAX_NICENESS + ", was " + niceness);
+      }
+    }
 
     /** For tests: free ports, a small heap, the class path from the system property the build sets. */
     public static Settings forTests(Engine engine) {
       return new Settings(engine, 0, 0, 512, Duration.ofSeconds(90), Duration.ofSeconds(15),
-          System.getProperty(engine.classpathProperty), null);
+          System.getProperty(engine.classpathProperty), null, 0);
+    }
+
+    /** The same settings with another niceness. */
+    public Settings withNiceness(int value) {
+      return new Settings(engine, httpPort, transportPort, heapMegabytes, startTimeout, stopTimeout, classpath,
+          javaHome, value);
     }
 
     public static Settings forTests() {
@@ -133,7 +152,12 @@ public final class EmbeddedSearchStore implements AutoCloseable {
       throw new UncheckedIOException("cannot create the embedded store's directory " + directory, e);
     }
     long heapMb = properties.heapMegabytes();
-    List<String> command = new ArrayList<>(List.of(
+    List<String> command = new ArrayList<>();
+    if (properties.niceness() > 0) {
+      // nice execs the JVM: same process id, same pipes, every thread started at this niceness
+      command.addAll(List.of(niceCommand(properties.niceness()), "-n", String.valueOf(properties.niceness())));
+    }
+    command.addAll(List.of(
         Path.of(javaHome, "bin", "java").toString(),
         "-Xms" + heapMb + "m",
         "-Xmx" + heapMb + "m",
@@ -162,6 +186,18 @@ public final class EmbeddedSearchStore implements AutoCloseable {
     pump.setDaemon(true);
     pump.start();
     return store;
+  }
+
+  /** The {@code nice} program on the PATH, or a failure that names the niceness asked for. */
+  static String niceCommand(int niceness) {
+    String path = System.getenv("PATH");
+    for (String directory : (path == null ? "" : path).split(java.io.File.pathSeparator)) {
+      if (!directory.isBlank() && Files.isExecutable(Path.of(directory, "nice"))) {
+        return Path.of(directory, "nice").toString();
+      }
+    }
+    throw new IllegalStateException("niceness " + niceness + " needs the 'nice' program on the PATH, which has none ("
+        + path + "); set the niceness to 0 to run the store at the node's own priority");
   }
 
   /** Waits until the child reports green; on timeout or exit stops it and fails with its last output. */

@@ -1,0 +1,86 @@
+package dev.flowpipe.schema.embedded;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore.Settings;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * How the store's child process is started. The store itself is exercised by the contract tests on the shared node;
+ * these cases launch a child only for the few seconds they look at it, without waiting for it to be green.
+ */
+class EmbeddedSearchStoreTest {
+
+  @TempDir Path data;
+
+  @Test
+  @EnabledOnOs(OS.LINUX) // reads each thread's niceness from /proc
+  void aPositiveNicenessStartsEveryThreadOfTheChildThatMuchNicerThanTheNode() throws Exception {
+    int own = niceness(Path.of("/proc/self/stat"));
+
+    try (EmbeddedSearchStore store = EmbeddedSearchStore.launch(data, Settings.forTests().withNiceness(7))) {
+      List<Integer> threads = threadNicenessOnceBooting(store.pid());
+
+      assertThat(threads).containsOnly(Math.min(own + 7, EmbeddedSearchStore.MAX_NICENESS));
+    }
+  }
+
+  @Test
+  @EnabledOnOs(OS.LINUX)
+  void nicenessZeroRunsTheChildAtTheNodesOwnPriority() throws Exception {
+    int own = niceness(Path.of("/proc/self/stat"));
+
+    try (EmbeddedSearchStore store = EmbeddedSearchStore.launch(data, Settings.forTests())) {
+      assertThat(threadNicenessOnceBooting(store.pid())).containsOnly(own);
+    }
+  }
+
+  @Test
+  void aNicenessOutsideZeroToNineteenIsRefusedNamingTheValue() {
+    assertThatThrownBy(() -> Settings.forTests().withNiceness(20))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("niceness must be 0 to 19, was 20");
+    assertThatThrownBy(() -> Settings.forTests().withNiceness(-1))
+        .hasMessage("niceness must be 0 to 19, was -1");
+  }
+
+  /** The niceness of each thread of {@code pid}, once the JVM has started more than its first few threads. */
+  private static List<Integer> threadNicenessOnceBooting(long pid) throws Exception {
+    Path tasks = Path.of("/proc/" + pid + "/task");
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (System.nanoTime() < deadline) {
+      List<Path> threads = list(tasks);
+      if (threads.size() > 10) {
+        return threads.stream().map(thread -> niceness(thread.resolve("stat"))).filter(n -> n != null).toList();
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("the child " + pid + " did not start its threads within 30 s");
+  }
+
+  private static List<Path> list(Path directory) throws IOException {
+    try (Stream<Path> entries = Files.list(directory)) {
+      return entries.toList();
+    }
+  }
+
+  /** Field 19 of a /proc stat line; null if the thread ended meanwhile. */
+  private static Integer niceness(Path stat) {
+    try {
+      String line = Files.readString(stat);
+      String[] afterName = line.substring(line.lastIndexOf(')') + 2).split(" ");
+      return Integer.parseInt(afterName[16]);
+    } catch (IOException e) {
+      return null;
+    }
+  }
+}
