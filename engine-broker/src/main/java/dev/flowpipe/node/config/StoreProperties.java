@@ -74,7 +74,7 @@ public record StoreProperties(
       @DefaultValue("15s") Duration stopTimeout,
       String classpath,
       String javaHome,
-      @DefaultValue("0") int niceness) {
+      @DefaultValue("10") int niceness) {
 
     private static final String E = "flowpipe.store.embedded.";
 
