@@ -199,19 +199,7 @@ public enum ReadModelIndex {
         if (!index.shared()) {
           continue;
         }
-        JsonNode own = JSON.readTree(resource(index.entity)).path("properties");
-        for (Iterator<Map.Entry<String, JsonNode>> it = own.fields(); it.hasNext(); ) {
-          Map.Entry<String, JsonNode> field = it.next();
-          JsonNode existing = properties.get(field.getKey());
-          if (existing == null) {
-            properties.set(field.getKey(), field.getValue());
-            declaredBy.put(field.getKey(), index.entity);
-          } else if (!existing.equals(field.getValue())) {
-            throw new IllegalStateException(
-                "field '" + field.getKey() + "' is " + field.getValue() + " in " + index.entity + " but " + existing
-                    + " in " + declaredBy.get(field.getKey()) + ": entities sharing the read-model index must agree");
-          }
-        }
+        addFields(properties, declaredBy, index.entity, JSON.readTree(resource(index.entity)).path("properties"));
         ObjectNode alias = aliases.putObject(index.indexName(prefix));
         alias.putObject("filter").putObject("term").put(KIND_FIELD, index.entity);
         alias.put("is_write_index", true);
@@ -219,6 +207,25 @@ public enum ReadModelIndex {
       return JSON.writeValueAsString(body);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Adds {@code entity}'s field mappings to the shared {@code properties}; a field already there (recorded in
+   * {@code declaredBy} with the entity that declared it) must be mapped the same.
+   */
+  static void addFields(ObjectNode properties, Map<String, String> declaredBy, String entity, JsonNode fields) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = fields.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> field = it.next();
+      JsonNode existing = properties.get(field.getKey());
+      if (existing == null) {
+        properties.set(field.getKey(), field.getValue());
+        declaredBy.put(field.getKey(), entity);
+      } else if (!existing.equals(field.getValue())) {
+        throw new IllegalStateException(
+            "field '" + field.getKey() + "' is " + field.getValue() + " in " + entity + " but " + existing
+                + " in " + declaredBy.get(field.getKey()) + ": entities sharing the read-model index must agree");
+      }
     }
   }
 

@@ -1,7 +1,6 @@
 package dev.flowpipe.schema.opensearch;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchJson;
@@ -46,7 +45,6 @@ import org.opensearch.client.transport.httpclient5.ResponseException;
 public final class OpenSearchStore implements SearchStore {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String MERGE_ON_FLUSH = "index.merge_on_flush.enabled";
 
   private final ApacheHttpClient5Transport transport;
   private final OpenSearchClient client;
@@ -112,42 +110,19 @@ public final class OpenSearchStore implements SearchStore {
     return call(
         "create index " + index,
         () -> {
-          String body = withOpenSearchDefaults(bodyJson);
           try (Response response =
-              client.generic().execute(Requests.builder().method("PUT").endpoint("/" + index).json(body).build())) {
+              client.generic().execute(Requests.builder().method("PUT").endpoint("/" + index).json(bodyJson).build())) {
             if (response.getStatus() == 200) {
               return true;
             }
-            String answer = response.getBody().map(Body::bodyAsString).orElse("");
-            if (response.getStatus() == 400 && answer.contains("resource_already_exists_exception")) {
+            String body = response.getBody().map(Body::bodyAsString).orElse("");
+            if (response.getStatus() == 400 && body.contains("resource_already_exists_exception")) {
               return false;
             }
             throw new IllegalStateException(
-                "creating index " + index + " failed with HTTP " + response.getStatus() + ": " + answer);
+                "creating index " + index + " failed with HTTP " + response.getStatus() + ": " + body);
           }
         });
-  }
-
-  /**
-   * The index body with OpenSearch's merge-on-flush turned off unless the body sets it. With it on, a refresh waits
-   * for merges of the small segments it has just written before it answers; every bulk here asks for a refresh, so
-   * that wait landed on the bulk's own time (about twice the p99 bulk time, benchmarks/README.md). Merges still run in
-   * the background. Elasticsearch has no such setting and does not merge on refresh.
-   */
-  static String withOpenSearchDefaults(String bodyJson) {
-    try {
-      ObjectNode body = (ObjectNode) JSON.readTree(bodyJson);
-      ObjectNode settings = body.has("settings") ? (ObjectNode) body.get("settings") : body.putObject("settings");
-      ObjectNode index = settings.has("index") ? (ObjectNode) settings.get("index") : settings.putObject("index");
-      boolean set = settings.has(MERGE_ON_FLUSH) || index.has("merge_on_flush.enabled")
-          || index.path("merge_on_flush").has("enabled");
-      if (!set) {
-        index.put("merge_on_flush.enabled", false);
-      }
-      return JSON.writeValueAsString(body);
-    } catch (IOException | ClassCastException e) {
-      throw new IllegalArgumentException("index body is not a JSON object with object settings: " + e.getMessage(), e);
-    }
   }
 
   @Override
