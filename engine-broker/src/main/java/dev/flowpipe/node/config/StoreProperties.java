@@ -1,8 +1,8 @@
 package dev.flowpipe.node.config;
 
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import java.net.URI;
 import java.net.URISyntaxException;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import java.time.Duration;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;

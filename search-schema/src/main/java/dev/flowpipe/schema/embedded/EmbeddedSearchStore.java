@@ -190,7 +190,10 @@ public final class EmbeddedSearchStore implements AutoCloseable {
 
   /** The {@code nice} program on the PATH, or a failure that names the niceness asked for. */
   static String niceCommand(int niceness) {
-    String path = System.getenv("PATH");
+    return niceCommand(niceness, System.getenv("PATH"));
+  }
+
+  static String niceCommand(int niceness, String path) {
     for (String directory : (path == null ? "" : path).split(java.io.File.pathSeparator)) {
       if (!directory.isBlank() && Files.isExecutable(Path.of(directory, "nice"))) {
         return Path.of(directory, "nice").toString();

@@ -53,6 +53,25 @@ class EmbeddedSearchStoreTest {
         .hasMessage("niceness must be 0 to 19, was -1");
   }
 
+  @Test
+  void withoutANiceProgramOnThePathAPositiveNicenessFailsNamingItAndThePath(@TempDir Path empty) {
+    assertThatThrownBy(() -> EmbeddedSearchStore.niceCommand(7, empty.toString()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("niceness 7 needs the 'nice' program")
+        .hasMessageContaining(empty.toString());
+  }
+
+  @Test
+  @EnabledOnOs({OS.LINUX, OS.MAC}) // an executable file is enough for the lookup
+  void theNiceProgramIsTheFirstExecutableNiceOnThePath(@TempDir Path first, @TempDir Path second) throws Exception {
+    Path nice = Files.writeString(second.resolve("nice"), "#!/bin/sh\n");
+    assertThat(nice.toFile().setExecutable(true)).isTrue();
+
+    String path = first + java.io.File.pathSeparator + second;
+
+    assertThat(EmbeddedSearchStore.niceCommand(7, path)).isEqualTo(nice.toString());
+  }
+
   /** The niceness of each thread of {@code pid}, once the JVM has started more than its first few threads. */
   private static List<Integer> threadNicenessOnceBooting(long pid) throws Exception {
     Path tasks = Path.of("/proc/" + pid + "/task");
