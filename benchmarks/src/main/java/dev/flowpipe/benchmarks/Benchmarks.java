@@ -33,7 +33,7 @@ public final class Benchmarks {
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
-          "usage: benchmarks/run overhead|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|refresh-layout|search-latency|flow-control|load|ramp [options]\n"
+          "usage: benchmarks/run overhead|overhead-interleaved|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|refresh-layout|search-latency|flow-control|load|ramp [options]\n"
               + "       benchmarks/run html overhead|availability|exporter-throughput|search-latency  (page from the saved JSON)");
       System.exit(2);
     }
@@ -47,6 +47,9 @@ public final class Benchmarks {
           overhead(root, args.length > 1 ? Integer.parseInt(args[1]) : 30,
               args.length > 2 ? List.of(args[2].split(",")) : List.of("ours", "noop", "none"),
               args.length > 3 ? Integer.parseInt(args[3]) : 60);
+      case "overhead-interleaved" -> InterleavedOverhead.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 20,
+          args.length > 2 ? List.of(args[2].split(",")) : List.of("ours", "noop", "none"),
+          args.length > 3 ? Integer.parseInt(args[3]) : 120, args.length > 4 ? Integer.parseInt(args[4]) : 6);
       case "cpu-cost" -> CpuCost.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 50,
           args.length > 4 ? Integer.parseInt(args[4]) : 40, args.length > 2 ? Integer.parseInt(args[2]) : 30,
           args.length > 3 ? List.of(args[3].split(",")) : List.of("ours", "noop", "none"),
@@ -154,6 +157,7 @@ public final class Benchmarks {
     known.put("ours-bulk-delay-1s", List.of("--flowpipe.exporter.bulk.delay=1s"));
     known.put("ours-store-nice-10", List.of("--flowpipe.store.embedded.niceness=10"));
     known.put("ours-store-nice-0", List.of("--flowpipe.store.embedded.niceness=0"));
+    known.put("ours-store-nice-19", List.of("--flowpipe.store.embedded.niceness=19"));
     known.put("noop", List.of("--flowpipe.exporter.enabled=false",
         "--flowpipe.broker.additional-exporters.noop.class-name=dev.flowpipe.exporter.NoopExporter"));
     known.put("none", List.of("--flowpipe.exporter.enabled=false"));

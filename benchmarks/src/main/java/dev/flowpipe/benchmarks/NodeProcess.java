@@ -114,8 +114,35 @@ final class NodeProcess implements AutoCloseable {
     return process.pid();
   }
 
+  /**
+   * Freezes the node and its store (SIGSTOP to the node and every descendant), so that it takes no CPU while another
+   * node is measured; {@link #resume()} lets it go on where it stopped.
+   */
+  void pause() throws IOException, InterruptedException {
+    signal("-STOP");
+  }
+
+  void resume() throws IOException, InterruptedException {
+    signal("-CONT");
+  }
+
+  private void signal(String signal) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of("kill", signal, Long.toString(process.pid())));
+    process.descendants().forEach(child -> command.add(Long.toString(child.pid())));
+    Process kill = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(kill.getInputStream().readAllBytes());
+    if (kill.waitFor() != 0) {
+      throw new IOException("'" + String.join(" ", command) + "' failed: " + output.strip());
+    }
+  }
+
   @Override
   public void close() throws InterruptedException {
+    try {
+      resume(); // a stopped JVM would not act on SIGTERM
+    } catch (IOException e) {
+      // already gone: nothing to resume
+    }
     process.destroy();
     if (!process.waitFor(60, TimeUnit.SECONDS)) {
       process.descendants().forEach(ProcessHandle::destroyForcibly);

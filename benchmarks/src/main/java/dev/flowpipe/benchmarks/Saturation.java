@@ -16,6 +16,8 @@ final class Saturation {
   static final String PROCESS = "bench";
   static final String JOB_TYPE = "bench-work";
 
+  private static final Duration DRAIN = Duration.ofSeconds(15);
+
   private Saturation() {}
 
   /** Completed instances per second over {@code measure}, after {@code warmUp}. */
@@ -45,7 +47,10 @@ final class Saturation {
               });
         }
       }
-      return (completed.get() - startCount) / (double) measure.toSeconds();
+      double perSecond = (completed.get() - startCount) / (double) measure.toSeconds();
+      // let the instances in flight finish, so that a node paused next holds no activated job
+      window.tryAcquire(inFlight, DRAIN.toMillis(), TimeUnit.MILLISECONDS);
+      return perSecond;
     }
   }
 }

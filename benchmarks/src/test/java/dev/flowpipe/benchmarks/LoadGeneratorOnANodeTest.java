@@ -108,4 +108,28 @@ class LoadGeneratorOnANodeTest {
     assertThat(result.total(LoadWindow::completeAttempts)).isGreaterThanOrEqualTo(2 * created);
     assertThat(result.windows()).allSatisfy(w -> assertThat(w.lagAgeMillis()).isEqualTo(-1));
   }
+
+  @Test
+  void aPausedNodeAndItsStoreAreFrozenAndGoOnWhenResumed() throws Exception {
+    List<ProcessHandle> tree = new java.util.ArrayList<>(ProcessHandle.of(node.pid()).orElseThrow().descendants()
+        .toList());
+    tree.add(ProcessHandle.of(node.pid()).orElseThrow());
+    assertThat(tree).as("the node and its embedded store").hasSizeGreaterThanOrEqualTo(2);
+
+    node.pause();
+    try {
+      assertThat(tree).allSatisfy(p -> assertThat(state(p.pid())).as("pid " + p.pid()).isEqualTo('T'));
+    } finally {
+      node.resume();
+    }
+
+    assertThat(tree).allSatisfy(p -> assertThat(state(p.pid())).as("pid " + p.pid()).isNotEqualTo('T'));
+    client.newTopologyRequest().send().join(); // it answers again
+  }
+
+  /** The one-letter process state from /proc (T: stopped by a signal). */
+  private static char state(long pid) throws java.io.IOException {
+    String stat = java.nio.file.Files.readString(Path.of("/proc/" + pid + "/stat"));
+    return stat.charAt(stat.lastIndexOf(')') + 2);
+  }
 }

@@ -113,4 +113,28 @@ class ScenarioSmokeTest {
       assertThat(store.count(variables)).isEqualTo(phase.bulks() * 2 * 2);
     }
   }
+
+  @Test
+  void interleavedRatiosArePairedWithinEachRoundAndSummarisedByTheirMedian() {
+    var results = new java.util.LinkedHashMap<String, java.util.List<Double>>();
+    results.put("ours", java.util.List.of(90.0, 50.0, 100.0));
+    results.put("noop", java.util.List.of(100.0, 50.0, 200.0));
+    results.put("none", java.util.List.of(100.0, 100.0, 100.0));
+
+    var ratios = InterleavedOverhead.pairedRatios(results);
+
+    assertThat(ratios).containsOnlyKeys("ours/noop", "ours/none", "noop/none");
+    @SuppressWarnings("unchecked")
+    var oursOverNoop = (java.util.Map<String, Object>) ratios.get("ours/noop");
+    assertThat(oursOverNoop.get("perRound")).isEqualTo(java.util.List.of(0.9, 1.0, 0.5));
+    assertThat(oursOverNoop).containsEntry("median", 0.9).containsEntry("min", 0.5).containsEntry("max", 1.0);
+  }
+
+  @Test
+  void theInterleavedOverheadNamesABadArgumentBeforeStartingAnything() {
+    assertThatThrownBy(() -> InterleavedOverhead.run(java.nio.file.Path.of("."), 0, java.util.List.of("ours"), 10, 2))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("were 0, 2 and 10");
+    assertThatThrownBy(() -> InterleavedOverhead.run(java.nio.file.Path.of("."), 5, java.util.List.of("fast"), 10, 2))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'fast'");
+  }
 }

@@ -1,0 +1,125 @@
+package dev.flowpipe.benchmarks;
+
+import io.camunda.zeebe.client.ZeebeClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Engine throughput per exporter mode, measured in many short windows that alternate between nodes kept warm side by
+ * side. Every mode's node (with its store) starts once and is warmed up; then, round after round, one node at a time
+ * is resumed and driven to saturation while the others are frozen (SIGSTOP), so they take no CPU. Each round measures
+ * every mode within a minute or two, so a change in the shared machine's speed hits all modes of that round alike;
+ * the ratio of two modes is taken per round and summarised by its median, which one noisy window cannot move far.
+ */
+final class InterleavedOverhead {
+
+  /** Load before each window's measurement, so that a resumed node is back at its steady state. */
+  private static final Duration SETTLE = Duration.ofSeconds(5);
+
+  private InterleavedOverhead() {}
+
+  static Map<String, Object> run(Path root, int windowSeconds, List<String> selected, int warmUpSeconds, int rounds)
+      throws Exception {
+    if (windowSeconds < 1 || warmUpSeconds < 0 || rounds < 1) {
+      throw new IllegalArgumentException("overhead-interleaved: window seconds and rounds must be at least 1 and "
+          + "warm-up seconds not negative, were " + windowSeconds + ", " + rounds + " and " + warmUpSeconds);
+    }
+    Map<String, List<String>> known = Benchmarks.exporterModes(selected);
+    Map<String, NodeProcess> nodes = new LinkedHashMap<>();
+    Map<String, ZeebeClient> clients = new LinkedHashMap<>();
+    Map<String, List<Double>> results = new LinkedHashMap<>();
+    try {
+      for (String mode : selected) {
+        List<String> arguments = new ArrayList<>(known.get(mode));
+        arguments.add("--flowpipe.flow-control.enabled=false");
+        System.out.printf("%s: starting node, then %d s of warm-up load%n", mode, warmUpSeconds);
+        NodeProcess node = NodeProcess.start(root, Files.createTempDirectory("bench-" + mode), arguments);
+        nodes.put(mode, node);
+        ZeebeClient client = Benchmarks.client(node);
+        clients.put(mode, client);
+        Benchmarks.deploy(client);
+        Saturation.run(client, Duration.ofSeconds(warmUpSeconds), Duration.ofSeconds(1), 128);
+        node.pause();
+        results.put(mode, new ArrayList<>());
+      }
+      for (int round = 1; round <= rounds; round++) {
+        // rotate the order, so that no mode always follows the same one
+        for (int i = 0; i < selected.size(); i++) {
+          String mode = selected.get((i + round - 1) % selected.size());
+          NodeProcess node = nodes.get(mode);
+          node.resume();
+          double perSecond = Saturation.run(clients.get(mode), SETTLE, Duration.ofSeconds(windowSeconds), 128);
+          node.pause();
+          results.get(mode).add(perSecond);
+          System.out.printf(Locale.ROOT, "round %d/%d, %s: %.1f completed instances/s%n", round, rounds, mode,
+              perSecond);
+        }
+      }
+    } finally {
+      for (ZeebeClient client : clients.values()) {
+        client.close();
+      }
+      for (NodeProcess node : nodes.values()) {
+        node.close();
+      }
+    }
+    Map<String, Object> report = new LinkedHashMap<>();
+    report.put("scenario", "exporter overhead, interleaved: engine throughput (one service task per instance, 128 in "
+        + "flight), flow control off in every mode; all nodes warm side by side, one measured at a time while the "
+        + "others are frozen");
+    report.put("warmUpSecondsPerNode", warmUpSeconds);
+    report.put("windowSeconds", windowSeconds);
+    report.put("settleSecondsPerWindow", SETTLE.toSeconds());
+    report.put("rounds", rounds);
+    report.put("instancesPerSecond", results);
+    report.put("meanInstancesPerSecond", Benchmarks.means(results));
+    report.put("ratios", pairedRatios(results));
+    return report;
+  }
+
+  /**
+   * For every mode but the no-exporter ones, its ratio to {@code noop} and to {@code none} where those were measured:
+   * the ratio within each round, and their median, minimum and maximum.
+   */
+  static Map<String, Object> pairedRatios(Map<String, List<Double>> results) {
+    Map<String, Object> ratios = new LinkedHashMap<>();
+    for (String baseline : List.of("noop", "none")) {
+      if (!results.containsKey(baseline)) {
+        continue;
+      }
+      for (String mode : results.keySet()) {
+        if (mode.equals(baseline) || (baseline.equals("noop") && mode.equals("none"))) {
+          continue;
+        }
+        List<Double> perRound = new ArrayList<>();
+        List<Double> ours = results.get(mode);
+        List<Double> base = results.get(baseline);
+        for (int round = 0; round < Math.min(ours.size(), base.size()); round++) {
+          perRound.add(ours.get(round) / base.get(round));
+        }
+        if (perRound.isEmpty()) {
+          continue;
+        }
+        List<Double> sorted = perRound.stream().sorted().toList();
+        Map<String, Object> summary = new LinkedHashMap<>();
+        summary.put("perRound", perRound);
+        summary.put("median", median(sorted));
+        summary.put("min", sorted.get(0));
+        summary.put("max", sorted.get(sorted.size() - 1));
+        ratios.put(mode + "/" + baseline, summary);
+      }
+    }
+    return ratios;
+  }
+
+  private static double median(List<Double> sorted) {
+    int n = sorted.size();
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+  }
+}
