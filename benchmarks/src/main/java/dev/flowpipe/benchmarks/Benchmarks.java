@@ -245,7 +245,13 @@ public final class Benchmarks {
       Histogram latencies = Availability.run(client, store, "flowpipe", 50, probes, warmUp);
       Map<String, Object> result = percentiles(latencies);
       // the exporter's own view: engine timestamp of the oldest record in a flush to the flush being durable
-      result.put("exporterExportLatencyMillis", exporterLatency(node.get("/actuator/prometheus")));
+      String prometheus = node.get("/actuator/prometheus");
+      result.put("exporterExportLatencyMillis", exporterLatency(prometheus));
+      // its parts: the broker's (engine write to the exporter) and the store's (one bulk, flushed on the delay)
+      result.put("exporterArrivalDelayMillis",
+          quantilesMillis(prometheus, "flowpipe_exporter_arrival_delay_seconds", ""));
+      result.put("delayFlushDurationMillis",
+          quantilesMillis(prometheus, "flowpipe_exporter_flush_duration_seconds", "reason=\"delay\""));
       System.out.printf("bulk delay %s: %s%n", delay, result);
       return result;
     }
@@ -392,9 +398,17 @@ public final class Benchmarks {
 
   /** The p50 and p99 of the exporter's export-latency timer, from the node's Prometheus text. */
   static Map<String, Object> exporterLatency(String prometheus) {
+    return quantilesMillis(prometheus, "flowpipe_exporter_export_latency_seconds", "");
+  }
+
+  /**
+   * The published quantiles of one timer in the node's Prometheus text, in ms, as "p50", "p99"; only lines that
+   * contain {@code label} (e.g. {@code reason="delay"}; "" for all).
+   */
+  static Map<String, Object> quantilesMillis(String prometheus, String metric, String label) {
     Map<String, Object> quantiles = new LinkedHashMap<>();
     for (String line : prometheus.split("\n")) {
-      if (line.startsWith("flowpipe_exporter_export_latency_seconds{") && line.contains("quantile=")) {
+      if (line.startsWith(metric + "{") && line.contains("quantile=") && line.contains(label)) {
         String quantile = line.replaceAll(".*quantile=\"([0-9.]+)\".*", "$1");
         double seconds = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
         quantiles.put("p" + (int) Math.round(Double.parseDouble(quantile) * 100), Math.round(seconds * 1000));

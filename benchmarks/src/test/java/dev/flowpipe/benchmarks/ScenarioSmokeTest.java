@@ -94,6 +94,18 @@ class ScenarioSmokeTest {
   }
 
   @Test
+  void readsTheQuantilesOfOneFlushReasonOnly() {
+    String text = """
+        flowpipe_exporter_flush_duration_seconds{partition="1",reason="size",quantile="0.5"} 0.3
+        flowpipe_exporter_flush_duration_seconds{partition="1",reason="delay",quantile="0.5"} 0.021
+        flowpipe_exporter_flush_duration_seconds{partition="1",reason="delay",quantile="0.99"} 0.25
+        """;
+
+    assertThat(Benchmarks.quantilesMillis(text, "flowpipe_exporter_flush_duration_seconds", "reason=\"delay\""))
+        .containsOnly(java.util.Map.entry("p50", 21L), java.util.Map.entry("p99", 250L));
+  }
+
+  @Test
   void bothIndexLayoutsTakeTheSameBulksAndKeepEveryDocument(EmbeddedSearchStore node, SearchStore store) {
     String prefix = SharedOpenSearch.uniquePrefix();
     long[] keys = {0};

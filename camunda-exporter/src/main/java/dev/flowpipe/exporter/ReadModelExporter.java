@@ -226,6 +226,7 @@ public final class ReadModelExporter implements Exporter {
     }
     if (bufferedOldestTimestamp < 0) {
       bufferedOldestTimestamp = record.getTimestamp();
+      metrics.firstRecordArrived(record.getTimestamp());
     }
     long now = System.nanoTime();
     buffer.add(changes, record.getPosition(), record.getTimestamp(), now, inFlight == null ? null : inFlight.batch());

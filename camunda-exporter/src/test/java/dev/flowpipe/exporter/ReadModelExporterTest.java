@@ -95,6 +95,27 @@ class ReadModelExporterTest {
   class Acknowledgement {
 
     @Test
+    void theArrivalDelayIsTakenOncePerBatchFromTheEngineTimestampOfItsFirstRecord() throws Exception {
+      open(sharedNode.url(), Map.of());
+      long writtenAt = System.currentTimeMillis() - 300;
+
+      exporter.export(writtenAt(processInstance(10, 104, ELEMENT_ACTIVATING), writtenAt));
+      exporter.export(writtenAt(processInstance(11, 104, ELEMENT_COMPLETED), System.currentTimeMillis() - 5_000));
+      afterTheBulkDelay();
+      exporter.export(writtenAt(processInstance(12, 105, ELEMENT_ACTIVATING), System.currentTimeMillis()));
+
+      var arrival = context.getMeterRegistry().get("flowpipe.exporter.arrival.delay").timer();
+      assertThat(arrival.count()).as("one per batch: the second record joined the first's").isEqualTo(2);
+      assertThat(arrival.max(java.util.concurrent.TimeUnit.MILLISECONDS)).isBetween(300.0, 5_000.0);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Record<?> writtenAt(Record<?> record, long timestamp) {
+      return io.camunda.zeebe.protocol.record.ImmutableRecord.builder()
+          .from((Record<io.camunda.zeebe.protocol.record.RecordValue>) record).withTimestamp(timestamp).build();
+    }
+
+    @Test
     void aBufferedRecordIsNeitherWrittenNorAcknowledgedBeforeTheFlush() {
       open(sharedNode.url(), Map.of(ExporterConfiguration.BULK_DELAY, "1h"));
 

@@ -135,6 +135,7 @@ class NodeEndToEndTest {
         .contains("flowpipe_exporter_flush_duration_seconds_count{")
         .contains("flowpipe_exporter_bulk_size_documents_count{")
         .contains("flowpipe_exporter_export_latency_seconds{")
+        .contains("flowpipe_exporter_arrival_delay_seconds{")
         .contains("flowpipe_exporter_lag_records{")
         .contains("flowpipe_exporter_lag_age_milliseconds{");
   }

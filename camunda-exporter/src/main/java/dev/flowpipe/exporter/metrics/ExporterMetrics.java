@@ -27,6 +27,7 @@ public final class ExporterMetrics {
   private final Map<BulkFlushPolicy.Reason, Timer> flushes = new EnumMap<>(BulkFlushPolicy.Reason.class);
   private final DistributionSummary bulkSize;
   private final Timer exportLatency;
+  private final Timer arrivalDelay;
   private final Counter retries;
   private final Counter failures;
   private final Counter deadLetters;
@@ -39,6 +40,10 @@ public final class ExporterMetrics {
         .baseUnit("documents").tags(tags).register(registry);
     exportLatency = Timer.builder("flowpipe.exporter.export.latency")
         .description("engine timestamp of the oldest record in a flush to the flush being durable")
+        .publishPercentiles(0.5, 0.99).tags(tags).register(registry);
+    arrivalDelay = Timer.builder("flowpipe.exporter.arrival.delay")
+        .description("engine timestamp of the first record of a batch to its arrival in the exporter: the broker's "
+            + "share of the export latency")
         .publishPercentiles(0.5, 0.99).tags(tags).register(registry);
     retries = Counter.builder("flowpipe.exporter.retries").description("flush attempts after a failed one")
         .tags(tags).register(registry);
@@ -76,11 +81,16 @@ public final class ExporterMetrics {
   public void flushed(BulkFlushPolicy.Reason reason, int documents, Duration took, long oldestRecordTimestamp) {
     flushes.computeIfAbsent(reason, r -> Timer.builder("flowpipe.exporter.flush.duration")
         .description("time to write one bulk").tags(tags.and("reason", r.name().toLowerCase()))
-        .register(registry)).record(took);
+        .publishPercentiles(0.5, 0.99).register(registry)).record(took);
     bulkSize.record(documents);
     if (oldestRecordTimestamp > 0) {
       exportLatency.record(Duration.ofMillis(Math.max(0, System.currentTimeMillis() - oldestRecordTimestamp)));
     }
+  }
+
+  /** A batch's first record reached the exporter; {@code recordTimestamp} is the engine's time of writing it. */
+  public void firstRecordArrived(long recordTimestamp) {
+    arrivalDelay.record(Duration.ofMillis(Math.max(0, System.currentTimeMillis() - recordTimestamp)));
   }
 
   public void acknowledged(long records) {
