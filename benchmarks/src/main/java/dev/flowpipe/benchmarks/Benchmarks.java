@@ -60,7 +60,8 @@ public final class Benchmarks {
       case "availability" -> availability(root, args.length > 1 ? Integer.parseInt(args[1]) : 200,
           availabilityDelays(args.length > 2 ? args[2] : "20ms,100ms,1s"),
           Duration.ofSeconds(args.length > 3 ? Integer.parseInt(args[3]) : 2),
-          args.length > 4 ? storeNiceness(args[4]) : List.of());
+          args.length > 4 && !args[4].equals("-") ? storeNiceness(args[4]) : List.of(),
+          args.length > 5 ? nodeSettingVariants(args[5]) : List.of());
       case "exporter-throughput" -> exporterThroughput(root, args.length > 1 ? Integer.parseInt(args[1]) : 20_000,
           bulkRefreshModes(args.length > 2 ? args[2] : "both"));
       case "flow-control" -> FlowControlScenario.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 40,
@@ -172,16 +173,43 @@ public final class Benchmarks {
   /** Completed-to-searchable latency at 50 PI/s for bulk delays of 20 ms, 100 ms and 1 s. */
   /** The bulk delays an availability run measures, comma-separated, each checked ("100ms", "1s", "PT0.25S"). */
   static List<String> availabilityDelays(String value) {
+    return durations("bulk delay", value);
+  }
+
+  /** Comma-separated durations for an availability argument, each checked; a bad one named with {@code what}. */
+  static List<String> durations(String what, String value) {
     List<String> delays = List.of(value.split(","));
     for (String delay : delays) {
       try {
         org.springframework.boot.convert.DurationStyle.detectAndParse(delay);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("availability: bulk delay '" + delay + "' is not a duration like 100ms, 1s"
-            + " or PT0.25S", e);
+        throw new IllegalArgumentException("availability: " + what + " '" + delay + "' is not a duration like 100ms, "
+            + "1s or PT0.25S", e);
       }
     }
     return delays;
+  }
+
+  /**
+   * One node setting with the values to run availability with, as {@code key=value1|value2} (e.g.
+   * {@code flowpipe.exporter.index-refresh-interval=100ms|1s}): one {@code key=value} per value. The node checks
+   * the values when it starts.
+   */
+  static List<String> nodeSettingVariants(String value) {
+    int equals = value.indexOf('=');
+    if (equals <= 0 || !value.startsWith("flowpipe.") || equals == value.length() - 1) {
+      throw new IllegalArgumentException("availability: node setting variants must look like "
+          + "flowpipe.some.key=value1|value2, was '" + value + "'");
+    }
+    String key = value.substring(0, equals);
+    List<String> variants = new ArrayList<>();
+    for (String one : value.substring(equals + 1).split("\\|")) {
+      if (one.isBlank()) {
+        throw new IllegalArgumentException("availability: an empty value in '" + value + "'");
+      }
+      variants.add(key + "=" + one);
+    }
+    return variants;
   }
 
   /** Store nicenesses to run availability with, comma-separated, each 0-19 ("0,10"). */
@@ -207,20 +235,27 @@ public final class Benchmarks {
    * (an empty list: the node's default niceness, reported under the delay alone).
    */
   static Map<String, Object> availability(Path root, int probes, List<String> delays, Duration warmUp,
-      List<Integer> nicenesses) throws Exception {
+      List<Integer> nicenesses, List<String> settingVariants) throws Exception {
     if (warmUp.isNegative()) {
       throw new IllegalArgumentException("availability: warm-up seconds must not be negative, was " + warmUp.toSeconds());
     }
     Map<String, Object> byDelay = new LinkedHashMap<>();
     List<Integer> variants = nicenesses.isEmpty() ? Collections.singletonList(null) : nicenesses;
+    List<String> settings = settingVariants.isEmpty() ? Collections.singletonList(null) : settingVariants;
     for (String delay : delays) {
       for (Integer niceness : variants) {
-        String label = niceness == null ? delay : delay + ", store niceness " + niceness;
-        List<String> nodeArgs = new ArrayList<>(List.of("--flowpipe.exporter.bulk.delay=" + delay));
-        if (niceness != null) {
-          nodeArgs.add("--flowpipe.store.embedded.niceness=" + niceness);
+        for (String setting : settings) {
+          String label = delay + (niceness == null ? "" : ", store niceness " + niceness)
+              + (setting == null ? "" : ", " + setting);
+          List<String> nodeArgs = new ArrayList<>(List.of("--flowpipe.exporter.bulk.delay=" + delay));
+          if (niceness != null) {
+            nodeArgs.add("--flowpipe.store.embedded.niceness=" + niceness);
+          }
+          if (setting != null) {
+            nodeArgs.add("--" + setting);
+          }
+          byDelay.put(label, availabilityAt(root, probes, label, nodeArgs, warmUp));
         }
-        byDelay.put(label, availabilityAt(root, probes, label, nodeArgs, warmUp));
       }
     }
     Map<String, Object> report = new LinkedHashMap<>();

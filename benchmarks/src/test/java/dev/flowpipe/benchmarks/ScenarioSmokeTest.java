@@ -127,6 +127,16 @@ class ScenarioSmokeTest {
   }
 
   @Test
+  void nodeSettingVariantsGiveOneKeyValuePerValueAndNameABadArgument() {
+    assertThat(Benchmarks.nodeSettingVariants("flowpipe.exporter.index-refresh-interval=100ms|1s"))
+        .containsExactly("flowpipe.exporter.index-refresh-interval=100ms", "flowpipe.exporter.index-refresh-interval=1s");
+    assertThatThrownBy(() -> Benchmarks.nodeSettingVariants("refresh=1s"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'refresh=1s'");
+    assertThatThrownBy(() -> Benchmarks.nodeSettingVariants("flowpipe.exporter.bulk.delay=1s||2s"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty value");
+  }
+
+  @Test
   void interleavedRatiosArePairedWithinEachRoundAndSummarisedByTheirMedian() {
     var results = new java.util.LinkedHashMap<String, java.util.List<Double>>();
     results.put("ours", java.util.List.of(90.0, 50.0, 100.0));
