@@ -13,7 +13,8 @@ import org.springframework.util.unit.DataSize;
  *
  * @param enabled register the exporter in the broker
  * @param indexPrefix prefix of the read model's index names
- * @param indexRefreshInterval how often the store makes new documents searchable
+ * @param indexRefreshInterval how often the store makes new documents searchable on its own; with bulk refresh on,
+ *     each bulk does that for what it wrote, and a shorter interval only adds refreshes that slow the bulks' tail
  * @param bulk when buffered documents are written
  * @param retry waits between attempts after a failed write
  * @param variableValueLimit variable values longer than this many characters are searchable by their beginning only
@@ -23,7 +24,7 @@ import org.springframework.util.unit.DataSize;
 public record ExporterProperties(
     @DefaultValue("true") boolean enabled,
     @DefaultValue("flowpipe") String indexPrefix,
-    @DefaultValue("100ms") Duration indexRefreshInterval,
+    @DefaultValue("1s") Duration indexRefreshInterval,
     @DefaultValue Bulk bulk,
     @DefaultValue Retry retry,
     @DefaultValue("8191") int variableValueLimit,
