@@ -116,23 +116,49 @@ final class NodeProcess implements AutoCloseable {
 
   /**
    * Freezes the node and its store (SIGSTOP to the node and every descendant), so that it takes no CPU while another
-   * node is measured; {@link #resume()} lets it go on where it stopped.
+   * node is measured, and returns once each of them shows as stopped; {@link #resume()} lets it go on where it stopped.
    */
   void pause() throws IOException, InterruptedException {
-    signal("-STOP");
+    awaitState(signal("-STOP"), true);
   }
 
   void resume() throws IOException, InterruptedException {
-    signal("-CONT");
+    awaitState(signal("-CONT"), false);
   }
 
-  private void signal(String signal) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of("kill", signal, Long.toString(process.pid())));
-    process.descendants().forEach(child -> command.add(Long.toString(child.pid())));
+  private List<Long> signal(String signal) throws IOException, InterruptedException {
+    List<Long> pids = new ArrayList<>(List.of(process.pid()));
+    process.descendants().forEach(child -> pids.add(child.pid()));
+    List<String> command = new ArrayList<>(List.of("kill", signal));
+    pids.forEach(pid -> command.add(Long.toString(pid)));
     Process kill = new ProcessBuilder(command).redirectErrorStream(true).start();
     String output = new String(kill.getInputStream().readAllBytes());
     if (kill.waitFor() != 0) {
       throw new IOException("'" + String.join(" ", command) + "' failed: " + output.strip());
+    }
+    return pids;
+  }
+
+  /** A signal is delivered asynchronously: waits (up to 10 s) until /proc shows each process stopped, or not. */
+  private static void awaitState(List<Long> pids, boolean stopped) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    for (long pid : pids) {
+      Path stat = Path.of("/proc/" + pid + "/stat");
+      while (Files.exists(stat)) {
+        String text;
+        try {
+          text = Files.readString(stat);
+        } catch (IOException e) {
+          break; // the process ended meanwhile
+        }
+        if ((text.charAt(text.lastIndexOf(')') + 2) == 'T') == stopped) {
+          break;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IOException("process " + pid + " did not " + (stopped ? "stop" : "continue") + " within 10 s");
+        }
+        Thread.sleep(5);
+      }
     }
   }
 
