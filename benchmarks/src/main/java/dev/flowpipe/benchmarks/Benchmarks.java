@@ -173,18 +173,13 @@ public final class Benchmarks {
   /** Completed-to-searchable latency at 50 PI/s for bulk delays of 20 ms, 100 ms and 1 s. */
   /** The bulk delays an availability run measures, comma-separated, each checked ("100ms", "1s", "PT0.25S"). */
   static List<String> availabilityDelays(String value) {
-    return durations("bulk delay", value);
-  }
-
-  /** Comma-separated durations for an availability argument, each checked; a bad one named with {@code what}. */
-  static List<String> durations(String what, String value) {
     List<String> delays = List.of(value.split(","));
     for (String delay : delays) {
       try {
         org.springframework.boot.convert.DurationStyle.detectAndParse(delay);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("availability: " + what + " '" + delay + "' is not a duration like 100ms, "
-            + "1s or PT0.25S", e);
+        throw new IllegalArgumentException("availability: bulk delay '" + delay + "' is not a duration like 100ms, 1s"
+            + " or PT0.25S", e);
       }
     }
     return delays;
