@@ -129,6 +129,11 @@ final class NodeProcess implements AutoCloseable {
   private List<Long> signal(String signal) throws IOException, InterruptedException {
     List<Long> pids = new ArrayList<>(List.of(process.pid()));
     process.descendants().forEach(child -> pids.add(child.pid()));
+    return signal(signal, pids);
+  }
+
+  /** Sends {@code signal} to each of {@code pids} with {@code kill}; fails naming the command and its answer. */
+  static List<Long> signal(String signal, List<Long> pids) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(List.of("kill", signal));
     pids.forEach(pid -> command.add(Long.toString(pid)));
     Process kill = new ProcessBuilder(command).redirectErrorStream(true).start();

@@ -137,6 +137,16 @@ class ScenarioSmokeTest {
   }
 
   @Test
+  void signallingAProcessThatHasEndedFailsNamingTheCommand() throws Exception {
+    Process ended = new ProcessBuilder("true").start();
+    ended.waitFor();
+
+    assertThatThrownBy(() -> NodeProcess.signal("-STOP", java.util.List.of(ended.pid())))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("'kill -STOP " + ended.pid() + "' failed");
+  }
+
+  @Test
   void interleavedRatiosArePairedWithinEachRoundAndSummarisedByTheirMedian() {
     var results = new java.util.LinkedHashMap<String, java.util.List<Double>>();
     results.put("ours", java.util.List.of(90.0, 50.0, 100.0));
