@@ -33,7 +33,7 @@ public final class Benchmarks {
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
-          "usage: benchmarks/run overhead|overhead-interleaved|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|refresh-layout|search-latency|flow-control|load|ramp [options]\n"
+          "usage: benchmarks/run overhead|overhead-interleaved|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|refresh-layout|store-settings|search-latency|flow-control|load|ramp [options]\n"
               + "       benchmarks/run html overhead|availability|exporter-throughput|search-latency  (page from the saved JSON)");
       System.exit(2);
     }
@@ -72,6 +72,9 @@ public final class Benchmarks {
       case "refresh-layout" -> refreshLayout(root, args.length > 1 ? Integer.parseInt(args[1]) : 5,
           args.length > 2 ? Double.parseDouble(args[2]) : 10, args.length > 3 ? Integer.parseInt(args[3]) : 30,
           args.length > 4 ? Integer.parseInt(args[4]) : 3);
+      case "store-settings" -> StoreSettingsAB.run(root, StoreSettingsAB.parseSettings(args.length > 1 ? args[1] : ""),
+          args.length > 2 ? Integer.parseInt(args[2]) : 5, args.length > 3 ? Double.parseDouble(args[3]) : 10,
+          args.length > 4 ? Integer.parseInt(args[4]) : 30, args.length > 5 ? Integer.parseInt(args[5]) : 3);
       case "load" -> LoadScenario.run(root, List.of(args).subList(1, args.length));
       case "ramp" -> ThroughputRamp.run(root, List.of(args).subList(1, args.length));
       default -> throw new IllegalArgumentException("unknown scenario '" + args[0] + "'");

@@ -118,7 +118,8 @@ final class InterleavedOverhead {
     return ratios;
   }
 
-  private static double median(List<Double> sorted) {
+  /** The median of values sorted ascending. */
+  static double median(List<Double> sorted) {
     int n = sorted.size();
     return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
   }

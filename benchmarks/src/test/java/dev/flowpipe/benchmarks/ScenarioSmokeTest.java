@@ -169,4 +169,50 @@ class ScenarioSmokeTest {
     assertThatThrownBy(() -> InterleavedOverhead.run(java.nio.file.Path.of("."), 5, java.util.List.of("fast"), 10, 2))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'fast'");
   }
+
+  @Test
+  void storeSettingsVariantsAreIndexSettingsAndABadPairIsNamed() {
+    assertThat(StoreSettingsAB.parseSettings("index.compound_format=false, index.merge.policy.segments_per_tier=30"))
+        .containsExactly(java.util.Map.entry("index.compound_format", "false"),
+            java.util.Map.entry("index.merge.policy.segments_per_tier", "30"));
+    assertThatThrownBy(() -> StoreSettingsAB.parseSettings("index.compound_format"))
+        .hasMessageContaining("'index.compound_format'");
+    assertThatThrownBy(() -> StoreSettingsAB.parseSettings("cluster.routing=none"))
+        .hasMessageContaining("only index settings").hasMessageContaining("'cluster.routing=none'");
+    assertThatThrownBy(() -> StoreSettingsAB.parseSettings(""))
+        .hasMessageContaining("expected index.setting=value");
+  }
+
+  @Test
+  void aStoreSettingsVariantIsAppliedToTheSharedIndexAndARefusedOneLeavesItOpen(EmbeddedSearchStore node,
+      SearchStore store) throws Exception {
+    String prefix = SharedOpenSearch.uniquePrefix();
+    var names = RefreshLayout.prepare(store, prefix, RefreshLayout.Layout.SHARED, "1s");
+    String index = prefix + "-read-model-v2";
+
+    StoreSettingsAB.apply(node.url(), index, StoreSettingsAB.parseSettings("index.compound_format=false"));
+
+    var http = java.net.http.HttpClient.newHttpClient();
+    String settings = http.send(java.net.http.HttpRequest.newBuilder(
+        java.net.URI.create(node.url() + "/" + index + "/_settings")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    assertThat(settings).contains("\"compound_format\":\"false\"");
+
+    assertThatThrownBy(() -> StoreSettingsAB.apply(node.url(), index,
+        StoreSettingsAB.parseSettings("index.merge.policy.segments_per_tier=lots")))
+        .hasMessageContaining("_settings answered 400").hasMessageContaining("lots");
+    // still open and writable: the same bulks the scenario sends
+    var phase = RefreshLayout.phase(store, names, RefreshLayout.Layout.SHARED, 1, 1, 50, java.time.Duration.ofMillis(200),
+        () -> 0L, new long[] {0}, new long[] {0});
+    assertThat(phase.documents()).isEqualTo(phase.bulks() * 7).isPositive();
+  }
+
+  @Test
+  void storeSettingsRatiosArePairedWithinEachRound() {
+    var a = new RefreshLayout.Phase(RefreshLayout.Layout.SHARED, 1, 1, 7, 1, 0.5, 1, 1);
+    var b = new RefreshLayout.Phase(RefreshLayout.Layout.SHARED, 2, 1, 7, 1, 0.25, 1, 1);
+
+    assertThat(StoreSettingsAB.perRoundRatios(java.util.List.of(a, b), java.util.List.of(b, a)))
+        .containsExactly(0.5, 2.0);
+  }
 }
