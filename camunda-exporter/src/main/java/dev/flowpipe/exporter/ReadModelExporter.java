@@ -298,13 +298,14 @@ public final class ReadModelExporter implements Exporter {
       BulkWriter.Result result = writer.flush(batch);
       circuitBreaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
       if (result.complete()) {
+        // recorded before the acknowledgement, so whoever sees the position sees this bulk's timings too
+        metrics.flushed(reason, documents, Duration.ofNanos(System.nanoTime() - start), oldest);
         // every earlier batch is durable too (one bulk at a time; a failed one comes back into the next)
         controller.updateLastExportedRecordPosition(batch.lastPosition());
         acknowledgedPosition = batch.lastPosition();
         metrics.acknowledged(batch.recordsSinceAck());
         inFlightOldestTimestamp = -1;
         inFlightRecords = 0;
-        metrics.flushed(reason, documents, Duration.ofNanos(System.nanoTime() - start), oldest);
       }
       return new Outcome(result, null, documents);
     } catch (RuntimeException e) {

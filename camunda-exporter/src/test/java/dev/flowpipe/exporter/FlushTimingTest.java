@@ -111,20 +111,30 @@ class FlushTimingTest {
     try {
       long start = System.nanoTime();
       exporter.export(processInstance(1, 20_001, ELEMENT_ACTIVATING));
-      long longestTickNanos = 0;
+      // the delay runs from the record's arrival in the buffer, at the end of this call (the first one in a JVM loads
+      // the handlers' classes)
+      long exportCallNanos = System.nanoTime() - start;
+      // the longest turn of this polling loop (its sleep, which a busy machine stretches, and the timer's run): the
+      // test itself only sees the flush that late
+      long longestTurnNanos = 0;
       while (controller.getPosition() < 1 && System.nanoTime() - start < bulkDelay.toNanos() * 3 + 2_000_000_000L) {
+        long turnStart = System.nanoTime();
         sleepMillis(1);
         long before = System.nanoTime();
         // the actor's clock moves with real time (the test controller counts whole milliseconds from 0)
         long realMs = TimeUnit.NANOSECONDS.toMillis(before - openedAt);
         controller.runScheduledTasks(Duration.ofMillis(realMs - controller.getLastRanAt().toEpochMilli()));
-        longestTickNanos = Math.max(longestTickNanos, System.nanoTime() - before);
+        longestTurnNanos = Math.max(longestTurnNanos, System.nanoTime() - turnStart);
       }
       long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
       long boundMs =
-          bulkDelay.toMillis() + longestFlushMillis() + TimeUnit.NANOSECONDS.toMillis(longestTickNanos) + MARGIN_MS;
+          TimeUnit.NANOSECONDS.toMillis(exportCallNanos) + bulkDelay.toMillis() + longestFlushMillis()
+              + TimeUnit.NANOSECONDS.toMillis(longestTurnNanos) + MARGIN_MS;
       assertThat(controller.getPosition()).isEqualTo(1);
-      assertThat(waitedMs).as("record to durable, ms (bound %d ms)", boundMs).isLessThanOrEqualTo(boundMs);
+      assertThat(waitedMs).as("record to durable, ms (bound %d ms: export call %d ms + delay + longest flush %d ms + "
+              + "longest poll turn %d ms + margin)", boundMs, TimeUnit.NANOSECONDS.toMillis(exportCallNanos),
+          longestFlushMillis(), TimeUnit.NANOSECONDS.toMillis(longestTurnNanos))
+          .isLessThanOrEqualTo(boundMs);
       assertThat(waitedMs).as("not flushed before the delay").isGreaterThanOrEqualTo(bulkDelay.toMillis());
     } finally {
       exporter.close();
