@@ -425,7 +425,7 @@ public final class Benchmarks {
     }
   }
 
-  private static double round3(double value) {
+  static double round3(double value) {
     return Math.round(value * 1000) / 1000.0;
   }
 

@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
+import java.util.function.ToDoubleFunction;
 
 /**
  * What an index setting does to the store's cost under the exporter's write pattern: two shared read-model indices
@@ -90,12 +91,11 @@ final class StoreSettingsAB {
       }
       Map<String, Object> means = new LinkedHashMap<>();
       byVariant.forEach((variant, mine) -> means.put(variant, Map.of(
-          "storeCores", round3(mine.stream().mapToDouble(RefreshLayout.Phase::storeCores).average().orElseThrow()),
-          "meanBulkMillis", round3(mine.stream().mapToDouble(RefreshLayout.Phase::meanBulkMillis).average()
-              .orElseThrow()),
-          "p99BulkMillis", round3(mine.stream().mapToDouble(RefreshLayout.Phase::p99BulkMillis).average()
-              .orElseThrow()))));
-      double ratio = mean(byVariant.get("variant")) / mean(byVariant.get("default"));
+          "storeCores", Benchmarks.round3(mean(mine, RefreshLayout.Phase::storeCores)),
+          "meanBulkMillis", Benchmarks.round3(mean(mine, RefreshLayout.Phase::meanBulkMillis)),
+          "p99BulkMillis", Benchmarks.round3(mean(mine, RefreshLayout.Phase::p99BulkMillis)))));
+      double ratio = mean(byVariant.get("variant"), RefreshLayout.Phase::storeCores)
+          / mean(byVariant.get("default"), RefreshLayout.Phase::storeCores);
       List<Double> perRound = perRoundRatios(byVariant.get("default"), byVariant.get("variant"));
       double median = InterleavedOverhead.median(perRound.stream().sorted().toList());
       System.out.printf("store CPU, variant / default: %.2f of the means, %.2f median of the rounds' ratios %s"
@@ -109,9 +109,9 @@ final class StoreSettingsAB {
       report.put("phaseSeconds", phaseSeconds);
       report.put("phases", phases);
       report.put("means", means);
-      report.put("storeCpuVariantOverDefault", round3(ratio));
-      report.put("storeCpuVariantOverDefaultPerRound", perRound.stream().map(StoreSettingsAB::round3).toList());
-      report.put("storeCpuVariantOverDefaultMedian", round3(median));
+      report.put("storeCpuVariantOverDefault", Benchmarks.round3(ratio));
+      report.put("storeCpuVariantOverDefaultPerRound", perRound.stream().map(Benchmarks::round3).toList());
+      report.put("storeCpuVariantOverDefaultMedian", Benchmarks.round3(median));
       return report;
     }
   }
@@ -125,8 +125,8 @@ final class StoreSettingsAB {
     return ratios;
   }
 
-  private static double mean(List<RefreshLayout.Phase> phases) {
-    return phases.stream().mapToDouble(RefreshLayout.Phase::storeCores).average().orElseThrow();
+  private static double mean(List<RefreshLayout.Phase> phases, ToDoubleFunction<RefreshLayout.Phase> value) {
+    return phases.stream().mapToDouble(value).average().orElseThrow();
   }
 
   /** Applies the settings to a closed index (so static ones apply too) and opens it again; none: closes and opens. */
@@ -159,7 +159,4 @@ final class StoreSettingsAB {
     }
   }
 
-  private static double round3(double value) {
-    return Math.round(value * 1000) / 1000.0;
-  }
 }
