@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -158,12 +159,22 @@ class NodeProcessTest {
     Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     started.add(process);
     NodeUnderTest node = new NodeUnderTest(process, http, gateway, log);
-    await("node ready on :" + http)
-        .atMost(Duration.ofSeconds(120))
-        .pollInterval(Duration.ofMillis(250))
-        .ignoreExceptions()
-        .until(node::isReady);
+    try {
+      await("node ready on :" + http)
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofMillis(250))
+          // only "not listening yet": an early exit must fail at once, with the node's log
+          .ignoreExceptionsInstanceOf(IOException.class)
+          .until(node::isReady);
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError("node not ready on :" + http + " within 120 s; its log ends:\n" + tail(log), e);
+    }
     return node;
+  }
+
+  private static String tail(Path log) throws IOException {
+    List<String> lines = Files.readAllLines(log);
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
   }
 
   private record NodeUnderTest(Process process, int httpPort, int gatewayPort, Path log) {
