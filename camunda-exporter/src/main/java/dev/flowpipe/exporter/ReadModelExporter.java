@@ -34,7 +34,9 @@ import io.github.resilience4j.core.IntervalFunction;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -51,8 +53,10 @@ import org.slf4j.Logger;
  *
  * <p>Flushes happen when the {@link BulkFlushPolicy} says so, checked on the export path (so a busy path never starves
  * the delay) and by a timer (so a quiet one still flushes). A bulk is written on a thread of its own while the actor
- * goes on filling the next batch; one bulk at a time, so batches stay in log order and the acknowledged position only
- * moves forward. When the buffer is full while a bulk is in flight, the actor waits for it (the broker sees the lag).
+ * goes on filling the next batch; up to {@code bulks-in-flight} bulks at a time, so a slow bulk need not hold up the
+ * next one. A document changed while a version of it is in flight starts from that version, and a bulk acknowledges
+ * its position only once every earlier bulk has, so the acknowledged position only moves forward and never past a
+ * write that is not durable. When the buffer is full, the actor waits for the bulks in flight (the broker sees the lag).
  * After a failure it backs off exponentially with jitter, and a circuit breaker stops it from hammering a store that
  * is down; while the buffer is full and the store failing it refuses records, so the broker retries them.
  *
@@ -82,13 +86,18 @@ public final class ReadModelExporter implements Exporter {
   private int failedAttempts;
   private long nextAttemptNanos;
   private ScheduledTask timer;
-  private ExecutorService bulkThread;
-  private InFlight inFlight;
+  private ExecutorService bulkThreads;
+  // oldest first; only the actor changes it, and the lag gauges read the copy in inFlightView
+  private final Deque<InFlight> inFlight = new ArrayDeque<>();
+  private volatile List<InFlight> inFlightView = List.of();
   private boolean lastBulkFailed;
-  // read by the lag gauges from other threads: engine time of the oldest record buffered / in the bulk in flight
+  private boolean drainAfterFailure;
+  // orders the acknowledgements of bulks that end out of order
+  private final Object ackOrder = new Object();
+  // bulks that ended behind a slow one wait to be settled; past this many, no more are handed over
+  private static final int MAX_UNSETTLED = 32;
+  // read by the lag gauges from other threads: engine time of the oldest record buffered
   private volatile long bufferedOldestTimestamp = -1;
-  private volatile long inFlightOldestTimestamp = -1;
-  private volatile long inFlightRecords;
   private volatile long acknowledgedPosition = -1;
   // when the store was first reached; lag before that is the node starting (its store boots beside the broker)
   private volatile long connectedSinceMillis = -1;
@@ -134,12 +143,22 @@ public final class ReadModelExporter implements Exporter {
     buffer = new DocumentBuffer(new RecentDocuments(config.recentDocuments()));
     metrics = new ExporterMetrics(meterRegistry, partitionId);
     metrics.lag(
-        () -> buffer.recordsSinceAck() + inFlightRecords,
+        () -> {
+          long records = buffer.recordsSinceAck();
+          for (InFlight bulk : inFlightView) {
+            records += bulk.acknowledged ? 0 : bulk.records;
+          }
+          return records;
+        },
         () -> buffer.size(),
         () -> {
-          long inFlightOldest = inFlightOldestTimestamp;
-          long bufferedOldest = bufferedOldestTimestamp;
-          long oldest = inFlightOldest >= 0 ? inFlightOldest : bufferedOldest;
+          long oldest = bufferedOldestTimestamp;
+          for (InFlight bulk : inFlightView) {
+            if (!bulk.acknowledged) {
+              oldest = bulk.oldestTimestamp;
+              break;
+            }
+          }
           long connected = connectedSinceMillis;
           return oldest < 0 || connected < 0
               ? 0
@@ -161,8 +180,9 @@ public final class ReadModelExporter implements Exporter {
                 .recordExceptions(StoreUnavailableException.class)
                 .build());
     acknowledgedPosition = controller.getLastExportedRecordPosition();
-    bulkThread = Executors.newSingleThreadExecutor(
-        Thread.ofPlatform().name("flowpipe-bulk-partition-" + partitionId).daemon().factory());
+    // one thread per bulk in flight: a bulk waiting for its predecessor's outcome never holds up that predecessor
+    bulkThreads = Executors.newFixedThreadPool(config.bulksInFlight(),
+        Thread.ofPlatform().name("flowpipe-bulk-partition-" + partitionId + "-", 0).daemon().factory());
     scheduleTick(config.bulkDelay());
     try {
       connect();
@@ -197,9 +217,9 @@ public final class ReadModelExporter implements Exporter {
 
   @Override
   public void export(Record<?> record) {
-    settleEndedBulk();
+    settleEndedBulks();
     if (policy.full(buffer)) {
-      // the store is behind: hold the actor until the bulk in flight ends, so the broker sees the lag
+      // the store is behind: hold the actor until the bulks in flight end, so the broker sees the lag
       awaitBulkInFlight();
       if (flushAllowed() && flush(Reason.SIZE) && lastBulkFailed) {
         // after a failure, this attempt decides whether the record can be taken
@@ -218,7 +238,7 @@ public final class ReadModelExporter implements Exporter {
         changes.addAll(handler.changes(record));
       }
     }
-    if (changes.isEmpty() && buffer.isEmpty() && inFlight == null) {
+    if (changes.isEmpty() && buffer.isEmpty() && inFlight.isEmpty()) {
       controller.updateLastExportedRecordPosition(record.getPosition());
       acknowledgedPosition = record.getPosition();
       metrics.acknowledged(1);
@@ -229,7 +249,7 @@ public final class ReadModelExporter implements Exporter {
       metrics.firstRecordArrived(record.getTimestamp());
     }
     long now = System.nanoTime();
-    buffer.add(changes, record.getPosition(), record.getTimestamp(), now, inFlight == null ? null : inFlight.batch());
+    buffer.add(changes, record.getPosition(), record.getTimestamp(), now, batchesInFlight());
     if (flushAllowed()) {
       policy.due(buffer, now).ifPresent(this::flush);
     }
@@ -240,15 +260,15 @@ public final class ReadModelExporter implements Exporter {
   }
 
   private void onTick() {
-    settleEndedBulk();
+    settleEndedBulks();
     long now = System.nanoTime();
     if (flushAllowed()) {
       policy.due(buffer, now).ifPresent(this::flush);
     }
     now = System.nanoTime();
     long wait = Math.max(policy.nanosUntilDelay(buffer, now), nextAttemptNanos - now);
-    if (inFlight != null && !buffer.isEmpty()) {
-      // a flush may be due when the bulk in flight ends: look again soon
+    if (!inFlight.isEmpty() && !buffer.isEmpty()) {
+      // a flush may be due when a bulk in flight ends: look again soon
       wait = Math.min(wait, TimeUnit.MILLISECONDS.toNanos(2));
     }
     scheduleTick(Duration.ofNanos(Math.max(wait, TimeUnit.MILLISECONDS.toNanos(1))));
@@ -258,20 +278,56 @@ public final class ReadModelExporter implements Exporter {
     return System.nanoTime() >= nextAttemptNanos;
   }
 
-  /** What the bulk thread did with one batch. */
-  private record InFlight(DocumentBuffer batch, Future<Outcome> outcome) {}
+  private List<DocumentBuffer> batchesInFlight() {
+    if (inFlight.isEmpty()) {
+      return List.of();
+    }
+    List<DocumentBuffer> batches = new ArrayList<>(inFlight.size());
+    for (InFlight bulk : inFlight) {
+      batches.add(bulk.batch);
+    }
+    return batches;
+  }
 
+  /** One batch handed to a bulk thread. */
+  private static final class InFlight {
+    final DocumentBuffer batch;
+    final long oldestTimestamp;
+    final long records;
+    Future<Outcome> outcome;
+    // the rest under ackOrder: the bulk in flight before this one when it was handed over (null: none was, so this
+    // batch holds every record not yet durable), the one handed over next, and how far this one got
+    InFlight predecessor;
+    InFlight successor;
+    boolean ended;
+    boolean complete;
+    // also read by the lag gauges and, once ended, by the actor
+    volatile boolean acknowledged;
+
+    InFlight(DocumentBuffer batch, long oldestTimestamp) {
+      this.batch = batch;
+      this.oldestTimestamp = oldestTimestamp;
+      this.records = batch.recordsSinceAck();
+    }
+  }
+
+  /** What the bulk thread did with one batch. */
   private record Outcome(BulkWriter.Result result, RuntimeException failure, int documents) {}
 
   /**
-   * Hands everything buffered to the bulk thread; true when it did (or there was nothing to write). At most one bulk is
-   * in flight: a flush due while one is has to wait for it.
+   * Hands everything buffered to a bulk thread; true when it did (or there was nothing to write). A flush due while
+   * {@code bulks-in-flight} bulks are being written, or while a buffered document waits for one of them to read its
+   * base, has to wait; after a failed bulk, so does every flush until the bulks in flight have ended.
    */
   private boolean flush(Reason reason) {
     if (buffer.isEmpty()) {
       return true;
     }
-    if (inFlight != null) {
+    if (inFlight.isEmpty()) {
+      drainAfterFailure = false;
+    }
+    if (drainAfterFailure || writing() >= config.bulksInFlight() || inFlight.size() >= MAX_UNSETTLED
+        || buffer.waitsForInFlight()) {
       return false;
     }
     if (store == null && !connectFirst()) {
@@ -282,63 +338,96 @@ public final class ReadModelExporter implements Exporter {
       return false;
     }
     long start = System.nanoTime();
-    DocumentBuffer batch = buffer.takeBatch();
-    inFlightOldestTimestamp = bufferedOldestTimestamp;
-    inFlightRecords = batch.recordsSinceAck();
+    InFlight bulk = new InFlight(buffer.takeBatch(), bufferedOldestTimestamp);
     bufferedOldestTimestamp = -1;
-    inFlight = new InFlight(batch, bulkThread.submit(() -> write(batch, reason, start)));
+    synchronized (ackOrder) {
+      bulk.predecessor = inFlight.peekLast();
+      if (bulk.predecessor != null) {
+        bulk.predecessor.successor = bulk;
+      }
+    }
+    bulk.outcome = bulkThreads.submit(() -> write(bulk, reason, start));
+    inFlight.addLast(bulk);
+    inFlightView = List.copyOf(inFlight);
     return true;
   }
 
-  /** On the bulk thread: writes the batch and, when all of it is durable, acknowledges its last position. */
-  private Outcome write(DocumentBuffer batch, Reason reason, long start) {
+  /** Bulks handed over whose write has not ended (ended ones wait, oldest first, to be settled). */
+  private int writing() {
+    int writing = 0;
+    for (InFlight bulk : inFlight) {
+      writing += bulk.outcome.isDone() ? 0 : 1;
+    }
+    return writing;
+  }
+
+  /**
+   * On a bulk thread: writes the batch; when all of it is durable and the bulk before it acknowledged its position,
+   * acknowledges the batch's last position, and then those of the later bulks that had ended waiting for this one.
+   */
+  private Outcome write(InFlight bulk, Reason reason, long start) {
+    DocumentBuffer batch = bulk.batch;
     int documents = batch.size();
     long oldest = batch.oldestRecordTimestamp();
+    BulkWriter.Result result = null;
+    RuntimeException failure = null;
     try {
-      BulkWriter.Result result = writer.flush(batch);
+      result = writer.flush(batch);
       circuitBreaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
       if (result.complete()) {
         // recorded before the acknowledgement, so whoever sees the position sees this bulk's timings too
         metrics.flushed(reason, documents, Duration.ofNanos(System.nanoTime() - start), oldest);
-        // every earlier batch is durable too (one bulk at a time; a failed one comes back into the next)
-        controller.updateLastExportedRecordPosition(batch.lastPosition());
-        acknowledgedPosition = batch.lastPosition();
-        metrics.acknowledged(batch.recordsSinceAck());
-        inFlightOldestTimestamp = -1;
-        inFlightRecords = 0;
       }
-      return new Outcome(result, null, documents);
     } catch (RuntimeException e) {
       circuitBreaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, e);
-      return new Outcome(null, e, documents);
+      failure = e;
+    }
+    synchronized (ackOrder) {
+      bulk.ended = true;
+      bulk.complete = result != null && result.complete();
+      for (InFlight next = bulk;
+          next != null && next.ended && next.complete && !next.acknowledged
+              && (next.predecessor == null || next.predecessor.acknowledged);
+          next = next.successor) {
+        controller.updateLastExportedRecordPosition(next.batch.lastPosition());
+        acknowledgedPosition = next.batch.lastPosition();
+        metrics.acknowledged(next.records);
+        next.acknowledged = true;
+      }
+    }
+    return new Outcome(result, failure, documents);
+  }
+
+  /** On the actor: takes back, oldest first, the batches of bulks that have ended, with what they could not write. */
+  private void settleEndedBulks() {
+    while (!inFlight.isEmpty() && inFlight.getFirst().outcome.isDone()) {
+      settle(inFlight.removeFirst());
+      inFlightView = List.copyOf(inFlight);
     }
   }
 
-  /** On the actor: takes back the batch of a bulk that has ended, with what it could not write. */
-  private void settleEndedBulk() {
-    if (inFlight == null || !inFlight.outcome().isDone()) {
-      return;
-    }
-    InFlight ended = inFlight;
-    inFlight = null;
+  private void settle(InFlight ended) {
     Outcome outcome;
     try {
-      outcome = ended.outcome().get();
+      outcome = ended.outcome.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      outcome = new Outcome(null, new IllegalStateException("interrupted"), ended.batch().size());
+      outcome = new Outcome(null, new IllegalStateException("interrupted"), ended.batch.size());
     } catch (ExecutionException e) {
-      outcome = new Outcome(null, new IllegalStateException(e.getCause()), ended.batch().size());
+      outcome = new Outcome(null, new IllegalStateException(e.getCause()), ended.batch.size());
     }
-    long batchOldest = ended.batch().oldestRecordTimestamp();
-    buffer.settle(ended.batch());
+    long batchOldest = ended.batch.oldestRecordTimestamp();
+    // final here: a bulk is acknowledged before its own write returns or before its predecessor's does
+    buffer.settle(ended.batch, ended.acknowledged, batchesInFlight());
     if (outcome.failure() != null || !outcome.result().complete()) {
+      // the bulks in flight after this one cannot acknowledge: the next one goes when they have ended and holds all
+      // that is not durable yet
+      drainAfterFailure = true;
       // what was in flight is back in the buffer: its age counts again
-      if (batchOldest >= 0 && (bufferedOldestTimestamp < 0 || batchOldest < bufferedOldestTimestamp)) {
+      if (batchOldest >= 0 && !buffer.isEmpty()
+          && (bufferedOldestTimestamp < 0 || batchOldest < bufferedOldestTimestamp)) {
         bufferedOldestTimestamp = batchOldest;
       }
-      inFlightOldestTimestamp = -1;
-      inFlightRecords = 0;
       lastBulkFailed = true;
       metrics.failure();
       backOff(outcome.failure() != null
@@ -350,8 +439,9 @@ public final class ReadModelExporter implements Exporter {
     failedAttempts = 0;
     nextAttemptNanos = 0;
     lastBulkFailed = false;
-    if (buffer.isEmpty() && buffer.recordsSinceAck() > 0) {
-      // records with nothing to write arrived while the bulk was in flight: they are done now too
+    if (inFlight.isEmpty() && buffer.isEmpty() && buffer.recordsSinceAck() > 0) {
+      // records with nothing to write arrived while bulks were in flight (or an earlier bulk failed and this one wrote
+      // later versions of all it left): they are done now too
       controller.updateLastExportedRecordPosition(buffer.lastPosition());
       acknowledgedPosition = buffer.lastPosition();
       metrics.acknowledged(buffer.recordsSinceAck());
@@ -360,20 +450,19 @@ public final class ReadModelExporter implements Exporter {
     }
   }
 
-  /** Waits for the bulk in flight, if any, to end, and takes its batch back (tests use it to wait for a flush). */
+  /** Waits for the bulks in flight, if any, to end, and takes their batches back (tests use it to wait for a flush). */
   void awaitBulkInFlight() {
-    if (inFlight == null) {
-      return;
+    for (InFlight bulk : List.copyOf(inFlight)) {
+      try {
+        bulk.outcome.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (ExecutionException e) {
+        // reported when settled
+      }
     }
-    try {
-      inFlight.outcome().get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return;
-    } catch (ExecutionException e) {
-      // reported by settleEndedBulk
-    }
-    settleEndedBulk();
+    settleEndedBulks();
   }
 
   /**
@@ -422,8 +511,8 @@ public final class ReadModelExporter implements Exporter {
             buffer.size());
       }
     }
-    if (bulkThread != null) {
-      bulkThread.shutdown();
+    if (bulkThreads != null) {
+      bulkThreads.shutdown();
     }
     if (store != null) {
       store.close();

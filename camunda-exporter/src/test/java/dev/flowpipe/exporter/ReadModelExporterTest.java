@@ -5,6 +5,7 @@ import static io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent.ELEM
 import static io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent.ELEMENT_COMPLETED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.schema.SharedOpenSearch;
@@ -190,6 +191,105 @@ class ReadModelExporterTest {
 
       assertThat(controller.getPosition()).isEqualTo(10);
       assertThat(instance(103)).isPresent();
+    }
+  }
+
+  /** With {@code bulks-in-flight} 2: a slow bulk does not hold up the next, and positions stay in order. */
+  @Nested
+  class TwoBulksInFlight {
+
+    /** Every record is a bulk of its own (size 1), written through {@code proxy}. */
+    private void openWithTwoBulksInFlight(StoreProxy proxy, Map<String, Object> more) {
+      Map<String, Object> args = new HashMap<>(more);
+      args.put(ExporterConfiguration.BULKS_IN_FLIGHT, 2);
+      args.put(ExporterConfiguration.BULK_SIZE, 1);
+      args.put(ExporterConfiguration.BULK_DELAY, "1h");
+      open(proxy.url(), args);
+    }
+
+    @Test
+    void laterBulksGoWhileASlowOneIsWrittenButNoPositionIsAcknowledgedPastIt() throws Exception {
+      try (StoreProxy proxy = new StoreProxy(sharedNode.url(), null, null)) {
+        openWithTwoBulksInFlight(proxy, Map.of());
+        StoreProxy.HeldBulk slow = proxy.holdNextBulk();
+        exporter.export(processInstance(10, 300, ELEMENT_ACTIVATING));
+        assertThat(slow.awaitArrival()).isTrue();
+
+        exporter.export(processInstance(11, 301, ELEMENT_ACTIVATING));
+        await().atMost(Duration.ofSeconds(30)).until(() -> instance(301).isPresent());
+        // the instance in the slow bulk changes again: its next version starts from the one in flight
+        exporter.export(processInstance(12, 300, ELEMENT_COMPLETED));
+        await().atMost(Duration.ofSeconds(30)).until(() -> instance(300).isPresent());
+
+        assertThat(instance(300)).hasValueSatisfying(doc -> assertThat(doc)
+            .containsEntry("state", "COMPLETED").containsKey("startDate").containsKey("bpmnProcessId"));
+        assertThat(controller.getPosition()).as("the slow bulk's record is not durable yet").isEqualTo(-1);
+        assertThat(gauge("flowpipe.exporter.lag.records")).isEqualTo(3);
+
+        slow.release();
+        exporter.awaitBulkInFlight();
+
+        assertThat(controller.getPosition()).isEqualTo(12);
+        assertThat(gauge("flowpipe.exporter.lag.records")).isZero();
+        assertThat(instance(300)).as("the slow bulk's older version did not overwrite the later one")
+            .hasValueSatisfying(doc -> assertThat(doc).containsEntry("state", "COMPLETED"));
+      }
+    }
+
+    @Test
+    void whenAnEarlierBulkFailsALaterOneThatSucceededAcknowledgesNothingUntilTheEarlierIsWrittenAgain()
+        throws Exception {
+      try (StoreProxy proxy = new StoreProxy(sharedNode.url(), null, null)) {
+        openWithTwoBulksInFlight(proxy,
+            Map.of(ExporterConfiguration.RETRY_BACKOFF, "1ms", ExporterConfiguration.MAX_RETRY_BACKOFF, "2ms"));
+        StoreProxy.HeldBulk failing = proxy.holdNextBulk();
+        exporter.export(processInstance(10, 320, ELEMENT_ACTIVATING));
+        assertThat(failing.awaitArrival()).isTrue();
+        exporter.export(processInstance(11, 321, ELEMENT_ACTIVATING));
+        await().atMost(Duration.ofSeconds(30)).until(() -> instance(321).isPresent());
+
+        failing.fail();
+        exporter.awaitBulkInFlight();
+
+        assertThat(controller.getPosition()).as("position 10 is not durable, so neither is anything after it")
+            .isEqualTo(-1);
+        assertThat(gauge("flowpipe.exporter.lag.records")).isEqualTo(2);
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+          controller.runScheduledTasks(Duration.ofHours(2)); // the retry, once the back-off has passed
+          exporter.awaitBulkInFlight();
+          return controller.getPosition() == 11;
+        });
+        assertThat(instance(320)).isPresent();
+        assertThat(gauge("flowpipe.exporter.lag.records")).isZero();
+      }
+    }
+
+    @Test
+    void aThirdBulkWaitsWhileTwoAreBeingWritten() throws Exception {
+      try (StoreProxy proxy = new StoreProxy(sharedNode.url(), null, null)) {
+        openWithTwoBulksInFlight(proxy, Map.of());
+        StoreProxy.HeldBulk first = proxy.holdNextBulk();
+        exporter.export(processInstance(10, 310, ELEMENT_ACTIVATING));
+        assertThat(first.awaitArrival()).isTrue();
+        StoreProxy.HeldBulk second = proxy.holdNextBulk();
+        exporter.export(processInstance(11, 311, ELEMENT_ACTIVATING));
+        assertThat(second.awaitArrival()).isTrue();
+
+        exporter.export(processInstance(12, 312, ELEMENT_ACTIVATING));
+        Thread.sleep(200);
+        assertThat(instance(312)).as("two bulks are being written: the third waits").isEmpty();
+
+        second.release();
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+          controller.runScheduledTasks(Duration.ofHours(2)); // the timer looks again at what is due
+          return instance(312).isPresent();
+        });
+        assertThat(controller.getPosition()).isEqualTo(-1);
+
+        first.release();
+        exporter.awaitBulkInFlight();
+        assertThat(controller.getPosition()).isEqualTo(12);
+      }
     }
   }
 

@@ -37,6 +37,7 @@ class BadConfigurationTest {
         "flowpipe.broker.contact-points | just-a-host",
         "flowpipe.exporter.bulk.memory-limit | 12 apples",
         "flowpipe.exporter.bulk.refresh | sometimes",
+        "flowpipe.exporter.bulk.in-flight | 5",
         "flowpipe.exporter.variable-value-limit | 0",
         "flowpipe.flow-control.max-export-lag | 0ms",
         "flowpipe.flow-control.resolution | 5ms",

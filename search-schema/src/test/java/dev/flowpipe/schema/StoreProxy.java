@@ -11,7 +11,10 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A reverse proxy on loopback in front of a real store, standing in for what a test needs the store to be: secured
@@ -29,9 +32,35 @@ public final class StoreProxy implements AutoCloseable {
   private final String expected;
   private volatile int maxBodyBytes = Integer.MAX_VALUE;
   private volatile boolean halfBulks;
+  private volatile java.util.Random failingBulks;
+  private volatile double failingShare;
   private volatile double bulkOperationsPerSecond;
   private final Object throttle = new Object();
   private long throttledUntilNanos;
+  private final AtomicReference<HeldBulk> nextHeld = new AtomicReference<>();
+
+  /** A bulk request the proxy keeps from the store until released. */
+  public static final class HeldBulk {
+    private final CountDownLatch arrived = new CountDownLatch(1);
+    private final CountDownLatch released = new CountDownLatch(1);
+    private volatile boolean fail;
+
+    /** Waits (up to 30 s) until the held bulk has reached the proxy; false if none did. */
+    public boolean awaitArrival() throws InterruptedException {
+      return arrived.await(30, TimeUnit.SECONDS);
+    }
+
+    /** Forwards the held bulk to the store. */
+    public void release() {
+      released.countDown();
+    }
+
+    /** Answers the held bulk with 503 instead, without forwarding it. */
+    public void fail() {
+      fail = true;
+      released.countDown();
+    }
+  }
 
   /** Lets requests through only with these credentials; null credentials let every request through. */
   public StoreProxy(String targetUrl, String username, String password) throws IOException {
@@ -61,12 +90,43 @@ public final class StoreProxy implements AutoCloseable {
   }
 
   /**
+   * From now on, answers 503 without forwarding to this share of bulk requests, drawn from {@code random} (null or a
+   * share of 0 switches it off): a store whose bulks fail now and then, so a later bulk can succeed where an earlier
+   * one failed.
+   */
+  public StoreProxy failBulksAtRandom(java.util.Random random, double share) {
+    this.failingShare = share;
+    this.failingBulks = random;
+    return this;
+  }
+
+  private boolean failThisBulk() {
+    java.util.Random random = failingBulks;
+    if (random == null || failingShare <= 0) {
+      return false;
+    }
+    synchronized (random) {
+      return random.nextDouble() < failingShare;
+    }
+  }
+
+  /**
    * From now on, passes bulk requests at no more than this many operations per second, one after another (each waits
    * its share of time before it is forwarded): a store that absorbs writes slowly. 0 switches the throttle off.
    */
   public StoreProxy throttleBulksTo(double operationsPerSecond) {
     this.bulkOperationsPerSecond = operationsPerSecond;
     return this;
+  }
+
+  /**
+   * Keeps the next bulk request from the store until {@link HeldBulk#release()}: a bulk that is slow for as long as a
+   * test needs. Other requests, later bulks included, pass meanwhile.
+   */
+  public HeldBulk holdNextBulk() {
+    HeldBulk held = new HeldBulk();
+    nextHeld.set(held);
+    return held;
   }
 
   private void awaitBulkBudget(byte[] body) throws InterruptedException {
@@ -104,7 +164,20 @@ public final class StoreProxy implements AutoCloseable {
         return;
       }
       if (exchange.getRequestURI().getPath().endsWith("/_bulk")) {
+        HeldBulk held = nextHeld.getAndSet(null);
+        if (held != null) {
+          held.arrived.countDown();
+          held.released.await();
+          if (held.fail) {
+            exchange.sendResponseHeaders(503, -1);
+            return;
+          }
+        }
         awaitBulkBudget(requestBody);
+        if (failThisBulk()) {
+          exchange.sendResponseHeaders(503, -1);
+          return;
+        }
       }
       boolean partial = halfBulks && exchange.getRequestURI().getPath().endsWith("/_bulk");
       if (partial) {

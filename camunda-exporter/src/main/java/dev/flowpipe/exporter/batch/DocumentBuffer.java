@@ -3,10 +3,10 @@ package dev.flowpipe.exporter.batch;
 import dev.flowpipe.exporter.handler.DocumentChange;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The documents changed since the last flush, one per id, in first-seen order: many records about one instance become
@@ -19,10 +19,12 @@ public final class DocumentBuffer {
   private static final long MAX_REMEMBERED_BYTES = 16 * 1024;
 
   private final Map<String, PendingDocument> documents = new LinkedHashMap<>();
-  // for a batch: the keys it was taken with. Not its live documents, which the bulk thread removes as it writes them:
-  // a document the bulk has written but the export thread has not settled yet must still wait for the batch, since the
-  // cache learns the written version only at settle
-  private Set<String> taken = Set.of();
+  // for a batch: per key it was taken with, the version its bulk writes (a null state where the bulk reads the base
+  // from the store first). Not its live documents, which the bulk thread removes as it writes them: a later change of
+  // a document in flight starts from this version, since the cache learns it only when the batch is settled
+  private Map<String, RecentDocuments.Known> taken = Map.of();
+  // documents here that wait for a bulk in flight to read their base: this buffer cannot be written before it ends
+  private int waitingForInFlight;
   private final RecentDocuments recent;
   private long lastPosition = -1;
   private long recordsSinceAck;
@@ -36,16 +38,17 @@ public final class DocumentBuffer {
 
   /** Folds one record's changes in; a record with no changes still moves the position to acknowledge. */
   public void add(List<DocumentChange> changes, long position, long recordTimestamp, long nowNanos) {
-    add(changes, position, recordTimestamp, nowNanos, null);
+    add(changes, position, recordTimestamp, nowNanos, List.of());
   }
 
   /**
-   * Folds one record's changes in, while the documents of {@code inFlight} are being written: a document changed
-   * again here waits for the outcome of that bulk (see {@link #settle}) instead of starting from the cache, which does
-   * not know the version in flight yet.
+   * Folds one record's changes in while the batches {@code inFlight} (oldest first) are being written. A document one
+   * of them holds starts from the version the latest such batch writes, not from the cache, which does not know that
+   * version yet; where that batch reads the base from the store, the document waits for it (see {@link #settle}) and
+   * this buffer waits too ({@link #waitsForInFlight}).
    */
   public void add(
-      List<DocumentChange> changes, long position, long recordTimestamp, long nowNanos, DocumentBuffer inFlight) {
+      List<DocumentChange> changes, long position, long recordTimestamp, long nowNanos, List<DocumentBuffer> inFlight) {
     if (documents.isEmpty() && !changes.isEmpty()) {
       oldestNanos = nowNanos;
       oldestRecordTimestamp = recordTimestamp;
@@ -54,12 +57,15 @@ public final class DocumentBuffer {
       String key = key(change.index(), change.id());
       PendingDocument document = documents.get(key);
       if (document == null) {
-        boolean afterInFlight = inFlight != null && inFlight.taken.contains(key);
+        RecentDocuments.Known inFlightVersion = heldBy(inFlight, key);
+        boolean afterInFlight = inFlightVersion != null;
         document = new PendingDocument(change.index(), change.id(), afterInFlight);
         documents.put(key, document);
-        var known = change.creates() || afterInFlight ? null : recent.get(key);
-        if (known != null) {
+        var known = afterInFlight ? inFlightVersion : change.creates() ? null : recent.get(key);
+        if (known != null && known.state() != null) {
           document.base(known.state(), known.position());
+        } else if (afterInFlight) {
+          waitingForInFlight++;
         }
       }
       estimatedBytes -= document.estimatedBytes();
@@ -68,6 +74,25 @@ public final class DocumentBuffer {
     }
     lastPosition = Math.max(lastPosition, position);
     recordsSinceAck++;
+  }
+
+  /** The version of {@code key} the latest of these batches writes, or null when none holds it. */
+  private static RecentDocuments.Known heldBy(List<DocumentBuffer> batches, String key) {
+    for (int i = batches.size() - 1; i >= 0; i--) {
+      RecentDocuments.Known version = batches.get(i).taken.get(key);
+      if (version != null) {
+        return version;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Whether a document here waits for a bulk in flight to read its base: writing this buffer now would read the
+   * store's copy from before that bulk.
+   */
+  public boolean waitsForInFlight() {
+    return waitingForInFlight > 0;
   }
 
   static String key(String index, String id) {
@@ -131,9 +156,15 @@ public final class DocumentBuffer {
    * what its bulk wrote in a log of its own (it is written on another thread); {@link #settle} brings that back.
    */
   public DocumentBuffer takeBatch() {
+    if (waitingForInFlight > 0) {
+      throw new IllegalStateException(waitingForInFlight + " documents still wait for a bulk in flight");
+    }
     DocumentBuffer batch = new DocumentBuffer(RecentDocuments.log());
     batch.documents.putAll(documents);
-    batch.taken = Set.copyOf(documents.keySet());
+    Map<String, RecentDocuments.Known> versions = new HashMap<>(documents.size() * 2);
+    // the states are not copied: once a document has its base, nothing changes its state until the batch is settled
+    documents.forEach((key, document) -> versions.put(key, new RecentDocuments.Known(document.state(), document.position())));
+    batch.taken = versions;
     batch.lastPosition = lastPosition;
     batch.recordsSinceAck = recordsSinceAck;
     batch.oldestNanos = oldestNanos;
@@ -147,41 +178,63 @@ public final class DocumentBuffer {
     return batch;
   }
 
-  /**
-   * Takes back a batch whose bulk has ended: what it wrote goes into the cache, what it could not write comes back to
-   * be written again (before, and folded with, the later changes of the same documents), and documents that waited for
-   * the batch start from the version it wrote.
-   */
+  /** {@link #settle(DocumentBuffer, boolean, List)} of the only batch in flight, its position not acknowledged. */
   public void settle(DocumentBuffer batch) {
+    settle(batch, batch.documents.isEmpty(), List.of());
+  }
+
+  /**
+   * Takes back the oldest batch in flight once its bulk has ended: what it wrote goes into the cache, and what it could
+   * not write comes back to be written again, folded with the later changes of the same documents, unless a batch
+   * still in flight writes a later version of it anyway. Documents that waited for the batch start from the version
+   * it wrote.
+   *
+   * @param acknowledged whether the batch's position was acknowledged; if not, its records count here again, to be
+   *     acknowledged with the next bulk
+   * @param stillInFlight the later batches, oldest first
+   */
+  public void settle(DocumentBuffer batch, boolean acknowledged, List<DocumentBuffer> stillInFlight) {
     batch.recent.applyTo(recent);
-    if (!batch.documents.isEmpty()) {
-      Map<String, PendingDocument> merged = new LinkedHashMap<>(batch.documents);
+    Map<String, PendingDocument> merged = new LinkedHashMap<>();
+    for (var entry : batch.documents.entrySet()) {
+      RecentDocuments.Known later = heldBy(stillInFlight, entry.getKey());
+      if (later == null || later.state() == null) {
+        merged.put(entry.getKey(), entry.getValue());
+      } // else a bulk in flight writes a version that started from this one
+    }
+    if (!merged.isEmpty()) {
       for (var entry : documents.entrySet()) {
-        PendingDocument earlier = merged.get(entry.getKey());
-        if (earlier == null) {
-          merged.put(entry.getKey(), entry.getValue());
-        } else {
-          earlier.absorb(entry.getValue());
-        }
+        merged.merge(entry.getKey(), entry.getValue(), PendingDocument::newest);
       }
       documents.clear();
       documents.putAll(merged);
-      recordsSinceAck += batch.recordsSinceAck;
       oldestNanos = oldestNanos < 0 ? batch.oldestNanos : Math.min(oldestNanos, batch.oldestNanos);
       oldestRecordTimestamp = oldestRecordTimestamp < 0
           ? batch.oldestRecordTimestamp
           : Math.min(oldestRecordTimestamp, batch.oldestRecordTimestamp);
+    }
+    if (!acknowledged) {
+      recordsSinceAck += batch.recordsSinceAck;
       lastPosition = Math.max(lastPosition, batch.lastPosition);
     }
     estimatedBytes = 0;
-    for (PendingDocument document : documents.values()) {
+    waitingForInFlight = 0;
+    for (var entry : documents.entrySet()) {
+      PendingDocument document = entry.getValue();
       if (!document.hasBase()) {
-        var known = recent.get(key(document.index(), document.id()));
-        if (known != null) {
+        RecentDocuments.Known inFlightVersion = heldBy(stillInFlight, entry.getKey());
+        var known = inFlightVersion != null ? inFlightVersion : recent.get(entry.getKey());
+        if (known != null && known.state() != null) {
           document.base(known.state(), known.position());
+        } else if (inFlightVersion != null) {
+          waitingForInFlight++;
         }
       }
       estimatedBytes += document.estimatedBytes();
+    }
+    if (documents.isEmpty()) {
+      oldestNanos = -1;
+      oldestRecordTimestamp = -1;
     }
   }
 

@@ -82,6 +82,23 @@ public final class PendingDocument {
     }
   }
 
+  /**
+   * One document from two versions of it: {@code earlier} came back from a failed bulk, {@code later} was buffered
+   * since. A version with a base reflects every change up to its position, so of two such the one further on wins;
+   * changes still waiting for a base are folded into the other version.
+   */
+  static PendingDocument newest(PendingDocument earlier, PendingDocument later) {
+    if (earlier.hasBase() && later.hasBase()) {
+      return later.position >= earlier.position ? later : earlier;
+    }
+    if (later.hasBase()) {
+      later.absorb(earlier);
+      return later;
+    }
+    earlier.absorb(later);
+    return earlier;
+  }
+
   public boolean hasBase() {
     return state != null;
   }

@@ -20,6 +20,8 @@ import java.util.Map;
  *     bulk-memory-limit}, e.g. "20MB")
  * @param bulkRefresh each bulk asks the store to refresh the shards it wrote to, so its documents are searchable when
  *     it is acknowledged instead of at the next scheduled refresh ({@code bulk-refresh}, true or false)
+ * @param bulksInFlight how many bulks may be written at once, 1 to {@value #MAX_BULKS_IN_FLIGHT}: with more than one,
+ *     a bulk that is due goes while a slow one is still being written ({@code bulks-in-flight})
  * @param variableValueLimit variable values longer than this many characters are truncated in {@code value}
  *     ({@code variable-value-limit})
  * @param recentDocuments how many written documents to remember so later changes need no read
@@ -35,6 +37,7 @@ public record ExporterConfiguration(
     int bulkSize,
     long bulkMemoryLimitBytes,
     boolean bulkRefresh,
+    int bulksInFlight,
     int variableValueLimit,
     int recentDocuments,
     Duration retryBackoff,
@@ -51,6 +54,8 @@ public record ExporterConfiguration(
   public static final String BULK_SIZE = "bulk-size";
   public static final String BULK_MEMORY_LIMIT = "bulk-memory-limit";
   public static final String BULK_REFRESH = "bulk-refresh";
+  public static final String BULKS_IN_FLIGHT = "bulks-in-flight";
+  public static final int MAX_BULKS_IN_FLIGHT = 4;
   public static final String VARIABLE_VALUE_LIMIT = "variable-value-limit";
   public static final String RECENT_DOCUMENTS = "recent-documents";
   public static final String RETRY_BACKOFF = "retry-backoff";
@@ -65,6 +70,10 @@ public record ExporterConfiguration(
     }
     if (bulkMemoryLimitBytes < 1024) {
       throw new IllegalArgumentException(BULK_MEMORY_LIMIT + " must be at least 1KB, was " + bulkMemoryLimitBytes + " bytes");
+    }
+    if (bulksInFlight < 1 || bulksInFlight > MAX_BULKS_IN_FLIGHT) {
+      throw new IllegalArgumentException(
+          BULKS_IN_FLIGHT + " must be between 1 and " + MAX_BULKS_IN_FLIGHT + ", was " + bulksInFlight);
     }
     if (variableValueLimit < 1) {
       throw new IllegalArgumentException(VARIABLE_VALUE_LIMIT + " must be >= 1, was " + variableValueLimit);
@@ -112,6 +121,7 @@ public record ExporterConfiguration(
         integer(args, BULK_SIZE, 1000),
         DataSizeText.parse(BULK_MEMORY_LIMIT, args.getOrDefault(BULK_MEMORY_LIMIT, "20MB")),
         bool(args, BULK_REFRESH, true),
+        integer(args, BULKS_IN_FLIGHT, 1),
         integer(args, VARIABLE_VALUE_LIMIT, 8191),
         integer(args, RECENT_DOCUMENTS, 10000),
         DurationText.parse(RETRY_BACKOFF, args.getOrDefault(RETRY_BACKOFF, "100ms")),

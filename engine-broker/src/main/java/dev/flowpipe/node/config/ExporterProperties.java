@@ -49,13 +49,20 @@ public record ExporterProperties(
    * @param memoryLimit write when the buffered documents take about this much memory
    * @param refresh each bulk refreshes the shards it wrote to, so what it wrote is searchable as soon as it is
    *     durable, without waiting up to {@code index-refresh-interval}
+   * @param inFlight how many bulks may be written at once (1-4): with more than one, a bulk that is due goes while a
+   *     slow one is still being written
    */
   public record Bulk(
       @DefaultValue("100ms") Duration delay,
       @DefaultValue("1000") int size,
       @DefaultValue("20MB") DataSize memoryLimit,
-      @DefaultValue("true") boolean refresh) {
+      @DefaultValue("true") boolean refresh,
+      @DefaultValue("1") int inFlight) {
     public Bulk {
+      if (inFlight < 1 || inFlight > ExporterConfiguration.MAX_BULKS_IN_FLIGHT) {
+        throw new IllegalArgumentException(P + "bulk.in-flight must be between 1 and "
+            + ExporterConfiguration.MAX_BULKS_IN_FLIGHT + ", was " + inFlight);
+      }
       Check.positive(P + "bulk.delay", delay);
       Check.atLeast(P + "bulk.size", size, 1);
       if (memoryLimit == null || memoryLimit.toBytes() < 1024) {
@@ -95,6 +102,7 @@ public record ExporterProperties(
     args.put(ExporterConfiguration.BULK_SIZE, bulk.size());
     args.put(ExporterConfiguration.BULK_MEMORY_LIMIT, bulk.memoryLimit().toBytes());
     args.put(ExporterConfiguration.BULK_REFRESH, bulk.refresh());
+    args.put(ExporterConfiguration.BULKS_IN_FLIGHT, bulk.inFlight());
     args.put(ExporterConfiguration.VARIABLE_VALUE_LIMIT, variableValueLimit);
     args.put(ExporterConfiguration.RECENT_DOCUMENTS, recentDocuments);
     args.put(ExporterConfiguration.RETRY_BACKOFF, retry.backoff().toString());

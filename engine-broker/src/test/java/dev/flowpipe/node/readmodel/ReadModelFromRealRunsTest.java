@@ -38,7 +38,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The read model from real engine records: BPMN runs on a real broker (service tasks, gateways, a sub-process, a call
@@ -264,14 +264,14 @@ class ReadModelFromRealRunsTest {
     assertThat(cancelledJobs).singleElement().satisfies(j -> assertThat(j).containsEntry("state", "CANCELED"));
   }
 
-  @ParameterizedTest(name = "random seed {0}")
-  @ValueSource(longs = {42, 7, 2026})
+  @ParameterizedTest(name = "random seed {0}, {1} bulks in flight")
+  @CsvSource({"42, 1", "7, 1", "2026, 1", "5, 2", "1234, 2"})
   @Order(7)
-  void replaysFromRandomEarlierPositionsWithPartlyAppliedBulksLeaveTheDocumentsOfOneCleanPass(long seed)
-      throws Exception {
+  void replaysFromRandomEarlierPositionsWithPartlyAppliedBulksLeaveTheDocumentsOfOneCleanPass(
+      long seed, int bulksInFlight) throws Exception {
     String url = node.store().connection().url().toString();
     String clean = cleanPass(url);
-    String replayed = replayPass(url, seed);
+    String replayed = replayPass(url, seed, bulksInFlight);
 
     for (ReadModelIndex index : readModel()) {
       var expected = documents(store, index.indexName(clean));
@@ -290,7 +290,7 @@ class ReadModelFromRealRunsTest {
         SearchStore es = SearchStoreConnector.connect(StoreConnection.of(elasticsearch.url()))) {
       assertThat(es.product()).isEqualTo(StoreProduct.ELASTICSEARCH);
       String clean = cleanPass(elasticsearch.url());
-      String replayed = replayPass(elasticsearch.url(), 99);
+      String replayed = replayPass(elasticsearch.url(), 99, 2);
 
       for (ReadModelIndex index : readModel()) {
         var expected = documents(store, index.indexName(openSearchClean));
@@ -318,19 +318,21 @@ class ReadModelFromRealRunsTest {
   /** The recorded stream exported once, in order; returns the index prefix. */
   private static String cleanPass(String url) {
     String clean = "clean" + suffix();
-    Feeder cleanPass = new Feeder(url, clean, 50);
+    Feeder cleanPass = new Feeder(url, clean, 50, 1);
     recordedStream().forEach(cleanPass::export);
     cleanPass.close();
     return clean;
   }
 
   /**
-   * The recorded stream exported with crashes: six rounds, each feeding a random stretch with a random bulk size,
-   * every other one through a proxy that applies only half of each bulk and then fails; after each, the exporter is
-   * dropped unflushed and the next round starts from a random position at or before the last acknowledged one. Then
-   * the rest, to the end. Returns the index prefix.
+   * The recorded stream exported with crashes: six rounds, each feeding a random stretch with a random bulk size; in
+   * every third round a proxy applies only half of each bulk and then fails it, and in another it fails three bulks in
+   * ten at random (so with several bulks in flight, a later one can succeed where an earlier one failed). Each round
+   * ends in a crash: the proxy refuses every bulk from then on and the exporter is dropped unflushed. The next round
+   * starts right after the last acknowledged position, or at a random earlier one. Then the rest, to the end. Returns
+   * the index prefix.
    */
-  private static String replayPass(String url, long seed) throws Exception {
+  private static String replayPass(String url, long seed, int bulksInFlight) throws Exception {
     List<Record<?>> stream = recordedStream();
     String replayed = "replay" + suffix();
     Random random = new Random(seed);
@@ -338,19 +340,30 @@ class ReadModelFromRealRunsTest {
     int from = 0;
     try (StoreProxy flaky = new StoreProxy(url, null, null)) {
       for (int round = 0; round < 6; round++) {
-        flaky.applyHalfOfEachBulk(round % 2 == 1);
-        Feeder feeder = new Feeder(flaky.url(), replayed, 1 + random.nextInt(40));
+        boolean halfBulks = round % 3 == 1;
+        flaky.applyHalfOfEachBulk(halfBulks);
+        flaky.failBulksAtRandom(round % 3 == 2 ? new Random(random.nextLong()) : null, 0.3);
+        Feeder feeder = new Feeder(flaky.url(), replayed, 1 + random.nextInt(40), bulksInFlight);
         int to = Math.min(stream.size(), from + 1 + random.nextInt(stream.size() / 3));
         for (Record<?> record : stream.subList(from, to)) {
-          feeder.exportIgnoringBackpressure(record);
+          if (halfBulks) {
+            feeder.exportIgnoringBackpressure(record); // nothing gets through: the broker would stall here
+          } else {
+            feeder.export(record); // a refused record is offered again, as the broker does
+          }
         }
-        feeder.tick();
+        if (random.nextBoolean()) {
+          feeder.tick();
+        }
+        // the crash: from now on no bulk of this exporter reaches the store, and what it acknowledged is all it has
+        flaky.failBulksAtRandom(new Random(0), 1.0);
         ackedPosition = Math.max(ackedPosition, feeder.controller.getPosition());
         int resume = firstIndexAfter(stream, ackedPosition);
-        from = random.nextInt(resume + 1);
+        // the broker resumes right after the acknowledged position; an earlier start must change nothing either
+        from = random.nextBoolean() ? resume : random.nextInt(resume + 1);
       }
-      flaky.applyHalfOfEachBulk(false);
-      Feeder last = new Feeder(flaky.url(), replayed, 25);
+      flaky.applyHalfOfEachBulk(false).failBulksAtRandom(null, 0);
+      Feeder last = new Feeder(flaky.url(), replayed, 25, bulksInFlight);
       stream.subList(from, stream.size()).forEach(last::export);
       last.close();
     }
@@ -375,8 +388,9 @@ class ReadModelFromRealRunsTest {
     private final ExporterTestController controller = new ExporterTestController();
     private final ReadModelExporter exporter = new ReadModelExporter();
 
-    Feeder(String url, String prefix, int bulkSize) {
+    Feeder(String url, String prefix, int bulkSize, int bulksInFlight) {
       Map<String, Object> args = new HashMap<>();
+      args.put(ExporterConfiguration.BULKS_IN_FLIGHT, bulksInFlight);
       args.put(ExporterConfiguration.URL, url);
       args.put(ExporterConfiguration.INDEX_PREFIX, prefix);
       args.put(ExporterConfiguration.BULK_SIZE, bulkSize);
