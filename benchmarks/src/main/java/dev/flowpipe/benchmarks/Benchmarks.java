@@ -162,6 +162,8 @@ public final class Benchmarks {
     known.put("ours-store-nice-10", List.of("--flowpipe.store.embedded.niceness=10"));
     known.put("ours-store-nice-0", List.of("--flowpipe.store.embedded.niceness=0"));
     known.put("ours-store-nice-19", List.of("--flowpipe.store.embedded.niceness=19"));
+    known.put("ours-in-flight-1", List.of("--flowpipe.exporter.bulk.in-flight=1"));
+    known.put("ours-in-flight-2", List.of("--flowpipe.exporter.bulk.in-flight=2"));
     known.put("noop", List.of("--flowpipe.exporter.enabled=false",
         "--flowpipe.broker.additional-exporters.noop.class-name=dev.flowpipe.exporter.NoopExporter"));
     known.put("none", List.of("--flowpipe.exporter.enabled=false"));
