@@ -50,7 +50,7 @@ final class Baseline {
 
   static Map<String, Object> run(Path root, int seconds, int probes) throws Exception {
     String stockClasspath = stockExporterClasspath(root);
-    Path work = Files.createTempDirectory("bench-baseline");
+    Path work = ScratchDirectories.create("bench-baseline");
     Map<String, Object> report = new LinkedHashMap<>();
     report.put("scenario", "baseline: Camunda's stock OpenSearch exporter 8.6.0 beside ours, one embedded OpenSearch "
         + "(1 GB heap) started by the benchmark for every run; each run on a fresh node with its own index prefixes");

@@ -127,7 +127,7 @@ public final class Benchmarks {
 
           @Override
           public Path workDirectory(String mode, int round) throws Exception {
-            return Files.createTempDirectory("bench-" + mode);
+            return ScratchDirectories.create("bench-" + mode);
           }
         }, null);
     Map<String, Object> report = new LinkedHashMap<>();
@@ -270,7 +270,7 @@ public final class Benchmarks {
   private static Map<String, Object> availabilityAt(Path root, int probes, String delay, List<String> nodeArgs,
       Duration warmUp) throws Exception {
     System.out.printf("bulk delay %s: starting node%n", delay);
-    Path work = Files.createTempDirectory("bench-availability");
+    Path work = ScratchDirectories.create("bench-availability");
     try (NodeProcess node = NodeProcess.start(root, work, nodeArgs);
         ZeebeClient client = client(node);
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.storeUrl()))) {
@@ -302,7 +302,7 @@ public final class Benchmarks {
 
   /** The web app's search latency over {@code instances} process instances in the embedded OpenSearch. */
   static Map<String, Object> searchLatency(Path root, int instances, int runs) throws Exception {
-    try (EmbeddedSearchStore node = EmbeddedSearchStore.start(Files.createTempDirectory("bench-search"), embeddedStore(root));
+    try (EmbeddedSearchStore node = EmbeddedSearchStore.start(ScratchDirectories.create("bench-search"), embeddedStore(root));
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.url()))) {
       System.out.printf("loading %d instances%n", instances);
       double loadSeconds = SearchLatency.load(store, instances);
@@ -340,7 +340,7 @@ public final class Benchmarks {
    */
   static Map<String, Object> exporterThroughput(Path root, int instances, List<Boolean> bulkRefreshModes)
       throws Exception {
-    try (EmbeddedSearchStore store = EmbeddedSearchStore.start(Files.createTempDirectory("bench-store"), embeddedStore(root))) {
+    try (EmbeddedSearchStore store = EmbeddedSearchStore.start(ScratchDirectories.create("bench-store"), embeddedStore(root))) {
       System.out.println("warm-up: 2000 instances");
       ExporterThroughput.run(store.url(), "warmup", 2_000, 1000);
       List<Map<String, Object>> runs = new ArrayList<>();
@@ -375,7 +375,7 @@ public final class Benchmarks {
           + "be positive, were " + instancesPerBulk + ", " + bulksPerSecond + ", " + phaseSeconds + ", " + rounds);
     }
     try (EmbeddedSearchStore node =
-            EmbeddedSearchStore.start(Files.createTempDirectory("bench-store"), embeddedStore(root));
+            EmbeddedSearchStore.start(ScratchDirectories.create("bench-store"), embeddedStore(root));
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.url()))) {
       ProcessHandle process = ProcessHandle.of(node.pid()).orElseThrow();
       java.util.function.LongSupplier cpu = () -> CpuCost.cpuNanos(process);

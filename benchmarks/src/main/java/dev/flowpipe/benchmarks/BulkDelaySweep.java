@@ -43,7 +43,7 @@ final class BulkDelaySweep {
         done++;
         System.out.printf(Locale.ROOT, "[%d/%d, %.0f s] load %d PI/s, bulk delay %s: starting a fresh node%n", done,
             total, (System.nanoTime() - started) / 1e9, load, delay);
-        Path work = Files.createTempDirectory("bench-sweep");
+        Path work = ScratchDirectories.create("bench-sweep");
         try (NodeProcess node = NodeProcess.start(root, work, List.of("--flowpipe.exporter.bulk.delay=" + delay));
             ZeebeClient client = Benchmarks.client(node);
             SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.storeUrl()))) {

@@ -31,7 +31,7 @@ final class CpuCost {
         List<String> arguments = new ArrayList<>(known.get(mode));
         arguments.add("--flowpipe.flow-control.enabled=false");
         System.out.printf("round %d/%d, %s: starting node%n", round, rounds, mode);
-        try (NodeProcess node = NodeProcess.start(root, Files.createTempDirectory("bench-cpu-" + mode), arguments);
+        try (NodeProcess node = NodeProcess.start(root, ScratchDirectories.create("bench-cpu-" + mode), arguments);
             ZeebeClient client = Benchmarks.client(node)) {
           Benchmarks.deploy(client);
           Map<String, Object> result = measure(node, client, rate, warmUpSeconds, seconds);

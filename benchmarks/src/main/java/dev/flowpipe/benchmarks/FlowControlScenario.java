@@ -35,7 +35,7 @@ final class FlowControlScenario {
   private FlowControlScenario() {}
 
   static Map<String, Object> run(Path root, int perSecond, double degradedOperationsPerSecond) throws Exception {
-    Path work = Files.createTempDirectory("bench-flow-control");
+    Path work = ScratchDirectories.create("bench-flow-control");
     try (EmbeddedSearchStore opensearch = EmbeddedSearchStore.start(work.resolve("store"),
             Benchmarks.embeddedStore(root));
         StoreProxy proxy = new StoreProxy(opensearch.url(), null, null);

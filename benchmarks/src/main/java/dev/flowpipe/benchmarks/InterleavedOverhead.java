@@ -39,7 +39,7 @@ final class InterleavedOverhead {
         List<String> arguments = new ArrayList<>(known.get(mode));
         arguments.add("--flowpipe.flow-control.enabled=false");
         System.out.printf("%s: starting node, then %d s of warm-up load%n", mode, warmUpSeconds);
-        NodeProcess node = NodeProcess.start(root, Files.createTempDirectory("bench-" + mode), arguments);
+        NodeProcess node = NodeProcess.start(root, ScratchDirectories.create("bench-" + mode), arguments);
         nodes.put(mode, node);
         ZeebeClient client = Benchmarks.client(node);
         clients.put(mode, client);

@@ -55,7 +55,7 @@ final class LoadScenario {
     AvailabilityProbe probe;
     if (settings.gateway() == null) {
       System.out.println("starting a fresh node" + (nodeArgs.isEmpty() ? "" : " with " + nodeArgs));
-      try (NodeProcess node = NodeProcess.start(root, Files.createTempDirectory("bench-load"), nodeArgs);
+      try (NodeProcess node = NodeProcess.start(root, ScratchDirectories.create("bench-load"), nodeArgs);
           ZeebeClient client = Benchmarks.client(node);
           SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.storeUrl()))) {
         target = "fresh node started by the harness (own JVM, embedded OpenSearch)"

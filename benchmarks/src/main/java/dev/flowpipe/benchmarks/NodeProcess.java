@@ -178,7 +178,10 @@ final class NodeProcess implements AutoCloseable {
     if (!process.waitFor(60, TimeUnit.SECONDS)) {
       process.descendants().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();
+      process.waitFor(10, TimeUnit.SECONDS);
     }
+    // every benchmark node is fresh: its data (broker log and store, up to GBs) is of no use once it has stopped
+    ScratchDirectories.deleteTree(log.getParent().resolve("data"));
   }
 
   static int freePort() throws IOException {

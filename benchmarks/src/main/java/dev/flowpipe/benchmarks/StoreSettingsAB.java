@@ -54,7 +54,7 @@ final class StoreSettingsAB {
           + "be positive, were " + instancesPerBulk + ", " + bulksPerSecond + ", " + phaseSeconds + ", " + rounds);
     }
     try (EmbeddedSearchStore node =
-            EmbeddedSearchStore.start(Files.createTempDirectory("bench-store"), Benchmarks.embeddedStore(root));
+            EmbeddedSearchStore.start(ScratchDirectories.create("bench-store"), Benchmarks.embeddedStore(root));
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.url()))) {
       ProcessHandle process = ProcessHandle.of(node.pid()).orElseThrow();
       LongSupplier cpu = () -> CpuCost.cpuNanos(process);

@@ -125,7 +125,7 @@ final class ThroughputRamp {
       List<String> nodeArgs = variant.equals("off") ? List.of(FLOW_CONTROL_OFF) : List.of();
       System.out.printf(Locale.ROOT, "[%.0f s] ramp with flow control %s: starting a fresh node %s%n",
           (System.nanoTime() - started) / 1e9, variant, nodeArgs);
-      try (NodeProcess node = NodeProcess.start(root, Files.createTempDirectory("bench-ramp"), nodeArgs);
+      try (NodeProcess node = NodeProcess.start(root, ScratchDirectories.create("bench-ramp"), nodeArgs);
           ZeebeClient client = Benchmarks.client(node)) {
         model.deploy(client);
         URI http = URI.create("http://127.0.0.1:" + node.httpPort());
