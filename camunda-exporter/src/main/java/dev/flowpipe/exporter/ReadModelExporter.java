@@ -60,10 +60,14 @@ import org.slf4j.Logger;
  * After a failure it backs off exponentially with jitter, and a circuit breaker stops it from hammering a store that
  * is down; while the buffer is full and the store failing it refuses records, so the broker retries them.
  *
- * <p>The broker calls every method on the exporter's actor thread. The bulk thread touches only its batch, the store,
- * the metrics and the (thread-safe) position acknowledgement; the actor takes the batch back when the bulk has ended.
+ * <p>The broker calls every method on the exporter's actor thread. A bulk thread touches only its batch, the store,
+ * the metrics and the (thread-safe) position acknowledgement, the latter in order under {@code ackOrder}; the actor
+ * takes the batches back, oldest first, when their bulks have ended.
  */
 public final class ReadModelExporter implements Exporter {
+
+  // bulks that ended behind a slow one wait to be settled; past this many, no more are handed over
+  private static final int MAX_UNSETTLED = 32;
 
   private static final Set<ValueType> EXPORTED =
       Set.of(ValueType.PROCESS, ValueType.PROCESS_INSTANCE, ValueType.VARIABLE, ValueType.INCIDENT, ValueType.JOB,
@@ -94,8 +98,6 @@ public final class ReadModelExporter implements Exporter {
   private boolean drainAfterFailure;
   // orders the acknowledgements of bulks that end out of order
   private final Object ackOrder = new Object();
-  // bulks that ended behind a slow one wait to be settled; past this many, no more are handed over
-  private static final int MAX_UNSETTLED = 32;
   // read by the lag gauges from other threads: engine time of the oldest record buffered
   private volatile long bufferedOldestTimestamp = -1;
   private volatile long acknowledgedPosition = -1;
