@@ -437,19 +437,33 @@ public final class Benchmarks {
   }
 
   /**
-   * The published quantiles of one timer in the node's Prometheus text, in ms, as "p50", "p99"; only lines that
-   * contain {@code label} (e.g. {@code reason="delay"}; "" for all).
+   * The published quantiles of one timer in the node's Prometheus text, in ms, as "p50", "p99", and its "max" (the
+   * largest value of the timer's last few minutes: Micrometer's decaying maximum); only lines that contain
+   * {@code label} (e.g. {@code reason="delay"}; "" for all).
    */
   static Map<String, Object> quantilesMillis(String prometheus, String metric, String label) {
     Map<String, Object> quantiles = new LinkedHashMap<>();
+    Long max = null;
     for (String line : prometheus.split("\n")) {
-      if (line.startsWith(metric + "{") && line.contains("quantile=") && line.contains(label)) {
+      if (!line.contains(label)) {
+        continue;
+      }
+      if (line.startsWith(metric + "{") && line.contains("quantile=")) {
         String quantile = line.replaceAll(".*quantile=\"([0-9.]+)\".*", "$1");
-        double seconds = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-        quantiles.put("p" + (int) Math.round(Double.parseDouble(quantile) * 100), Math.round(seconds * 1000));
+        quantiles.put("p" + (int) Math.round(Double.parseDouble(quantile) * 100), millis(line));
+      } else if (line.startsWith(metric + "_max{")) {
+        max = millis(line);
       }
     }
+    if (max != null) {
+      quantiles.put("max", max);
+    }
     return quantiles;
+  }
+
+  /** The value of one Prometheus sample line, in seconds, as ms. */
+  private static long millis(String line) {
+    return Math.round(Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)) * 1000);
   }
 
   static ZeebeClient client(NodeProcess node) {

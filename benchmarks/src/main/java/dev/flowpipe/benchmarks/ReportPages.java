@@ -100,12 +100,14 @@ final class ReportPages {
     byDelay.forEach((delay, r) -> {
       Map<String, Object> exporter = (Map<String, Object>) r.getOrDefault("exporterExportLatencyMillis", Map.of());
       rows.add(List.of(delay, format(r.get("count")), format(r.get("p50")), format(r.get("p90")),
-          format(r.get("p99")), format(r.get("max")), format(exporter.get("p50")), format(exporter.get("p99"))));
+          format(r.get("p99")), format(r.get("max")), format(exporter.get("p50")), format(exporter.get("p99")),
+          format(exporter.get("max"))));
       x.add(BulkDelaySweep.seconds(delay));
       p50.add(((Number) r.get("p50")).doubleValue());
       p99.add(((Number) r.get("p99")).doubleValue());
     });
-    html.table(List.of("bulk delay", "probes", "p50", "p90", "p99", "max", "exporter p50", "exporter p99"), rows);
+    html.table(List.of("bulk delay", "probes", "p50", "p90", "p99", "max", "exporter p50", "exporter p99",
+        "exporter max (last minutes)"), rows);
     if (x.size() > 1) {
       List<Integer> order = new ArrayList<>();
       for (int i = 0; i < x.size(); i++) {

@@ -99,10 +99,13 @@ class ScenarioSmokeTest {
         flowpipe_exporter_flush_duration_seconds{partition="1",reason="size",quantile="0.5"} 0.3
         flowpipe_exporter_flush_duration_seconds{partition="1",reason="delay",quantile="0.5"} 0.021
         flowpipe_exporter_flush_duration_seconds{partition="1",reason="delay",quantile="0.99"} 0.25
+        flowpipe_exporter_flush_duration_seconds_max{partition="1",reason="size"} 2.0
+        flowpipe_exporter_flush_duration_seconds_max{partition="1",reason="delay"} 0.9125
         """;
 
     assertThat(Benchmarks.quantilesMillis(text, "flowpipe_exporter_flush_duration_seconds", "reason=\"delay\""))
-        .containsOnly(java.util.Map.entry("p50", 21L), java.util.Map.entry("p99", 250L));
+        .containsOnly(java.util.Map.entry("p50", 21L), java.util.Map.entry("p99", 250L),
+            java.util.Map.entry("max", 913L));
   }
 
   @Test
