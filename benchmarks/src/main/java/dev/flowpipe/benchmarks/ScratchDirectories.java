@@ -3,10 +3,10 @@ package dev.flowpipe.benchmarks;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
+import org.springframework.util.FileSystemUtils;
 
 /**
  * The temporary directories of one benchmark run (a node's or a store's data: hundreds of MB each), removed when the
@@ -32,29 +32,23 @@ final class ScratchDirectories {
 
   /** Deletes everything under {@code directory} except its top-level {@code *.log} files; best effort. */
   static void deleteAllButLogs(Path directory) {
-    delete(directory, path -> !path.equals(directory)
-        && !(directory.equals(path.getParent()) && path.getFileName().toString().endsWith(".log")));
-  }
-
-  /** Deletes {@code directory} and everything under it; best effort. */
-  static void deleteTree(Path directory) {
-    delete(directory, path -> true);
-  }
-
-  private static void delete(Path directory, java.util.function.Predicate<Path> which) {
     if (!Files.isDirectory(directory)) {
       return;
     }
-    try (Stream<Path> tree = Files.walk(directory)) {
-      tree.sorted(Comparator.reverseOrder()).filter(which).forEach(path -> {
-        try {
-          Files.deleteIfExists(path);
-        } catch (IOException e) {
-          // a file still held by a process that is shutting down, or a directory it still writes to: left behind
-        }
-      });
-    } catch (IOException | java.io.UncheckedIOException e) {
+    try (Stream<Path> entries = Files.list(directory)) {
+      entries.filter(entry -> !entry.getFileName().toString().endsWith(".log")).forEach(ScratchDirectories::deleteTree);
+    } catch (IOException e) {
       System.err.println("could not clean " + directory + ": " + e.getMessage());
+    }
+  }
+
+  /** Deletes {@code path} and everything under it; best effort. */
+  static void deleteTree(Path path) {
+    try {
+      FileSystemUtils.deleteRecursively(path);
+    } catch (IOException e) {
+      // a file still held by a process that is shutting down: left behind
+      System.err.println("could not delete " + path + ": " + e.getMessage());
     }
   }
 }

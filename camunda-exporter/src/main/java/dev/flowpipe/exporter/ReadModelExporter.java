@@ -91,9 +91,11 @@ public final class ReadModelExporter implements Exporter {
   private long nextAttemptNanos;
   private ScheduledTask timer;
   private ExecutorService bulkThreads;
-  // oldest first; only the actor changes it, and the lag gauges read the copy in inFlightView
+  // oldest first; only the actor changes it (see inFlightChanged), and the lag gauges read the copy in inFlightView
   private final Deque<InFlight> inFlight = new ArrayDeque<>();
   private volatile List<InFlight> inFlightView = List.of();
+  // their batches, for the buffer on every export
+  private List<DocumentBuffer> inFlightBatches = List.of();
   private boolean lastBulkFailed;
   private boolean drainAfterFailure;
   // orders the acknowledgements of bulks that end out of order
@@ -182,7 +184,7 @@ public final class ReadModelExporter implements Exporter {
                 .recordExceptions(StoreUnavailableException.class)
                 .build());
     acknowledgedPosition = controller.getLastExportedRecordPosition();
-    // one thread per bulk in flight: a bulk waiting for its predecessor's outcome never holds up that predecessor
+    // one thread per bulk being written; acknowledgements need none of their own (see write)
     bulkThreads = Executors.newFixedThreadPool(config.bulksInFlight(),
         Thread.ofPlatform().name("flowpipe-bulk-partition-" + partitionId + "-", 0).daemon().factory());
     scheduleTick(config.bulkDelay());
@@ -241,9 +243,7 @@ public final class ReadModelExporter implements Exporter {
       }
     }
     if (changes.isEmpty() && buffer.isEmpty() && inFlight.isEmpty()) {
-      controller.updateLastExportedRecordPosition(record.getPosition());
-      acknowledgedPosition = record.getPosition();
-      metrics.acknowledged(1);
+      acknowledge(record.getPosition(), 1);
       return;
     }
     if (bufferedOldestTimestamp < 0) {
@@ -251,7 +251,7 @@ public final class ReadModelExporter implements Exporter {
       metrics.firstRecordArrived(record.getTimestamp());
     }
     long now = System.nanoTime();
-    buffer.add(changes, record.getPosition(), record.getTimestamp(), now, batchesInFlight());
+    buffer.add(changes, record.getPosition(), record.getTimestamp(), now, inFlightBatches);
     if (flushAllowed()) {
       policy.due(buffer, now).ifPresent(this::flush);
     }
@@ -280,15 +280,17 @@ public final class ReadModelExporter implements Exporter {
     return System.nanoTime() >= nextAttemptNanos;
   }
 
-  private List<DocumentBuffer> batchesInFlight() {
-    if (inFlight.isEmpty()) {
-      return List.of();
-    }
-    List<DocumentBuffer> batches = new ArrayList<>(inFlight.size());
-    for (InFlight bulk : inFlight) {
-      batches.add(bulk.batch);
-    }
-    return batches;
+  /** After each change of {@code inFlight}: the copies other threads and the export path read. */
+  private void inFlightChanged() {
+    inFlightView = List.copyOf(inFlight);
+    inFlightBatches = inFlightView.stream().map(bulk -> bulk.batch).toList();
+  }
+
+  /** Tells the broker that every record up to {@code position} is durable. */
+  private void acknowledge(long position, long records) {
+    controller.updateLastExportedRecordPosition(position);
+    acknowledgedPosition = position;
+    metrics.acknowledged(records);
   }
 
   /** One batch handed to a bulk thread. */
@@ -350,7 +352,7 @@ public final class ReadModelExporter implements Exporter {
     }
     bulk.outcome = bulkThreads.submit(() -> write(bulk, reason, start));
     inFlight.addLast(bulk);
-    inFlightView = List.copyOf(inFlight);
+    inFlightChanged();
     return true;
   }
 
@@ -391,9 +393,7 @@ public final class ReadModelExporter implements Exporter {
           next != null && next.ended && next.complete && !next.acknowledged
               && (next.predecessor == null || next.predecessor.acknowledged);
           next = next.successor) {
-        controller.updateLastExportedRecordPosition(next.batch.lastPosition());
-        acknowledgedPosition = next.batch.lastPosition();
-        metrics.acknowledged(next.records);
+        acknowledge(next.batch.lastPosition(), next.records);
         next.acknowledged = true;
       }
     }
@@ -403,8 +403,9 @@ public final class ReadModelExporter implements Exporter {
   /** On the actor: takes back, oldest first, the batches of bulks that have ended, with what they could not write. */
   private void settleEndedBulks() {
     while (!inFlight.isEmpty() && inFlight.getFirst().outcome.isDone()) {
-      settle(inFlight.removeFirst());
-      inFlightView = List.copyOf(inFlight);
+      InFlight ended = inFlight.removeFirst();
+      inFlightChanged();
+      settle(ended);
     }
   }
 
@@ -420,7 +421,7 @@ public final class ReadModelExporter implements Exporter {
     }
     long batchOldest = ended.batch.oldestRecordTimestamp();
     // final here: a bulk is acknowledged before its own write returns or before its predecessor's does
-    buffer.settle(ended.batch, ended.acknowledged, batchesInFlight());
+    buffer.settle(ended.batch, ended.acknowledged, inFlightBatches);
     if (outcome.failure() != null || !outcome.result().complete()) {
       // the bulks in flight after this one cannot acknowledge: the next one goes when they have ended and holds all
       // that is not durable yet
@@ -444,9 +445,7 @@ public final class ReadModelExporter implements Exporter {
     if (inFlight.isEmpty() && buffer.isEmpty() && buffer.recordsSinceAck() > 0) {
       // records with nothing to write arrived while bulks were in flight (or an earlier bulk failed and this one wrote
       // later versions of all it left): they are done now too
-      controller.updateLastExportedRecordPosition(buffer.lastPosition());
-      acknowledgedPosition = buffer.lastPosition();
-      metrics.acknowledged(buffer.recordsSinceAck());
+      acknowledge(buffer.lastPosition(), buffer.recordsSinceAck());
       buffer.acknowledged();
       bufferedOldestTimestamp = -1;
     }

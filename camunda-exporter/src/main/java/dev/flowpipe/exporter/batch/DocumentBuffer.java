@@ -57,16 +57,10 @@ public final class DocumentBuffer {
       String key = key(change.index(), change.id());
       PendingDocument document = documents.get(key);
       if (document == null) {
-        RecentDocuments.Known inFlightVersion = heldBy(inFlight, key);
-        boolean afterInFlight = inFlightVersion != null;
+        boolean afterInFlight = heldBy(inFlight, key) != null;
         document = new PendingDocument(change.index(), change.id(), afterInFlight);
         documents.put(key, document);
-        var known = afterInFlight ? inFlightVersion : change.creates() ? null : recent.get(key);
-        if (known != null && known.state() != null) {
-          document.base(known.state(), known.position());
-        } else if (afterInFlight) {
-          waitingForInFlight++;
-        }
+        startFromKnownVersion(key, document, inFlight, !change.creates());
       }
       estimatedBytes -= document.estimatedBytes();
       document.add(change);
@@ -74,6 +68,22 @@ public final class DocumentBuffer {
     }
     lastPosition = Math.max(lastPosition, position);
     recordsSinceAck++;
+  }
+
+  /**
+   * Gives a document without a base the version of it the latest batch in flight writes, or else (with
+   * {@code mayUseCache}) the cache's; counts it as waiting where a batch in flight still reads that version from the
+   * store. Without either, the bulk that writes it reads its base from the store.
+   */
+  private void startFromKnownVersion(
+      String key, PendingDocument document, List<DocumentBuffer> inFlight, boolean mayUseCache) {
+    RecentDocuments.Known inFlightVersion = heldBy(inFlight, key);
+    var known = inFlightVersion != null ? inFlightVersion : mayUseCache ? recent.get(key) : null;
+    if (known != null && known.state() != null) {
+      document.base(known.state(), known.position());
+    } else if (inFlightVersion != null) {
+      waitingForInFlight++;
+    }
   }
 
   /** The version of {@code key} the latest of these batches writes, or null when none holds it. */
@@ -163,7 +173,8 @@ public final class DocumentBuffer {
     batch.documents.putAll(documents);
     Map<String, RecentDocuments.Known> versions = new HashMap<>(documents.size() * 2);
     // the states are not copied: once a document has its base, nothing changes its state until the batch is settled
-    documents.forEach((key, document) -> versions.put(key, new RecentDocuments.Known(document.state(), document.position())));
+    documents.forEach((key, document) ->
+        versions.put(key, new RecentDocuments.Known(document.state(), document.position())));
     batch.taken = versions;
     batch.lastPosition = lastPosition;
     batch.recordsSinceAck = recordsSinceAck;
@@ -222,13 +233,7 @@ public final class DocumentBuffer {
     for (var entry : documents.entrySet()) {
       PendingDocument document = entry.getValue();
       if (!document.hasBase()) {
-        RecentDocuments.Known inFlightVersion = heldBy(stillInFlight, entry.getKey());
-        var known = inFlightVersion != null ? inFlightVersion : recent.get(entry.getKey());
-        if (known != null && known.state() != null) {
-          document.base(known.state(), known.position());
-        } else if (inFlightVersion != null) {
-          waitingForInFlight++;
-        }
+        startFromKnownVersion(entry.getKey(), document, stillInFlight, true);
       }
       estimatedBytes += document.estimatedBytes();
     }

@@ -15,6 +15,13 @@ final class Check {
     return value;
   }
 
+  static int between(String key, int value, int min, int max) {
+    if (value < min || value > max) {
+      throw new IllegalArgumentException(key + " must be between " + min + " and " + max + ", was " + value);
+    }
+    return value;
+  }
+
   static int port(String key, int value, boolean zeroAllowed) {
     if (value < (zeroAllowed ? 0 : 1) || value > 65535) {
       throw new IllegalArgumentException(

@@ -59,12 +59,9 @@ public record ExporterProperties(
       @DefaultValue("true") boolean refresh,
       @DefaultValue("1") int inFlight) {
     public Bulk {
-      if (inFlight < 1 || inFlight > ExporterConfiguration.MAX_BULKS_IN_FLIGHT) {
-        throw new IllegalArgumentException(P + "bulk.in-flight must be between 1 and "
-            + ExporterConfiguration.MAX_BULKS_IN_FLIGHT + ", was " + inFlight);
-      }
       Check.positive(P + "bulk.delay", delay);
       Check.atLeast(P + "bulk.size", size, 1);
+      Check.between(P + "bulk.in-flight", inFlight, 1, ExporterConfiguration.MAX_BULKS_IN_FLIGHT);
       if (memoryLimit == null || memoryLimit.toBytes() < 1024) {
         throw new IllegalArgumentException(P + "bulk.memory-limit must be at least 1KB, was " + memoryLimit);
       }

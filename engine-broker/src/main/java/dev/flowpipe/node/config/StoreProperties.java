@@ -86,10 +86,7 @@ public record StoreProperties(
       }
       Check.positive(E + "start-timeout", startTimeout);
       Check.positive(E + "stop-timeout", stopTimeout);
-      if (niceness < 0 || niceness > EmbeddedSearchStore.MAX_NICENESS) {
-        throw new IllegalArgumentException(
-            E + "niceness must be 0 to " + EmbeddedSearchStore.MAX_NICENESS + ", was " + niceness);
-      }
+      Check.between(E + "niceness", niceness, 0, EmbeddedSearchStore.MAX_NICENESS);
     }
   }
 }
