@@ -265,6 +265,43 @@ class ReadModelExporterTest {
     }
 
     @Test
+    void afterAFailedBulkNoNewBulkGoesUntilTheOnesInFlightHaveEnded() throws Exception {
+      // the bulk behind a failed one cannot acknowledge; a new bulk going now could not either, and under steady load
+      // acknowledgement would never resume. So the next bulk waits, and then carries all that is not durable
+      try (StoreProxy proxy = new StoreProxy(sharedNode.url(), null, null)) {
+        openWithTwoBulksInFlight(proxy,
+            Map.of(ExporterConfiguration.RETRY_BACKOFF, "1ms", ExporterConfiguration.MAX_RETRY_BACKOFF, "2ms"));
+        StoreProxy.HeldBulk failing = proxy.holdNextBulk();
+        exporter.export(processInstance(10, 330, ELEMENT_ACTIVATING));
+        assertThat(failing.awaitArrival()).isTrue();
+        StoreProxy.HeldBulk slow = proxy.holdNextBulk();
+        exporter.export(processInstance(11, 331, ELEMENT_ACTIVATING));
+        assertThat(slow.awaitArrival()).isTrue();
+
+        failing.fail();
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+          controller.runScheduledTasks(Duration.ofHours(2)); // settles the failed bulk
+          return context.getMeterRegistry().get("flowpipe.exporter.failures").counter().count() >= 1;
+        });
+        exporter.export(processInstance(12, 332, ELEMENT_ACTIVATING));
+        Thread.sleep(50); // past the back-off
+        controller.runScheduledTasks(Duration.ofHours(2));
+        Thread.sleep(200);
+        assertThat(instance(332)).as("a bulk is still in flight behind the failed one").isEmpty();
+
+        slow.release();
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+          controller.runScheduledTasks(Duration.ofHours(2));
+          exporter.awaitBulkInFlight();
+          return controller.getPosition() == 12;
+        });
+        assertThat(instance(330)).isPresent();
+        assertThat(instance(331)).isPresent();
+        assertThat(instance(332)).isPresent();
+      }
+    }
+
+    @Test
     void aThirdBulkWaitsWhileTwoAreBeingWritten() throws Exception {
       try (StoreProxy proxy = new StoreProxy(sharedNode.url(), null, null)) {
         openWithTwoBulksInFlight(proxy, Map.of());
