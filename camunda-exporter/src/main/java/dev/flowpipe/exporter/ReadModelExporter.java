@@ -67,7 +67,7 @@ import org.slf4j.Logger;
 public final class ReadModelExporter implements Exporter {
 
   // bulks that ended behind a slow one wait to be settled; past this many, no more are handed over
-  private static final int MAX_UNSETTLED = 32;
+  static final int MAX_UNSETTLED = 32;
 
   private static final Set<ValueType> EXPORTED =
       Set.of(ValueType.PROCESS, ValueType.PROCESS_INSTANCE, ValueType.VARIABLE, ValueType.INCIDENT, ValueType.JOB,

@@ -207,6 +207,17 @@ class ReadModelExporterTest {
       open(proxy.url(), args);
     }
 
+    /**
+     * Waits until the instance is in the store. The export that carries it may have come while the bulk before was
+     * still ending (its document searchable, its write not yet returned); then the timer sends it.
+     */
+    private void awaitWritten(long key) {
+      await().atMost(Duration.ofSeconds(30)).until(() -> {
+        controller.runScheduledTasks(Duration.ofHours(2));
+        return instance(key).isPresent();
+      });
+    }
+
     @Test
     void laterBulksGoWhileASlowOneIsWrittenButNoPositionIsAcknowledgedPastIt() throws Exception {
       try (StoreProxy proxy = new StoreProxy(sharedNode.url(), null, null)) {
@@ -219,7 +230,7 @@ class ReadModelExporterTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> instance(301).isPresent());
         // the instance in the slow bulk changes again: its next version starts from the one in flight
         exporter.export(processInstance(12, 300, ELEMENT_COMPLETED));
-        await().atMost(Duration.ofSeconds(30)).until(() -> instance(300).isPresent());
+        awaitWritten(300);
 
         assertThat(instance(300)).hasValueSatisfying(doc -> assertThat(doc)
             .containsEntry("state", "COMPLETED").containsKey("startDate").containsKey("bpmnProcessId"));
@@ -298,6 +309,41 @@ class ReadModelExporterTest {
         assertThat(instance(330)).isPresent();
         assertThat(instance(331)).isPresent();
         assertThat(instance(332)).isPresent();
+      }
+    }
+
+    @Test
+    void behindOneSlowBulkOnlyABoundedNumberOfEndedBulksWaitToBeSettled() throws Exception {
+      // each ended bulk keeps its batch until the slow one before it is settled: without a cap, a hung bulk would
+      // hold an ever longer queue of them in memory
+      try (StoreProxy proxy = new StoreProxy(sharedNode.url(), null, null)) {
+        openWithTwoBulksInFlight(proxy, Map.of());
+        StoreProxy.HeldBulk slow = proxy.holdNextBulk();
+        exporter.export(processInstance(10, 400, ELEMENT_ACTIVATING));
+        assertThat(slow.awaitArrival()).isTrue();
+        int behind = ReadModelExporter.MAX_UNSETTLED - 1;
+        for (int i = 1; i <= behind; i++) {
+          long key = 400 + i;
+          exporter.export(processInstance(10 + i, key, ELEMENT_ACTIVATING));
+          awaitWritten(key);
+        }
+
+        long capped = 400 + behind + 1;
+        exporter.export(processInstance(10 + behind + 1, capped, ELEMENT_ACTIVATING));
+        controller.runScheduledTasks(Duration.ofHours(2));
+        Thread.sleep(200);
+        assertThat(instance(capped)).as("%d bulks wait behind the slow one: no more go", behind).isEmpty();
+        assertThat(controller.getPosition()).isEqualTo(-1);
+
+        slow.release();
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+          controller.runScheduledTasks(Duration.ofHours(2));
+          exporter.awaitBulkInFlight();
+          return controller.getPosition() == 10 + behind + 1;
+        });
+        assertThat(instance(400)).isPresent();
+        assertThat(instance(capped)).isPresent();
+        assertThat(gauge("flowpipe.exporter.lag.records")).isZero();
       }
     }
 

@@ -129,6 +129,14 @@ public final class StoreProxy implements AutoCloseable {
     return held;
   }
 
+  /**
+   * Withdraws a {@link #holdNextBulk()} that no bulk has met yet; false when one already has, which the caller then
+   * has to release or fail.
+   */
+  public boolean cancelHold() {
+    return nextHeld.getAndSet(null) != null;
+  }
+
   private void awaitBulkBudget(byte[] body) throws InterruptedException {
     double rate = bulkOperationsPerSecond;
     if (rate <= 0) {

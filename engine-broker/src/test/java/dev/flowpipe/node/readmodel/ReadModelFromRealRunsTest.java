@@ -327,10 +327,11 @@ class ReadModelFromRealRunsTest {
   /**
    * The recorded stream exported with crashes: six rounds, each feeding a random stretch with a random bulk size; in
    * every third round a proxy applies only half of each bulk and then fails it, and in another it fails three bulks in
-   * ten at random (so with several bulks in flight, a later one can succeed where an earlier one failed). Each round
-   * ends in a crash: the proxy refuses every bulk from then on and the exporter is dropped unflushed. The next round
-   * starts right after the last acknowledged position, or at a random earlier one. Then the rest, to the end. Returns
-   * the index prefix.
+   * ten at random (so with several bulks in flight, a later one can succeed where an earlier one failed). In the
+   * fourth round the proxy holds the round's first bulk (if the round sends one) while the later ones go, and fails it
+   * at the moment of the crash: nothing written after it may count as acknowledged. Each round ends in a crash: the proxy refuses every
+   * bulk from then on and the exporter is dropped unflushed. The next round starts right after the last acknowledged
+   * position, or at a random earlier one. Then the rest, to the end. Returns the index prefix.
    */
   private static String replayPass(String url, long seed, int bulksInFlight) throws Exception {
     List<Record<?>> stream = recordedStream();
@@ -345,9 +346,14 @@ class ReadModelFromRealRunsTest {
         flaky.failBulksAtRandom(round % 3 == 2 ? new Random(random.nextLong()) : null, 0.3);
         Feeder feeder = new Feeder(flaky.url(), replayed, 1 + random.nextInt(40), bulksInFlight);
         int to = Math.min(stream.size(), from + 1 + random.nextInt(stream.size() / 3));
+        StoreProxy.HeldBulk held = round == 3 && from < to ? flaky.holdNextBulk() : null;
         for (Record<?> record : stream.subList(from, to)) {
           if (halfBulks) {
             feeder.exportIgnoringBackpressure(record); // nothing gets through: the broker would stall here
+          } else if (held != null) {
+            if (!feeder.offer(record)) {
+              break; // full behind the held bulk: the broker would offer this record again until the crash
+            }
           } else {
             feeder.export(record); // a refused record is offered again, as the broker does
           }
@@ -357,6 +363,10 @@ class ReadModelFromRealRunsTest {
         }
         // the crash: from now on no bulk of this exporter reaches the store, and what it acknowledged is all it has
         flaky.failBulksAtRandom(new Random(0), 1.0);
+        if (held != null && !flaky.cancelHold()) {
+          assertThat(held.awaitArrival()).as("the round's first bulk reached the proxy").isTrue();
+          held.fail(); // fails as the node goes down, after the bulks behind it were written
+        }
         ackedPosition = Math.max(ackedPosition, feeder.controller.getPosition());
         int resume = firstIndexAfter(stream, ackedPosition);
         // the broker resumes right after the acknowledged position; an earlier start must change nothing either
@@ -412,10 +422,16 @@ class ReadModelFromRealRunsTest {
 
     /** Like the broker during an outage: a refused record is simply not retried by this feeder. */
     void exportIgnoringBackpressure(Record<?> record) {
+      offer(record); // refused while the buffer is full and bulks fail
+    }
+
+    /** Offers the record once; false when the exporter refused it (its buffer is full). */
+    boolean offer(Record<?> record) {
       try {
         exporter.export(record);
+        return true;
       } catch (RuntimeException refused) {
-        // the buffer is full while bulks fail
+        return false;
       }
     }
 
