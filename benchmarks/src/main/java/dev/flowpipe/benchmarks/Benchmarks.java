@@ -9,11 +9,17 @@ import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.model.bpmn.Bpmn;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -129,7 +135,7 @@ public final class Benchmarks {
           public Path workDirectory(String mode, int round) throws Exception {
             return ScratchDirectories.create("bench-" + mode);
           }
-        }, null);
+        }, extraClasspath(root, selected));
     Map<String, Object> report = new LinkedHashMap<>();
     report.put("scenario", "exporter overhead: engine throughput (one service task per instance, 128 in flight), "
         + "flow control off in every mode");
@@ -148,7 +154,8 @@ public final class Benchmarks {
 
   /**
    * The node arguments of the exporter modes the throughput and CPU scenarios compare (ours, variants of ours that
-   * show where its cost comes from, a no-op exporter, none), checked against {@code selected}.
+   * show where its cost comes from, Camunda's stock exporter, a no-op exporter, none), checked against
+   * {@code selected}.
    */
   static Map<String, List<String>> exporterModes(List<String> selected) {
     Map<String, List<String>> known = new LinkedHashMap<>();
@@ -164,6 +171,12 @@ public final class Benchmarks {
     known.put("ours-store-nice-19", List.of("--flowpipe.store.embedded.niceness=19"));
     known.put("ours-in-flight-1", List.of("--flowpipe.exporter.bulk.in-flight=1"));
     known.put("ours-in-flight-2", List.of("--flowpipe.exporter.bulk.in-flight=2"));
+    // Camunda's stock OpenSearch exporter (raw records) in place of ours, writing to the node's embedded store: at its
+    // own defaults (a 5 s bulk delay), and at the 1 s its successors default to
+    known.put("stock", stockExporter());
+    List<String> stockAtOneSecond = new ArrayList<>(stockExporter());
+    stockAtOneSecond.add(STOCK_ARGUMENT + "args.bulk.delay=1");
+    known.put("stock-delay-1s", List.copyOf(stockAtOneSecond));
     known.put("noop", List.of("--flowpipe.exporter.enabled=false",
         "--flowpipe.broker.additional-exporters.noop.class-name=dev.flowpipe.exporter.NoopExporter"));
     known.put("none", List.of("--flowpipe.exporter.enabled=false"));
@@ -175,7 +188,79 @@ public final class Benchmarks {
     return known;
   }
 
-  /** Completed-to-searchable latency at 50 PI/s for bulk delays of 20 ms, 100 ms and 1 s. */
+  private static final String STOCK_ARGUMENT = "--flowpipe.broker.additional-exporters.stock.";
+
+  /** The stock exporter beside no exporter of ours; the node resolves the placeholder to its store's port. */
+  private static List<String> stockExporter() {
+    return List.of("--flowpipe.exporter.enabled=false", STOCK_ARGUMENT + "class-name=" + Baseline.STOCK_CLASS,
+        STOCK_ARGUMENT + "args.url=http://127.0.0.1:${flowpipe.store.embedded.http-port}",
+        STOCK_ARGUMENT + "args.index.prefix=zeebe-record");
+  }
+
+  /**
+   * The documents in the node's store outside its system indices: proof that a mode meant to export did, so that an
+   * exporter that silently wrote nothing cannot pass for a cheap one. Fails when an exporting mode wrote none.
+   */
+  static long documentsWritten(NodeProcess node, String mode) throws IOException, InterruptedException {
+    String store = node.storeUrl();
+    refresh(store);
+    String table = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(store
+            + "/_cat/indices?h=index,docs.count&expand_wildcards=open")).timeout(Duration.ofSeconds(10)).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+    long documents = table.lines().map(String::strip).map(l -> l.split("\\s+"))
+        .filter(f -> f.length == 2 && !f[0].startsWith(".")).mapToLong(f -> Long.parseLong(f[1])).sum();
+    boolean exports = !mode.equals("noop") && !mode.equals("none");
+    if (exports && documents == 0) {
+      throw new IllegalStateException("mode '" + mode + "' wrote no documents to its store; see the node's log");
+    }
+    return documents;
+  }
+
+  /**
+   * How far the mode's exporter is behind the engine, in ms: now minus the newest engine timestamp its store holds
+   * (after a refresh, so what is written counts, not only what is visible). Null for the modes that write nothing. An
+   * exporter that cannot keep up costs the engine less in a window while its backlog grows, so a throughput ratio
+   * means nothing without this beside it.
+   */
+  static Long exporterLagMillis(NodeProcess node, String mode) throws IOException, InterruptedException {
+    if (mode.equals("noop") || mode.equals("none")) {
+      return null;
+    }
+    boolean stock = mode.startsWith("stock");
+    String store = node.storeUrl();
+    refresh(store);
+    HttpClient http = HttpClient.newHttpClient();
+    String aggregations = stock
+        ? "{\"newest\":{\"max\":{\"field\":\"timestamp\"}}}"
+        : "{\"newest\":{\"max\":{\"field\":\"startDate\"}},\"newestEnd\":{\"max\":{\"field\":\"endDate\"}}}";
+    String body = http.send(HttpRequest.newBuilder(URI.create(store + (stock ? "/zeebe-record*" : "/flowpipe-read-model-v2")
+            + "/_search")).timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"size\":0,\"aggs\":" + aggregations + "}")).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+    var found = JSON.readTree(body).path("aggregations");
+    double newest = Math.max(found.path("newest").path("value").asDouble(0), found.path("newestEnd").path("value")
+        .asDouble(0));
+    if (newest <= 0) {
+      throw new IllegalStateException("mode '" + mode + "': no engine timestamp in its store: " + body);
+    }
+    return System.currentTimeMillis() - (long) newest;
+  }
+
+  /**
+   * Makes all that is written searchable. An index nobody searches skips its scheduled refreshes (OpenSearch's search
+   * idle shards), so without this the stock exporter's indices showed a small part of what it had written.
+   */
+  private static void refresh(String store) throws IOException, InterruptedException {
+    HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(store + "/_refresh"))
+        .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+        HttpResponse.BodyHandlers.discarding());
+  }
+
+  /** The class path a mode's node needs beyond its own: the stock exporter's jars for the stock modes, else none. */
+  static String extraClasspath(Path root, Collection<String> modes) throws IOException, InterruptedException {
+    return modes.stream().anyMatch(m -> m.startsWith("stock")) ? Baseline.stockExporterClasspath(root) : null;
+  }
+
   /** The bulk delays an availability run measures, comma-separated, each checked ("100ms", "1s", "PT0.25S"). */
   static List<String> availabilityDelays(String value) {
     List<String> delays = List.of(value.split(","));

@@ -31,11 +31,13 @@ final class CpuCost {
         List<String> arguments = new ArrayList<>(known.get(mode));
         arguments.add("--flowpipe.flow-control.enabled=false");
         System.out.printf("round %d/%d, %s: starting node%n", round, rounds, mode);
-        try (NodeProcess node = NodeProcess.start(root, ScratchDirectories.create("bench-cpu-" + mode), arguments);
+        try (NodeProcess node = NodeProcess.start(root, ScratchDirectories.create("bench-cpu-" + mode), arguments,
+            Benchmarks.extraClasspath(root, List.of(mode)));
             ZeebeClient client = Benchmarks.client(node)) {
           Benchmarks.deploy(client);
           Map<String, Object> result = measure(node, client, rate, warmUpSeconds, seconds);
           result.put("flushes", Benchmarks.flushStatistics(node.get("/actuator/prometheus")));
+          result.put("documentsInStore", Benchmarks.documentsWritten(node, mode));
           runs.computeIfAbsent(mode, m -> new ArrayList<>()).add(result);
           System.out.printf("round %d/%d, %s: %s%n", round, rounds, mode, result);
         }

@@ -34,17 +34,21 @@ final class InterleavedOverhead {
     Map<String, NodeProcess> nodes = new LinkedHashMap<>();
     Map<String, ZeebeClient> clients = new LinkedHashMap<>();
     Map<String, List<Double>> results = new LinkedHashMap<>();
+    Map<String, Long> documents = new LinkedHashMap<>();
+    Map<String, List<Long>> lags = new LinkedHashMap<>();
     try {
       for (String mode : selected) {
         List<String> arguments = new ArrayList<>(known.get(mode));
         arguments.add("--flowpipe.flow-control.enabled=false");
         System.out.printf("%s: starting node, then %d s of warm-up load%n", mode, warmUpSeconds);
-        NodeProcess node = NodeProcess.start(root, ScratchDirectories.create("bench-" + mode), arguments);
+        NodeProcess node = NodeProcess.start(root, ScratchDirectories.create("bench-" + mode), arguments,
+            Benchmarks.extraClasspath(root, List.of(mode)));
         nodes.put(mode, node);
         ZeebeClient client = Benchmarks.client(node);
         clients.put(mode, client);
         Benchmarks.deploy(client);
         Saturation.run(client, Duration.ofSeconds(warmUpSeconds), Duration.ofSeconds(1), 128);
+        documents.put(mode, Benchmarks.documentsWritten(node, mode));
         node.pause();
         results.put(mode, new ArrayList<>());
       }
@@ -55,10 +59,12 @@ final class InterleavedOverhead {
           NodeProcess node = nodes.get(mode);
           node.resume();
           double perSecond = Saturation.run(clients.get(mode), SETTLE, Duration.ofSeconds(windowSeconds), 128);
+          Long lag = Benchmarks.exporterLagMillis(node, mode);
           node.pause();
           results.get(mode).add(perSecond);
-          System.out.printf(Locale.ROOT, "round %d/%d, %s: %.1f completed instances/s%n", round, rounds, mode,
-              perSecond);
+          lags.computeIfAbsent(mode, m -> new ArrayList<>()).add(lag);
+          System.out.printf(Locale.ROOT, "round %d/%d, %s: %.1f completed instances/s, exporter behind by %s ms%n",
+              round, rounds, mode, perSecond, lag == null ? "-" : lag);
         }
       }
     } finally {
@@ -77,24 +83,28 @@ final class InterleavedOverhead {
     report.put("windowSeconds", windowSeconds);
     report.put("settleSecondsPerWindow", SETTLE.toSeconds());
     report.put("rounds", rounds);
+    report.put("documentsInStoreAfterWarmUp", documents);
     report.put("instancesPerSecond", results);
+    report.put("exporterBehindMillisAfterEachWindow", lags);
     report.put("meanInstancesPerSecond", Benchmarks.means(results));
     report.put("ratios", pairedRatios(results));
     return report;
   }
 
   /**
-   * For every mode but the no-exporter ones, its ratio to {@code noop} and to {@code none} where those were measured:
-   * the ratio within each round, and their median, minimum and maximum.
+   * For every mode but the no-exporter ones, its ratio to {@code noop} and to {@code none} where those were measured,
+   * and every mode of ours to Camunda's {@code stock} exporter: the ratio within each round, and their median, minimum
+   * and maximum.
    */
   static Map<String, Object> pairedRatios(Map<String, List<Double>> results) {
     Map<String, Object> ratios = new LinkedHashMap<>();
-    for (String baseline : List.of("noop", "none")) {
+    for (String baseline : List.of("noop", "none", "stock")) {
       if (!results.containsKey(baseline)) {
         continue;
       }
       for (String mode : results.keySet()) {
-        if (mode.equals(baseline) || (baseline.equals("noop") && mode.equals("none"))) {
+        if (mode.equals(baseline) || (baseline.equals("noop") && mode.equals("none"))
+            || (baseline.equals("stock") && !mode.startsWith("ours"))) {
           continue;
         }
         List<Double> perRound = new ArrayList<>();

@@ -166,6 +166,33 @@ class ScenarioSmokeTest {
   }
 
   @Test
+  void ourModesArePairedWithTheStockExporterToo() {
+    var results = new java.util.LinkedHashMap<String, java.util.List<Double>>();
+    results.put("ours", java.util.List.of(90.0, 120.0));
+    results.put("stock", java.util.List.of(100.0, 100.0));
+    results.put("stock-delay-1s", java.util.List.of(80.0, 100.0));
+    results.put("noop", java.util.List.of(100.0, 150.0));
+
+    var ratios = InterleavedOverhead.pairedRatios(results);
+
+    assertThat(ratios).containsOnlyKeys("ours/noop", "stock/noop", "stock-delay-1s/noop", "ours/stock");
+    @SuppressWarnings("unchecked")
+    var oursOverStock = (java.util.Map<String, Object>) ratios.get("ours/stock");
+    assertThat(oursOverStock.get("perRound")).isEqualTo(java.util.List.of(0.9, 1.2));
+  }
+
+  @Test
+  void theStockModesRunCamundasExporterAgainstTheNodesOwnStoreInPlaceOfOurs() {
+    var modes = Benchmarks.exporterModes(java.util.List.of("stock", "stock-delay-1s"));
+
+    assertThat(modes.get("stock")).contains("--flowpipe.exporter.enabled=false",
+        "--flowpipe.broker.additional-exporters.stock.class-name=" + Baseline.STOCK_CLASS,
+        "--flowpipe.broker.additional-exporters.stock.args.url=http://127.0.0.1:${flowpipe.store.embedded.http-port}");
+    assertThat(modes.get("stock")).noneMatch(a -> a.contains("bulk.delay"));
+    assertThat(modes.get("stock-delay-1s")).contains("--flowpipe.broker.additional-exporters.stock.args.bulk.delay=1");
+  }
+
+  @Test
   void theInterleavedOverheadNamesABadArgumentBeforeStartingAnything() {
     assertThatThrownBy(() -> InterleavedOverhead.run(java.nio.file.Path.of("."), 0, java.util.List.of("ours"), 10, 2))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("were 0, 2 and 10");
