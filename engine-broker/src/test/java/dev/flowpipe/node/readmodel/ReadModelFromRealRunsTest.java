@@ -328,8 +328,8 @@ class ReadModelFromRealRunsTest {
    * The recorded stream exported with crashes: six rounds, each feeding a random stretch with a random bulk size; in
    * every third round a proxy applies only half of each bulk and then fails it, and in another it fails three bulks in
    * ten at random (so with several bulks in flight, a later one can succeed where an earlier one failed). In the
-   * fourth round the proxy holds the round's first bulk (if the round sends one) while the later ones go, and fails it
-   * at the moment of the crash: nothing written after it may count as acknowledged. Each round ends in a crash: the proxy refuses every
+   * fourth round the proxy holds a bulk from the middle of the stretch while the later ones go, and fails it at the
+   * moment of the crash. Each round ends in a crash: the proxy refuses every
    * bulk from then on and the exporter is dropped unflushed. The next round starts right after the last acknowledged
    * position, or at a random earlier one. Then the rest, to the end. Returns the index prefix.
    */
@@ -344,28 +344,24 @@ class ReadModelFromRealRunsTest {
         boolean halfBulks = round % 3 == 1;
         flaky.applyHalfOfEachBulk(halfBulks);
         flaky.failBulksAtRandom(round % 3 == 2 ? new Random(random.nextLong()) : null, 0.3);
-        Feeder feeder = new Feeder(flaky.url(), replayed, 1 + random.nextInt(40), bulksInFlight);
+        // small bulks in the fourth round, so that several go behind the held one
+        Feeder feeder = new Feeder(flaky.url(), replayed, 1 + random.nextInt(round == 3 ? 3 : 40), bulksInFlight);
         int to = Math.min(stream.size(), from + 1 + random.nextInt(stream.size() / 3));
-        StoreProxy.HeldBulk held = round == 3 && from < to ? flaky.holdNextBulk() : null;
-        for (Record<?> record : stream.subList(from, to)) {
-          if (halfBulks) {
-            feeder.exportIgnoringBackpressure(record); // nothing gets through: the broker would stall here
-          } else if (held != null) {
-            if (!feeder.offer(record)) {
-              break; // full behind the held bulk: the broker would offer this record again until the crash
+        if (round == 3) {
+          crashWhileABulkIsHeld(flaky, feeder, stream.subList(from, to));
+        } else {
+          for (Record<?> record : stream.subList(from, to)) {
+            if (halfBulks) {
+              feeder.exportIgnoringBackpressure(record); // nothing gets through: the broker would stall here
+            } else {
+              feeder.export(record); // a refused record is offered again, as the broker does
             }
-          } else {
-            feeder.export(record); // a refused record is offered again, as the broker does
           }
-        }
-        if (random.nextBoolean()) {
-          feeder.tick();
-        }
-        // the crash: from now on no bulk of this exporter reaches the store, and what it acknowledged is all it has
-        flaky.failBulksAtRandom(new Random(0), 1.0);
-        if (held != null && !flaky.cancelHold()) {
-          assertThat(held.awaitArrival()).as("the round's first bulk reached the proxy").isTrue();
-          held.fail(); // fails as the node goes down, after the bulks behind it were written
+          if (random.nextBoolean()) {
+            feeder.tick();
+          }
+          // the crash: from now on no bulk of this exporter reaches the store, and what it acknowledged is all it has
+          flaky.failBulksAtRandom(new Random(0), 1.0);
         }
         ackedPosition = Math.max(ackedPosition, feeder.controller.getPosition());
         int resume = firstIndexAfter(stream, ackedPosition);
@@ -378,6 +374,35 @@ class ReadModelFromRealRunsTest {
       last.close();
     }
     return replayed;
+  }
+
+  /**
+   * Feeds the first half of the stretch, then holds the next bulk while a thread, as the broker's actor, offers the
+   * rest: with two bulks in flight, later bulks are written meanwhile where their documents do not wait for the held
+   * one, until the exporter blocks the thread with its buffer full or the stretch is in. Then the crash, with the
+   * thread perhaps still blocked, and the held bulk fails as the node goes down: nothing written after it may count
+   * as acknowledged. (If no bulk went after the hold, nothing is held, and this is a plain crash.)
+   */
+  private static void crashWhileABulkIsHeld(StoreProxy flaky, Feeder feeder, List<Record<?>> stretch)
+      throws InterruptedException {
+    int half = stretch.size() / 2;
+    stretch.subList(0, half).forEach(feeder::export);
+    StoreProxy.HeldBulk held = flaky.holdNextBulk();
+    Thread broker = new Thread(() -> {
+      for (Record<?> record : stretch.subList(half, stretch.size())) {
+        if (!feeder.offer(record)) {
+          return; // full behind the held bulk: the broker would offer this record again until the crash
+        }
+      }
+    }, "broker-actor");
+    broker.start();
+    broker.join(2_000);
+    flaky.failBulksAtRandom(new Random(0), 1.0);
+    if (!flaky.cancelHold()) {
+      assertThat(held.awaitArrival()).as("the held bulk reached the proxy").isTrue();
+      held.fail();
+    }
+    broker.join();
   }
 
   private static int firstIndexAfter(List<Record<?>> stream, long position) {
