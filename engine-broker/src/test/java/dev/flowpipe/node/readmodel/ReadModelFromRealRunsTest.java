@@ -402,7 +402,8 @@ class ReadModelFromRealRunsTest {
       assertThat(held.awaitArrival()).as("the held bulk reached the proxy").isTrue();
       held.fail();
     }
-    broker.join();
+    broker.join(30_000);
+    assertThat(broker.isAlive()).as("the exporter let the broker's thread go once the held bulk failed").isFalse();
   }
 
   private static int firstIndexAfter(List<Record<?>> stream, long position) {
