@@ -44,6 +44,7 @@ final class Baseline {
       "camunda-search-client-plugin-*.jar",
       "aws-request-signing-apache-interceptor-*.jar", "*-2.28.6.jar", "eventstream-*.jar",
       "reactive-streams-*.jar");
+  static final String STOCK_ARGUMENT = "--flowpipe.broker.additional-exporters.stock.";
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private Baseline() {}
@@ -118,14 +119,19 @@ final class Baseline {
     return report;
   }
 
+  /** The node arguments that add the stock exporter, writing to {@code url} under {@code prefix}, at its defaults. */
+  static List<String> stockExporterArguments(String url, String prefix) {
+    return List.of(STOCK_ARGUMENT + "class-name=" + STOCK_CLASS, STOCK_ARGUMENT + "args.url=" + url,
+        STOCK_ARGUMENT + "args.index.prefix=" + prefix);
+  }
+
   private static List<String> ours(String url, String prefix) {
     return List.of("--flowpipe.store.url=" + url, "--flowpipe.exporter.index-prefix=" + prefix);
   }
 
   private static List<String> stock(String url, String prefix) {
-    String p = "--flowpipe.broker.additional-exporters.stock.";
-    List<String> args = new ArrayList<>(List.of(p + "class-name=" + STOCK_CLASS, p + "args.url=" + url,
-        p + "args.bulk.delay=1", p + "args.index.prefix=" + prefix));
+    List<String> args = new ArrayList<>(stockExporterArguments(url, prefix));
+    args.add(STOCK_ARGUMENT + "args.bulk.delay=1");
     if (!prefix.endsWith("w")) {
       args.addAll(List.of("--flowpipe.store.url=" + url, "--flowpipe.exporter.enabled=false"));
     }
@@ -206,9 +212,11 @@ final class Baseline {
     return result;
   }
 
-  private static List<String> indices(String url, String pattern) throws Exception {
+  /** "index docs.count" lines of the indices matching {@code pattern}, sorted by name. */
+  static List<String> indices(String url, String pattern) throws IOException, InterruptedException {
     String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "/_cat/indices/" + pattern
-        + "?h=index,docs.count&s=index")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        + "?h=index,docs.count&s=index")).timeout(Duration.ofSeconds(10)).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
     return body.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
   }
 

@@ -33,6 +33,8 @@ import org.HdrHistogram.Histogram;
 public final class Benchmarks {
 
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  // for the requests the scenarios make to a node's store between windows
+  private static final HttpClient STORE_HTTP = HttpClient.newHttpClient();
 
   private Benchmarks() {}
 
@@ -175,7 +177,7 @@ public final class Benchmarks {
     // own defaults (a 5 s bulk delay), and at the 1 s its successors default to
     known.put("stock", stockExporter());
     List<String> stockAtOneSecond = new ArrayList<>(stockExporter());
-    stockAtOneSecond.add(STOCK_ARGUMENT + "args.bulk.delay=1");
+    stockAtOneSecond.add(Baseline.STOCK_ARGUMENT + "args.bulk.delay=1");
     known.put("stock-delay-1s", List.copyOf(stockAtOneSecond));
     known.put("noop", List.of("--flowpipe.exporter.enabled=false",
         "--flowpipe.broker.additional-exporters.noop.class-name=dev.flowpipe.exporter.NoopExporter"));
@@ -188,13 +190,21 @@ public final class Benchmarks {
     return known;
   }
 
-  private static final String STOCK_ARGUMENT = "--flowpipe.broker.additional-exporters.stock.";
-
   /** The stock exporter beside no exporter of ours; the node resolves the placeholder to its store's port. */
   private static List<String> stockExporter() {
-    return List.of("--flowpipe.exporter.enabled=false", STOCK_ARGUMENT + "class-name=" + Baseline.STOCK_CLASS,
-        STOCK_ARGUMENT + "args.url=http://127.0.0.1:${flowpipe.store.embedded.http-port}",
-        STOCK_ARGUMENT + "args.index.prefix=zeebe-record");
+    List<String> arguments = new ArrayList<>(List.of("--flowpipe.exporter.enabled=false"));
+    arguments.addAll(Baseline.stockExporterArguments("http://127.0.0.1:${flowpipe.store.embedded.http-port}",
+        "zeebe-record"));
+    return List.copyOf(arguments);
+  }
+
+  /** Whether the mode has an exporter that writes to the store (all but {@code noop} and {@code none}). */
+  private static boolean writes(String mode) {
+    return !mode.equals("noop") && !mode.equals("none");
+  }
+
+  private static boolean isStock(String mode) {
+    return mode.startsWith("stock");
   }
 
   /**
@@ -204,13 +214,9 @@ public final class Benchmarks {
   static long documentsWritten(NodeProcess node, String mode) throws IOException, InterruptedException {
     String store = node.storeUrl();
     refresh(store);
-    String table = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(store
-            + "/_cat/indices?h=index,docs.count&expand_wildcards=open")).timeout(Duration.ofSeconds(10)).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
-    long documents = table.lines().map(String::strip).map(l -> l.split("\\s+"))
+    long documents = Baseline.indices(store, "*").stream().map(l -> l.split("\\s+"))
         .filter(f -> f.length == 2 && !f[0].startsWith(".")).mapToLong(f -> Long.parseLong(f[1])).sum();
-    boolean exports = !mode.equals("noop") && !mode.equals("none");
-    if (exports && documents == 0) {
+    if (writes(mode) && documents == 0) {
       throw new IllegalStateException("mode '" + mode + "' wrote no documents to its store; see the node's log");
     }
     return documents;
@@ -223,18 +229,18 @@ public final class Benchmarks {
    * means nothing without this beside it.
    */
   static Long exporterLagMillis(NodeProcess node, String mode) throws IOException, InterruptedException {
-    if (mode.equals("noop") || mode.equals("none")) {
+    if (!writes(mode)) {
       return null;
     }
-    boolean stock = mode.startsWith("stock");
+    boolean stock = isStock(mode);
     String store = node.storeUrl();
     refresh(store);
-    HttpClient http = HttpClient.newHttpClient();
     String aggregations = stock
         ? "{\"newest\":{\"max\":{\"field\":\"timestamp\"}}}"
         : "{\"newest\":{\"max\":{\"field\":\"startDate\"}},\"newestEnd\":{\"max\":{\"field\":\"endDate\"}}}";
-    String body = http.send(HttpRequest.newBuilder(URI.create(store + (stock ? "/zeebe-record*" : "/flowpipe-read-model-v2")
-            + "/_search")).timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+    String index = stock ? "/zeebe-record*" : "/flowpipe-read-model-v2";
+    String body = STORE_HTTP.send(HttpRequest.newBuilder(URI.create(store + index + "/_search"))
+        .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString("{\"size\":0,\"aggs\":" + aggregations + "}")).build(),
         HttpResponse.BodyHandlers.ofString()).body();
     var found = JSON.readTree(body).path("aggregations");
@@ -251,14 +257,14 @@ public final class Benchmarks {
    * idle shards), so without this the stock exporter's indices showed a small part of what it had written.
    */
   private static void refresh(String store) throws IOException, InterruptedException {
-    HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(store + "/_refresh"))
+    STORE_HTTP.send(HttpRequest.newBuilder(URI.create(store + "/_refresh"))
         .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.noBody()).build(),
         HttpResponse.BodyHandlers.discarding());
   }
 
   /** The class path a mode's node needs beyond its own: the stock exporter's jars for the stock modes, else none. */
   static String extraClasspath(Path root, Collection<String> modes) throws IOException, InterruptedException {
-    return modes.stream().anyMatch(m -> m.startsWith("stock")) ? Baseline.stockExporterClasspath(root) : null;
+    return modes.stream().anyMatch(Benchmarks::isStock) ? Baseline.stockExporterClasspath(root) : null;
   }
 
   /** The bulk delays an availability run measures, comma-separated, each checked ("100ms", "1s", "PT0.25S"). */

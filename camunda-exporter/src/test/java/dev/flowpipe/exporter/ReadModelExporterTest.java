@@ -207,6 +207,14 @@ class ReadModelExporterTest {
       open(proxy.url(), args);
     }
 
+    /** Holds the next bulk, exports an instance's activation that goes in it, and returns once it is held. */
+    private StoreProxy.HeldBulk holdBulkOf(StoreProxy proxy, long position, long key) throws InterruptedException {
+      StoreProxy.HeldBulk held = proxy.holdNextBulk();
+      exporter.export(processInstance(position, key, ELEMENT_ACTIVATING));
+      assertThat(held.awaitArrival()).isTrue();
+      return held;
+    }
+
     /**
      * Waits until the instance is in the store. The export that carries it may have come while the bulk before was
      * still ending (its document searchable, its write not yet returned); then the timer sends it.
@@ -222,9 +230,7 @@ class ReadModelExporterTest {
     void laterBulksGoWhileASlowOneIsWrittenButNoPositionIsAcknowledgedPastIt() throws Exception {
       try (StoreProxy proxy = new StoreProxy(sharedNode.url(), null, null)) {
         openWithTwoBulksInFlight(proxy, Map.of());
-        StoreProxy.HeldBulk slow = proxy.holdNextBulk();
-        exporter.export(processInstance(10, 300, ELEMENT_ACTIVATING));
-        assertThat(slow.awaitArrival()).isTrue();
+        StoreProxy.HeldBulk slow = holdBulkOf(proxy, 10, 300);
 
         exporter.export(processInstance(11, 301, ELEMENT_ACTIVATING));
         await().atMost(Duration.ofSeconds(30)).until(() -> instance(301).isPresent());
@@ -253,9 +259,7 @@ class ReadModelExporterTest {
       try (StoreProxy proxy = new StoreProxy(sharedNode.url(), null, null)) {
         openWithTwoBulksInFlight(proxy,
             Map.of(ExporterConfiguration.RETRY_BACKOFF, "1ms", ExporterConfiguration.MAX_RETRY_BACKOFF, "2ms"));
-        StoreProxy.HeldBulk failing = proxy.holdNextBulk();
-        exporter.export(processInstance(10, 320, ELEMENT_ACTIVATING));
-        assertThat(failing.awaitArrival()).isTrue();
+        StoreProxy.HeldBulk failing = holdBulkOf(proxy, 10, 320);
         exporter.export(processInstance(11, 321, ELEMENT_ACTIVATING));
         await().atMost(Duration.ofSeconds(30)).until(() -> instance(321).isPresent());
 
@@ -282,12 +286,8 @@ class ReadModelExporterTest {
       try (StoreProxy proxy = new StoreProxy(sharedNode.url(), null, null)) {
         openWithTwoBulksInFlight(proxy,
             Map.of(ExporterConfiguration.RETRY_BACKOFF, "1ms", ExporterConfiguration.MAX_RETRY_BACKOFF, "2ms"));
-        StoreProxy.HeldBulk failing = proxy.holdNextBulk();
-        exporter.export(processInstance(10, 330, ELEMENT_ACTIVATING));
-        assertThat(failing.awaitArrival()).isTrue();
-        StoreProxy.HeldBulk slow = proxy.holdNextBulk();
-        exporter.export(processInstance(11, 331, ELEMENT_ACTIVATING));
-        assertThat(slow.awaitArrival()).isTrue();
+        StoreProxy.HeldBulk failing = holdBulkOf(proxy, 10, 330);
+        StoreProxy.HeldBulk slow = holdBulkOf(proxy, 11, 331);
 
         failing.fail();
         await().atMost(Duration.ofSeconds(30)).until(() -> {
@@ -318,9 +318,7 @@ class ReadModelExporterTest {
       // hold an ever longer queue of them in memory
       try (StoreProxy proxy = new StoreProxy(sharedNode.url(), null, null)) {
         openWithTwoBulksInFlight(proxy, Map.of());
-        StoreProxy.HeldBulk slow = proxy.holdNextBulk();
-        exporter.export(processInstance(10, 400, ELEMENT_ACTIVATING));
-        assertThat(slow.awaitArrival()).isTrue();
+        StoreProxy.HeldBulk slow = holdBulkOf(proxy, 10, 400);
         int behind = ReadModelExporter.MAX_UNSETTLED - 1;
         for (int i = 1; i <= behind; i++) {
           long key = 400 + i;
@@ -351,12 +349,8 @@ class ReadModelExporterTest {
     void aThirdBulkWaitsWhileTwoAreBeingWritten() throws Exception {
       try (StoreProxy proxy = new StoreProxy(sharedNode.url(), null, null)) {
         openWithTwoBulksInFlight(proxy, Map.of());
-        StoreProxy.HeldBulk first = proxy.holdNextBulk();
-        exporter.export(processInstance(10, 310, ELEMENT_ACTIVATING));
-        assertThat(first.awaitArrival()).isTrue();
-        StoreProxy.HeldBulk second = proxy.holdNextBulk();
-        exporter.export(processInstance(11, 311, ELEMENT_ACTIVATING));
-        assertThat(second.awaitArrival()).isTrue();
+        StoreProxy.HeldBulk first = holdBulkOf(proxy, 10, 310);
+        StoreProxy.HeldBulk second = holdBulkOf(proxy, 11, 311);
 
         exporter.export(processInstance(12, 312, ELEMENT_ACTIVATING));
         Thread.sleep(200);
