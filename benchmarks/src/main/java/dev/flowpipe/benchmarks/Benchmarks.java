@@ -171,6 +171,9 @@ public final class Benchmarks {
     known.put("ours-store-nice-10", List.of("--flowpipe.store.embedded.niceness=10"));
     known.put("ours-store-nice-0", List.of("--flowpipe.store.embedded.niceness=0"));
     known.put("ours-store-nice-19", List.of("--flowpipe.store.embedded.niceness=19"));
+    // the store's JVM on a throughput collector instead of G1: no concurrent marking or refinement threads on 2 cores
+    known.put("ours-store-parallel-gc", List.of("--flowpipe.store.embedded.jvm-options=-XX:+UseParallelGC"));
+    known.put("ours-store-serial-gc", List.of("--flowpipe.store.embedded.jvm-options=-XX:+UseSerialGC"));
     known.put("ours-in-flight-1", List.of("--flowpipe.exporter.bulk.in-flight=1"));
     known.put("ours-in-flight-2", List.of("--flowpipe.exporter.bulk.in-flight=2"));
     // Camunda's stock OpenSearch exporter (raw records) in place of ours, writing to the node's embedded store: at its

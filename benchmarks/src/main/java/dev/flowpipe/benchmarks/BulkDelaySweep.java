@@ -148,8 +148,8 @@ final class BulkDelaySweep {
     System.out.println("html report: " + file);
   }
 
+  /** A bulk delay as given on the command line ("100ms", "1s", "PT0.25S"), in seconds. */
   static double seconds(String duration) {
-    return duration.endsWith("ms") ? Double.parseDouble(duration.replace("ms", "")) / 1000
-        : Double.parseDouble(duration.replace("s", ""));
+    return org.springframework.boot.convert.DurationStyle.detectAndParse(duration.trim()).toNanos() / 1e9;
   }
 }

@@ -97,18 +97,21 @@ final class ReportPages {
     List<Double> x = new ArrayList<>();
     List<Double> p50 = new ArrayList<>();
     List<Double> p99 = new ArrayList<>();
-    byDelay.forEach((delay, r) -> {
+    byDelay.forEach((run, r) -> {
       Map<String, Object> exporter = (Map<String, Object>) r.getOrDefault("exporterExportLatencyMillis", Map.of());
-      rows.add(List.of(delay, format(r.get("count")), format(r.get("p50")), format(r.get("p90")),
+      // a run with a node setting variant is labelled "100ms, key=value": its delay is the part before the comma
+      String delay = run.split(",", 2)[0];
+      rows.add(List.of(run, format(r.get("count")), format(r.get("p50")), format(r.get("p90")),
           format(r.get("p99")), format(r.get("max")), format(exporter.get("p50")), format(exporter.get("p99")),
           format(exporter.get("max"))));
       x.add(BulkDelaySweep.seconds(delay));
       p50.add(((Number) r.get("p50")).doubleValue());
       p99.add(((Number) r.get("p99")).doubleValue());
     });
-    html.table(List.of("bulk delay", "probes", "p50", "p90", "p99", "max", "exporter p50", "exporter p99",
+    html.table(List.of("run (bulk delay)", "probes", "p50", "p90", "p99", "max", "exporter p50", "exporter p99",
         "exporter max (last minutes)"), rows);
-    if (x.size() > 1) {
+    long delays = x.stream().distinct().count();
+    if (delays > 1 && delays == x.size()) { // runs of one delay with several settings have no curve to draw
       List<Integer> order = new ArrayList<>();
       for (int i = 0; i < x.size(); i++) {
         order.add(i);

@@ -7,9 +7,14 @@ import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The harness in miniature, so it cannot rot: a tiny exporter-throughput run on a real store, and the report math. */
 @ExtendWith(SharedOpenSearch.class)
@@ -57,6 +62,27 @@ class ScenarioSmokeTest {
     assertThat(Benchmarks.availabilityDelays("20ms,PT0.25S,1s")).containsExactly("20ms", "PT0.25S", "1s");
     assertThatThrownBy(() -> Benchmarks.availabilityDelays("100ms,soon"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'soon'");
+  }
+
+  @Test
+  void theAvailabilityPageDrawsRunsOfOneDelayWithNodeSettingVariantsAndEveryDurationForm(@TempDir Path pages)
+      throws Exception {
+    Map<String, Object> latency = Map.of("count", 3, "p50", 120, "p90", 200, "p99", 450, "max", 500);
+    Map<String, Object> variants = new LinkedHashMap<>();
+    variants.put("100ms, flowpipe.exporter.index-refresh-interval=1s", latency);
+    variants.put("100ms, flowpipe.exporter.index-refresh-interval=1h", latency);
+    Map<String, Object> delays = new LinkedHashMap<>();
+    delays.put("20ms", latency);
+    delays.put("PT0.25S", latency);
+    delays.put("1s", latency);
+
+    ReportPages.availability(Map.of("probes", 3, "latencyMillisByBulkDelay", variants)).write(pages.resolve("a.html"));
+    ReportPages.availability(Map.of("probes", 3, "latencyMillisByBulkDelay", delays)).write(pages.resolve("b.html"));
+
+    assertThat(Files.readString(pages.resolve("a.html"))).contains("index-refresh-interval=1h").doesNotContain("<svg");
+    assertThat(Files.readString(pages.resolve("b.html"))).contains("PT0.25S", "<svg");
+    assertThat(BulkDelaySweep.seconds("PT0.25S")).isEqualTo(0.25);
+    assertThat(BulkDelaySweep.seconds("100ms")).isEqualTo(0.1);
   }
 
   @Test

@@ -33,6 +33,8 @@ class BadConfigurationTest {
         "flowpipe.store.embedded.heap | lots",
         "flowpipe.store.embedded.niceness | 20",
         "flowpipe.store.embedded.niceness | -1",
+        "flowpipe.store.embedded.jvm-options | -Xmx4g",
+        "flowpipe.store.embedded.jvm-options | UseParallelGC",
         "flowpipe.store.url | ftp://search:21",
         "flowpipe.broker.contact-points | just-a-host",
         "flowpipe.exporter.bulk.memory-limit | 12 apples",

@@ -4,6 +4,7 @@ import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
+import java.util.List;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
 
@@ -65,6 +66,8 @@ public record StoreProperties(
    * @param javaHome JDK to run the child with; empty for the one running the node
    * @param niceness the child's scheduling niceness, 0 (the node's own priority) to 19: with a positive value the
    *     engine's threads run first when the two share the CPU, and the store catches up in larger bulks
+   * @param jvmOptions further options for the store's JVM (GC logging, another collector, ...); one that selects a
+   *     collector ({@code -XX:+Use...GC}) replaces the default G1; the heap and class path have their own settings
    */
   public record EmbeddedStoreProperties(
       @DefaultValue("9200") int httpPort,
@@ -74,7 +77,8 @@ public record StoreProperties(
       @DefaultValue("15s") Duration stopTimeout,
       String classpath,
       String javaHome,
-      @DefaultValue("10") int niceness) {
+      @DefaultValue("10") int niceness,
+      List<String> jvmOptions) {
 
     private static final String E = "flowpipe.store.embedded.";
 
@@ -87,6 +91,7 @@ public record StoreProperties(
       Check.positive(E + "start-timeout", startTimeout);
       Check.positive(E + "stop-timeout", stopTimeout);
       Check.between(E + "niceness", niceness, 0, EmbeddedSearchStore.MAX_NICENESS);
+      jvmOptions = EmbeddedSearchStore.checkJvmOptions(E, jvmOptions);
     }
   }
 }

@@ -58,7 +58,8 @@ public final class RunningStore implements AutoCloseable {
                 settings.stopTimeout(),
                 settings.classpath(),
                 settings.javaHome(),
-                settings.niceness()));
+                settings.niceness(),
+                settings.jvmOptions()));
     return new RunningStore(connection(store, embedded.url()), embedded, properties);
   }
 

@@ -16,9 +16,11 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,6 +82,9 @@ public final class EmbeddedSearchStore implements AutoCloseable {
    * @param niceness the child's scheduling niceness, 0 (as the parent) to 19 (runs only on CPU the parent leaves): on a
    *     machine the store shares with the engine, a positive value lets the engine's threads run first, and the store
    *     catches up in larger bulks
+   * @param jvmOptions further options for the child's JVM (GC logging, another collector, ...), after the heap; one
+   *     that selects a collector ({@code -XX:+Use...GC}) replaces the default G1. The heap and the class path are
+   *     set by the other settings and refused here
    */
   public record Settings(
       Engine engine,
@@ -90,12 +95,21 @@ public final class EmbeddedSearchStore implements AutoCloseable {
       Duration stopTimeout,
       String classpath,
       String javaHome,
-      int niceness) {
+      int niceness,
+      List<String> jvmOptions) {
 
     public Settings {
       if (niceness < 0 || niceness > MAX_NICENESS) {
         throw new IllegalArgumentException("niceness must be 0 to " + MAX_NICENESS + ", was " + niceness);
       }
+      jvmOptions = checkJvmOptions("", jvmOptions);
+    }
+
+    /** As the canonical constructor, with no further JVM options. */
+    public Settings(Engine engine, int httpPort, int transportPort, long heapMegabytes, Duration startTimeout,
+        Duration stopTimeout, String classpath, String javaHome, int niceness) {
+      this(engine, httpPort, transportPort, heapMegabytes, startTimeout, stopTimeout, classpath, javaHome, niceness,
+          List.of());
     }
 
     /** For tests: free ports, a small heap, the class path from the system property the build sets. */
@@ -107,7 +121,18 @@ public final class EmbeddedSearchStore implements AutoCloseable {
     /** The same settings with another niceness. */
     public Settings withNiceness(int value) {
       return new Settings(engine, httpPort, transportPort, heapMegabytes, startTimeout, stopTimeout, classpath,
-          javaHome, value);
+          javaHome, value, jvmOptions);
+    }
+
+    /** The same settings with other further JVM options. */
+    public Settings withJvmOptions(List<String> options) {
+      return new Settings(engine, httpPort, transportPort, heapMegabytes, startTimeout, stopTimeout, classpath,
+          javaHome, niceness, options);
+    }
+
+    /** Whether one of the options chooses the garbage collector, so that the default G1 must not be given too. */
+    boolean choosesCollector() {
+      return jvmOptions.stream().anyMatch(option -> COLLECTOR.matcher(option).matches());
     }
 
     public static Settings forTests() {
@@ -115,6 +140,37 @@ public final class EmbeddedSearchStore implements AutoCloseable {
     }
   }
 
+
+  /** A JVM option that selects a collector: two selected collectors stop the JVM before it starts. */
+  private static final Pattern COLLECTOR = Pattern.compile("-XX:\\+Use\\w+GC");
+
+  /** Options that other settings own, by the setting: given twice, the reader would have to guess which one wins. */
+  private static final Map<String, List<String>> OWNED_OPTIONS = Map.of(
+      "heap", List.of("-Xmx", "-Xms", "-XX:MaxHeapSize", "-XX:InitialHeapSize"),
+      "classpath", List.of("-cp", "-classpath", "--class-path"));
+
+  /**
+   * The options, checked: each starts with '-', and none sets what another setting owns. {@code prefix} is put before
+   * the setting names in the message (e.g. {@code flowpipe.store.embedded.}).
+   */
+  public static List<String> checkJvmOptions(String prefix, List<String> options) {
+    if (options == null) {
+      return List.of();
+    }
+    for (String option : options) {
+      if (option == null || !option.startsWith("-")) {
+        throw new IllegalArgumentException(
+            prefix + "jvm-options: each option must start with '-', was '" + option + "'");
+      }
+      OWNED_OPTIONS.forEach((setting, owned) -> {
+        if (owned.stream().anyMatch(option::startsWith)) {
+          throw new IllegalArgumentException(
+              prefix + "jvm-options: '" + option + "' is set by " + prefix + setting + " instead");
+        }
+      });
+    }
+    return List.copyOf(options);
+  }
 
   private EmbeddedSearchStore(Process process, int httpPort, Settings properties) {
     this.process = process;
@@ -160,8 +216,12 @@ public final class EmbeddedSearchStore implements AutoCloseable {
     command.addAll(List.of(
         Path.of(javaHome, "bin", "java").toString(),
         "-Xms" + heapMb + "m",
-        "-Xmx" + heapMb + "m",
-        "-XX:+UseG1GC",
+        "-Xmx" + heapMb + "m"));
+    if (!properties.choosesCollector()) {
+      command.add("-XX:+UseG1GC");
+    }
+    command.addAll(properties.jvmOptions());
+    command.addAll(List.of(
         "-Djava.awt.headless=true",
         "-Dfile.encoding=UTF-8",
         "--enable-native-access=ALL-UNNAMED",

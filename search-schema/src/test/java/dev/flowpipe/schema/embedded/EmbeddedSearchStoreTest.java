@@ -54,6 +54,41 @@ class EmbeddedSearchStoreTest {
   }
 
   @Test
+  @EnabledOnOs(OS.LINUX) // reads the child's command line from /proc
+  void furtherJvmOptionsReachTheChildAndOneChoosingACollectorReplacesG1() throws Exception {
+    Settings settings = Settings.forTests().withJvmOptions(List.of("-XX:+UseSerialGC", "-Dflowpipe.test=jvm-options"));
+
+    try (EmbeddedSearchStore store = EmbeddedSearchStore.launch(data, settings)) {
+      threadNicenessOnceBooting(store.pid()); // two collectors would have stopped the JVM before its threads started
+
+      assertThat(commandLine(store.pid()))
+          .contains("-XX:+UseSerialGC", "-Dflowpipe.test=jvm-options")
+          .doesNotContain("-XX:+UseG1GC");
+    }
+  }
+
+  @Test
+  @EnabledOnOs(OS.LINUX)
+  void withoutFurtherOptionsTheChildRunsG1() throws Exception {
+    try (EmbeddedSearchStore store = EmbeddedSearchStore.launch(data, Settings.forTests())) {
+      threadNicenessOnceBooting(store.pid());
+
+      assertThat(commandLine(store.pid())).contains("-XX:+UseG1GC");
+    }
+  }
+
+  @Test
+  void aJvmOptionThatIsNotAnOptionOrBelongsToAnotherSettingIsRefusedNamingIt() {
+    assertThatThrownBy(() -> Settings.forTests().withJvmOptions(List.of("-Xlog:gc", "UseSerialGC")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("jvm-options: each option must start with '-', was 'UseSerialGC'");
+    assertThatThrownBy(() -> Settings.forTests().withJvmOptions(List.of("-Xmx4g")))
+        .hasMessage("jvm-options: '-Xmx4g' is set by heap instead");
+    assertThatThrownBy(() -> EmbeddedSearchStore.checkJvmOptions("flowpipe.store.embedded.", List.of("-cp", "x.jar")))
+        .hasMessage("flowpipe.store.embedded.jvm-options: '-cp' is set by flowpipe.store.embedded.classpath instead");
+  }
+
+  @Test
   void withoutANiceProgramOnThePathAPositiveNicenessFailsNamingItAndThePath(@TempDir Path empty) {
     assertThatThrownBy(() -> EmbeddedSearchStore.niceCommand(7, empty.toString()))
         .isInstanceOf(IllegalStateException.class)
@@ -84,6 +119,11 @@ class EmbeddedSearchStoreTest {
       Thread.sleep(100);
     }
     throw new AssertionError("the child " + pid + " did not start its threads within 30 s");
+  }
+
+  /** The arguments the process was started with. */
+  private static List<String> commandLine(long pid) throws IOException {
+    return List.of(Files.readString(Path.of("/proc/" + pid + "/cmdline")).split("\0"));
   }
 
   private static List<Path> list(Path directory) throws IOException {
