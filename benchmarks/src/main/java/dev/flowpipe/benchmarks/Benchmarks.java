@@ -391,7 +391,7 @@ public final class Benchmarks {
     return new EmbeddedSearchStore.Settings(EmbeddedSearchStore.Engine.OPENSEARCH, 0, 0, 1024,
         Duration.ofSeconds(90), Duration.ofSeconds(15),
         root.resolve("embedded-opensearch/target/classes") + ":" + root.resolve("embedded-opensearch/target/child-classpath") + "/*",
-        null, 0);
+        null, 0, List.of());
   }
 
   /** The web app's search latency over {@code instances} process instances in the embedded OpenSearch. */

@@ -105,17 +105,11 @@ public final class EmbeddedSearchStore implements AutoCloseable {
       jvmOptions = checkJvmOptions("", jvmOptions);
     }
 
-    /** As the canonical constructor, with no further JVM options. */
-    public Settings(Engine engine, int httpPort, int transportPort, long heapMegabytes, Duration startTimeout,
-        Duration stopTimeout, String classpath, String javaHome, int niceness) {
-      this(engine, httpPort, transportPort, heapMegabytes, startTimeout, stopTimeout, classpath, javaHome, niceness,
-          List.of());
-    }
 
     /** For tests: free ports, a small heap, the class path from the system property the build sets. */
     public static Settings forTests(Engine engine) {
       return new Settings(engine, 0, 0, 512, Duration.ofSeconds(90), Duration.ofSeconds(15),
-          System.getProperty(engine.classpathProperty), null, 0);
+          System.getProperty(engine.classpathProperty), null, 0, List.of());
     }
 
     /** The same settings with another niceness. */
