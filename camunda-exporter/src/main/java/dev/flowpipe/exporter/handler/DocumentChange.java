@@ -34,6 +34,11 @@ public record DocumentChange(String index, String id, long position, boolean cre
     return new Builder(index, String.valueOf(key), position, true);
   }
 
+  /** A change that gives the whole document with this id. */
+  public static Builder create(String index, String id, long position) {
+    return new Builder(index, id, position, true);
+  }
+
   /** A change of some fields of an existing document. */
   public static Builder update(String index, long key, long position) {
     return new Builder(index, String.valueOf(key), position, false);
