@@ -88,6 +88,12 @@ class ExporterPipelineTest {
     return store.document(INSTANCES, String.valueOf(key));
   }
 
+  /** The partition's export position as the store holds it, or -1. */
+  private long exportPosition() {
+    return store.document(ReadModelIndex.EXPORT_POSITION.indexName(PREFIX), ReadModelIndex.exportPositionId(1))
+        .map(marker -> ((Number) marker.get("position")).longValue()).orElse(-1L);
+  }
+
   private double gauge(String name) {
     return meters.get(name).gauge().value();
   }
@@ -117,6 +123,7 @@ class ExporterPipelineTest {
 
       assertThat(instance(101)).hasValueSatisfying(doc -> assertThat(doc).containsEntry("state", "ACTIVE"));
       assertThat(controller.getPosition()).isEqualTo(10);
+      assertThat(exportPosition()).as("marked durable for read-your-writes").isEqualTo(10);
     }
 
     @Test
@@ -362,6 +369,7 @@ class ExporterPipelineTest {
       exporter.awaitBulkInFlight();
       assertThat(controller.getPosition()).as("position 10 is not durable, so neither is anything after it")
           .isEqualTo(-1);
+      assertThat(exportPosition()).as("nor marked so for read-your-writes").isEqualTo(-1);
       assertThat(gauge("flowpipe.exporter.lag.records")).isEqualTo(2);
 
       tick(Duration.ofMillis(200)); // past the back-off: the retry

@@ -78,7 +78,7 @@ final class FakeStore implements SearchStore {
     }
   }
 
-  /** Bulks the store received (held ones included). */
+  /** Bulks of read-model documents the store received (held ones included; export-position marks not counted). */
   int bulks() {
     return bulks.get();
   }
@@ -96,6 +96,9 @@ final class FakeStore implements SearchStore {
   @Override
   public BulkOutcome bulk(List<DocumentWrite> writes, boolean refresh) {
     checkReachable();
+    if (writes.stream().allMatch(write -> write.index().endsWith(ReadModelIndex.EXPORT_POSITION.indexName("")))) {
+      return apply(writes); // a mark, after an acknowledgement: never held or failed here
+    }
     bulks.incrementAndGet();
     try {
       return write(writes);
@@ -115,6 +118,11 @@ final class FakeStore implements SearchStore {
     if (failingBulks.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
       throw new StoreUnavailableException("bulk of " + writes.size() + " failed: 503 Service Unavailable");
     }
+    return apply(writes);
+  }
+
+  /** Writes as external versioning does: a write at or below the stored position is superseded (409). */
+  private BulkOutcome apply(List<DocumentWrite> writes) {
     BulkOutcome.Collector outcome = new BulkOutcome.Collector();
     for (DocumentWrite write : writes) {
       String key = write.index() + "/" + write.id();

@@ -170,6 +170,7 @@ public final class BulkPipeline implements AutoCloseable {
       retry.bulkFailed(Duration.ofNanos(System.nanoTime() - start), e);
       failure = e;
     }
+    long acknowledgedUpTo = -1;
     synchronized (ackOrder) {
       bulk.ended = true;
       bulk.complete = result != null && result.complete();
@@ -179,7 +180,11 @@ public final class BulkPipeline implements AutoCloseable {
           next = next.successor) {
         acknowledgement.acknowledge(next.batch.lastPosition(), next.records);
         next.acknowledged = true;
+        acknowledgedUpTo = next.batch.lastPosition();
       }
+    }
+    if (acknowledgedUpTo >= 0) {
+      writer.markExported(acknowledgedUpTo);
     }
     return new Ended(batch, false, result, failure, documents);
   }

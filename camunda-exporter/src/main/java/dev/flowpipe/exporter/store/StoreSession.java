@@ -51,7 +51,8 @@ public final class StoreSession implements AutoCloseable {
     }
     DeadLetters deadLetters = new DeadLetters(connected, config.indexPrefix(), partitionId, 32 * 1024, log,
         metrics::deadLetter, clock);
-    writer = new BulkWriter(connected, deadLetters, config.bulkRefresh());
+    writer = new BulkWriter(connected, deadLetters, config.bulkRefresh(),
+        new ExportPositionMarker(connected, config.indexPrefix(), partitionId, log));
     store = connected;
     if (connectedSinceMillis < 0) {
       connectedSinceMillis = clock.millis();
