@@ -19,6 +19,7 @@ import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
 import io.camunda.zeebe.exporter.test.ExporterTestContext;
 import io.camunda.zeebe.exporter.test.ExporterTestController;
 import io.camunda.zeebe.protocol.record.Record;
+import io.camunda.zeebe.protocol.record.intent.JobIntent;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -391,6 +392,34 @@ class ReadModelExporterTest {
         assertThat((String) letter.get("document")).contains("huge");
       });
       assertThat(context.getMeterRegistry().get("flowpipe.exporter.dead.letters").counter().count()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * The broker reuses one record object per value type. A change applied after {@code export()} returned (here: a job
+   * forgotten at once, so its base is read from the store by the bulk) must hold the values of its own record.
+   */
+  @Test
+  void changesAppliedAfterExportReturnedHoldTheirOwnRecordsValuesThoughTheBrokerReusesTheRecordObject() {
+    open(sharedNode.url(), Map.of(ExporterConfiguration.BULK_DELAY, "1h", ExporterConfiguration.RECENT_DOCUMENTS, 0));
+    ReusedRecords broker = new ReusedRecords();
+    for (int job = 0; job < 3; job++) {
+      exporter.export(broker.show(Records.job(10 + job, 700 + job, 7000 + job, JobIntent.CREATED, 3, "")));
+    }
+    exporter.close(); // written, and forgotten (no recent documents): the next changes read their base
+    open(sharedNode.url(), Map.of(ExporterConfiguration.BULK_DELAY, "1h", ExporterConfiguration.RECENT_DOCUMENTS, 0));
+    for (int job = 0; job < 3; job++) {
+      exporter.export(broker.show(Records.job(20 + job, 700 + job, 7000 + job, JobIntent.FAILED, job, "boom-" + job)));
+    }
+    exporter.export(broker.show(Records.variableCreated(30, 800, "other", "\"late\"")));
+    exporter.close();
+
+    String jobs = ReadModelIndex.JOB.indexName(prefix);
+    for (int job = 0; job < 3; job++) {
+      int expected = job;
+      assertThat(store.get(jobs, String.valueOf(700 + job))).hasValueSatisfying(doc -> assertThat(doc)
+          .containsEntry("state", "FAILED").containsEntry("errorMessage", "boom-" + expected)
+          .containsEntry("retries", expected).containsEntry("processInstanceKey", 7000 + expected));
     }
   }
 
