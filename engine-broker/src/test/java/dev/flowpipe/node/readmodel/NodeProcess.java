@@ -125,9 +125,13 @@ final class NodeProcess implements AutoCloseable {
     }
   }
 
+  /** Kills the node and its store, if still running, and waits until they have exited. */
   @Override
   public void close() {
-    process.descendants().forEach(ProcessHandle::destroyForcibly);
-    process.destroyForcibly();
+    List<ProcessHandle> all = new ArrayList<>(process.descendants().toList());
+    all.add(process.toHandle());
+    all.forEach(ProcessHandle::destroyForcibly);
+    await("the node and its store exit").atMost(Duration.ofSeconds(30))
+        .until(() -> all.stream().noneMatch(ProcessHandle::isAlive));
   }
 }

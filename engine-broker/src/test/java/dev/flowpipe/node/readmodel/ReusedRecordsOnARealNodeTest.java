@@ -97,7 +97,8 @@ class ReusedRecordsOnARealNodeTest {
         run.create(client, INSTANCES).runTask(client, 1);
       }
       awaitInStore(node.store().client(), run);
-      // a clean stop: the exporter writes all it holds; after the start it remembers no document
+      // a clean stop: the exporter writes all it holds; after the start it remembers no document (and the broker
+      // exports the log again from its last snapshot: see AfterASigkill)
       node.stop();
       node.start();
       try (ZeebeClient client = node.client()) {
@@ -123,10 +124,11 @@ class ReusedRecordsOnARealNodeTest {
   }
 
   /**
-   * A node killed with SIGKILL in the middle of the second tasks, with bulks that wait up to a second: the store holds
-   * every document of the first tasks and most updates of the second, not the newest ones. The broker exports again
-   * from the position of its last snapshot (none in a run this short: from the start of the log), so the replay goes
-   * over documents the store already holds, and fills in what the kill lost; then the rest of the second tasks.
+   * A node killed with SIGKILL in the middle of the second tasks. Before the second tasks the store holds every
+   * document of the first; bulks wait up to a second, so the newest updates are likely still unwritten at the kill
+   * (not checked: the store dies with the node). The broker exports again from the position of its last snapshot (none
+   * in a run this short: from the start of the log), so the replay goes over documents the store already holds and
+   * fills in what the kill lost; then the rest of the second tasks.
    */
   @Nested
   class AfterASigkill {
