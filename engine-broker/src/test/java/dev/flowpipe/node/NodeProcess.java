@@ -1,9 +1,7 @@
-package dev.flowpipe.node.readmodel;
+package dev.flowpipe.node;
 
 import static org.awaitility.Awaitility.await;
 
-import dev.flowpipe.node.NodeApplication;
-import dev.flowpipe.node.TestNode;
 import io.camunda.zeebe.client.ZeebeClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -24,7 +22,7 @@ import org.awaitility.core.ConditionTimeoutException;
  * A real node in a process of its own (so it can be killed with SIGKILL), on free ports, with its data in a directory
  * the test owns and its output in a log file there. The embedded store is its child process.
  */
-final class NodeProcess implements AutoCloseable {
+public final class NodeProcess implements AutoCloseable {
 
   private static final HttpClient HTTP = HttpClient.newHttpClient();
 
@@ -41,7 +39,7 @@ final class NodeProcess implements AutoCloseable {
   }
 
   /** Starts a node on {@code data} with these settings ({@code flowpipe.*} keys) and waits until it is ready. */
-  static NodeProcess start(Path data, Map<String, Object> settings) throws IOException {
+  public static NodeProcess start(Path data, Map<String, Object> settings) throws IOException {
     int httpPort = TestNode.freePort();
     int gatewayPort = TestNode.freePort();
     Files.createDirectories(data);
@@ -90,24 +88,24 @@ final class NodeProcess implements AutoCloseable {
     }
   }
 
-  int httpPort() {
+  public int httpPort() {
     return httpPort;
   }
 
   /** The store's URL, as the node's health report names it. */
-  String storeUrl() throws IOException {
+  public String storeUrl() throws IOException {
     String body = get("/actuator/health").body();
     int start = body.indexOf("\"url\":\"") + 7;
     return body.substring(start, body.indexOf('"', start));
   }
 
-  ZeebeClient client() {
+  public ZeebeClient client() {
     return ZeebeClient.newClientBuilder().grpcAddress(URI.create("http://127.0.0.1:" + gatewayPort))
         .usePlaintext().defaultRequestTimeout(Duration.ofSeconds(20)).build();
   }
 
   /** SIGKILL: no shutdown hook runs, nothing is flushed. Returns once the node and its store have exited. */
-  void kill() throws InterruptedException {
+  public void kill() throws InterruptedException {
     List<ProcessHandle> children = process.descendants().toList();
     process.destroyForcibly();
     process.waitFor(30, TimeUnit.SECONDS);
@@ -116,13 +114,32 @@ final class NodeProcess implements AutoCloseable {
         .until(() -> children.stream().noneMatch(ProcessHandle::isAlive));
   }
 
-  String logTail() {
+  public String logTail() {
     try {
       List<String> lines = Files.readAllLines(log);
       return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** SIGTERM, as Ctrl-C or a service manager stops the node; true when it exited within {@code timeout}. */
+  public boolean terminate(Duration timeout) throws InterruptedException {
+    process.destroy();
+    return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** The embedded OpenSearch the node runs as its child process. */
+  public ProcessHandle embeddedStore() {
+    return process.descendants()
+        .filter(p -> p.info().commandLine().orElse("").contains("EmbeddedOpenSearchMain"))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no embedded OpenSearch child of the node"));
+  }
+
+  /** The node's output so far. */
+  public String log() throws IOException {
+    return Files.readString(log);
   }
 
   /** Kills the node and its store, if still running, and waits until they have exited. */
