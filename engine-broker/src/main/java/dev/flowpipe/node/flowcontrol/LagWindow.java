@@ -1,0 +1,94 @@
+package dev.flowpipe.node.flowcontrol;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.function.ToLongFunction;
+
+/**
+ * A partition's lag samples over the last {@code length}: rates from the positions at both ends (a slow store
+ * acknowledges in bursts, so a rate over one tick says little), whether the backlog grew across the window, and the
+ * smallest and largest age in it. Nothing is known before the window has filled once.
+ *
+ * <p>Not thread-safe: one per partition, fed by the control thread.
+ */
+final class LagWindow {
+
+  private final Deque<LagSample> samples = new ArrayDeque<>();
+  private Duration length;
+
+  LagWindow(Duration length) {
+    this.length = length;
+  }
+
+  void add(LagSample sample, Duration windowLength) {
+    length = windowLength;
+    samples.addLast(sample);
+    // keep one sample at or before the window's start, so the window spans its whole length
+    while (samples.size() > 2 && sample.nanos() - second().nanos() >= length.toNanos()) {
+      samples.removeFirst();
+    }
+  }
+
+  private LagSample second() {
+    var it = samples.iterator();
+    it.next();
+    return it.next();
+  }
+
+  /** Forgets everything (the partition changed hands: its positions start anew on this node). */
+  void clear() {
+    samples.clear();
+  }
+
+  /** Whether the samples span the whole window. */
+  boolean full() {
+    return !samples.isEmpty() && samples.getLast().nanos() - samples.getFirst().nanos() >= length.toNanos();
+  }
+
+  LagSample latest() {
+    return samples.getLast();
+  }
+
+  private double seconds() {
+    return Math.max(1e-9, (samples.getLast().nanos() - samples.getFirst().nanos()) / 1e9);
+  }
+
+  /** Records written per second over the window (0 with fewer than two samples). */
+  double writeRate() {
+    return samples.size() < 2 ? 0 : Math.max(0, samples.getLast().written() - samples.getFirst().written()) / seconds();
+  }
+
+  /** Records made durable per second over the window (0 with fewer than two samples). */
+  double exportRate() {
+    return samples.size() < 2 ? 0
+        : Math.max(0, samples.getLast().exported() - samples.getFirst().exported()) / seconds();
+  }
+
+  /** Whether the backlog is larger now than at the window's start. */
+  boolean backlogGrew() {
+    return samples.size() >= 2 && samples.getLast().backlog() > samples.getFirst().backlog();
+  }
+
+  /** The smallest value of {@code signal} over the samples taken within {@code span} of the latest one. */
+  long min(Duration span, ToLongFunction<LagSample> signal) {
+    return extreme(span, signal, true);
+  }
+
+  /** The largest value of {@code signal} over the samples taken within {@code span} of the latest one. */
+  long max(Duration span, ToLongFunction<LagSample> signal) {
+    return extreme(span, signal, false);
+  }
+
+  private long extreme(Duration span, ToLongFunction<LagSample> signal, boolean smallest) {
+    long from = samples.getLast().nanos() - span.toNanos();
+    long result = smallest ? Long.MAX_VALUE : Long.MIN_VALUE;
+    for (LagSample sample : samples) {
+      if (sample.nanos() >= from) {
+        long value = signal.applyAsLong(sample);
+        result = smallest ? Math.min(result, value) : Math.max(result, value);
+      }
+    }
+    return result;
+  }
+}
