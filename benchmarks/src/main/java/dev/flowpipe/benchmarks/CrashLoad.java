@@ -371,9 +371,14 @@ final class CrashLoad implements AutoCloseable {
   private void resolveIncidents() {
     try {
       for (long jobKey : oracle.incidentsToResolve(TimeUnit.MILLISECONDS.toNanos(500))) {
-        Long incidentKey = openIncident(jobKey);
+        List<Map<String, Object>> incidents = store.findByField(ReadModelIndex.INCIDENT.indexName(indexPrefix),
+            "jobKey", jobKey, 10);
+        Long incidentKey = openIncident(incidents);
         if (incidentKey == null) {
-          continue; // not in the read model yet, or no longer open
+          if (!incidents.isEmpty()) {
+            oracle.giveUpResolving(jobKey); // resolved already: its instance was cancelled
+          }
+          continue; // else not in the read model yet
         }
         Outcome retries = sendAndWait("update retries", c -> c.newUpdateRetriesCommand(jobKey).retries(1).send());
         if (retries == Outcome.REFUSED) {
@@ -388,10 +393,9 @@ final class CrashLoad implements AutoCloseable {
     }
   }
 
-  /** The key of the job's open incident in the read model, or null if it shows none open. */
-  private Long openIncident(long jobKey) {
-    for (Map<String, Object> incident : store.findByField(ReadModelIndex.INCIDENT.indexName(indexPrefix), "jobKey",
-        jobKey, 10)) {
+  /** The key of the open one of a job's incidents, or null if none is open. */
+  private static Long openIncident(List<Map<String, Object>> incidents) {
+    for (Map<String, Object> incident : incidents) {
       if ("ACTIVE".equals(incident.get("state")) && incident.get("key") instanceof Number key) {
         return key.longValue();
       }
