@@ -18,14 +18,7 @@ final class Records {
   private Records() {}
 
   static Record<?> processInstance(long position, long instanceKey, ProcessInstanceIntent intent) {
-    return ImmutableRecord.builder()
-        .withPosition(position)
-        .withKey(instanceKey)
-        .withTimestamp(1_700_000_000_000L + position)
-        .withPartitionId(1)
-        .withRecordType(RecordType.EVENT)
-        .withValueType(ValueType.PROCESS_INSTANCE)
-        .withIntent(intent)
+    return event(position, instanceKey, ValueType.PROCESS_INSTANCE, intent)
         .withValue(
             ImmutableProcessInstanceRecordValue.builder()
                 .withBpmnProcessId("order")
@@ -43,14 +36,7 @@ final class Records {
   }
 
   static Record<?> variableCreated(long position, long key, String name, String value) {
-    return ImmutableRecord.builder()
-        .withPosition(position)
-        .withKey(key)
-        .withTimestamp(1_700_000_000_000L + position)
-        .withPartitionId(1)
-        .withRecordType(RecordType.EVENT)
-        .withValueType(ValueType.VARIABLE)
-        .withIntent(io.camunda.zeebe.protocol.record.intent.VariableIntent.CREATED)
+    return event(position, key, ValueType.VARIABLE, io.camunda.zeebe.protocol.record.intent.VariableIntent.CREATED)
         .withValue(
             io.camunda.zeebe.protocol.record.value.ImmutableVariableRecordValue.builder()
                 .withName(name)
@@ -62,16 +48,38 @@ final class Records {
         .build();
   }
 
-  /** A record no handler writes anything for (a job migrated to another process version). */
-  static Record<?> unhandled(long position) {
+  static Record<?> job(long position, long jobKey, long instanceKey, JobIntent intent, int retries, String error) {
+    return event(position, jobKey, ValueType.JOB, intent)
+        .withValue(
+            ImmutableJobRecordValue.builder()
+                .withType("work")
+                .withProcessInstanceKey(instanceKey)
+                .withElementInstanceKey(instanceKey + 1)
+                .withElementId("task")
+                .withBpmnProcessId("order")
+                .withProcessDefinitionKey(DEFINITION_KEY)
+                .withRetries(retries)
+                .withErrorMessage(error)
+                .withTenantId("<default>")
+                .build())
+        .build();
+  }
+
+  private static ImmutableRecord.Builder<io.camunda.zeebe.protocol.record.RecordValue> event(
+      long position, long key, ValueType valueType, io.camunda.zeebe.protocol.record.intent.Intent intent) {
     return ImmutableRecord.builder()
         .withPosition(position)
-        .withKey(position)
+        .withKey(key)
         .withTimestamp(1_700_000_000_000L + position)
         .withPartitionId(1)
         .withRecordType(RecordType.EVENT)
-        .withValueType(ValueType.JOB)
-        .withIntent(JobIntent.MIGRATED)
+        .withValueType(valueType)
+        .withIntent(intent);
+  }
+
+  /** A record no handler writes anything for (a job migrated to another process version). */
+  static Record<?> unhandled(long position) {
+    return event(position, position, ValueType.JOB, JobIntent.MIGRATED)
         .withValue(ImmutableJobRecordValue.builder().withType("work").build())
         .build();
   }

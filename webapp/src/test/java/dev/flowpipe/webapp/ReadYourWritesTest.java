@@ -91,15 +91,38 @@ class ReadYourWritesTest {
     assertThat(answer.json().path("items")).singleElement().satisfies(v -> assertThat(v.path("name").asText()).isEqualTo("fresh"));
   }
 
+  /** As the exporter does after a bulk is durable: the partition's export position. */
+  private static void markExportedLater(int partitionId, long position, long delayMillis) {
+    CompletableFuture.runAsync(
+        () -> store.bulk(List.of(new dev.flowpipe.schema.store.DocumentWrite(
+            ReadModelIndex.EXPORT_POSITION.indexName(prefix), ReadModelIndex.exportPositionId(partitionId), position,
+            Map.of("partitionId", partitionId)))),
+        CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS));
+  }
+
   @Test
-  void aLogPositionPerPartitionIsWaitedFor() {
+  void aLogPositionPerPartitionIsWaitedForUntilTheExporterMarksItDurable() {
     writeInstanceLater(30_000, 300); // the fixture writes each document at its key as position
+    markExportedLater(1, 30_000, 400);
 
     Answer answer = app.post("/v2/process-instances/search",
         "{\"filter\": {\"processInstanceKey\": {\"$gte\": 30000}}, \"consistency\": {\"positions\": [{\"partitionId\": 1, \"position\": 30000}]}}");
 
     assertThat(answer.header("Flowpipe-Consistency")).isEqualTo("reached");
     assertThat(answer.json().path("items")).hasSize(1);
+  }
+
+  @Test
+  void aDocumentAtALaterPositionIsNotEnoughWhileTheExportPositionIsBehind() {
+    // a partly written bulk: a later document is in, an earlier change of the same partition is not yet
+    markExportedLater(2, 40_000, 0);
+    writeInstanceLater(40_010, 0);
+    org.awaitility.Awaitility.await().until(() -> store.get(ReadModelIndex.PROCESS_INSTANCE.indexName(prefix), "40010").isPresent());
+
+    Answer answer = app.post("/v2/process-instances/search",
+        "{\"consistency\": {\"positions\": [{\"partitionId\": 2, \"position\": 40005}], \"timeout\": \"300ms\"}}");
+
+    assertThat(answer.header("Flowpipe-Consistency")).isEqualTo("timed-out");
   }
 
   @Test

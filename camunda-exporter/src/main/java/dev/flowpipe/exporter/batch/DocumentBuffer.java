@@ -57,8 +57,7 @@ public final class DocumentBuffer {
       String key = key(change.index(), change.id());
       PendingDocument document = documents.get(key);
       if (document == null) {
-        boolean afterInFlight = heldBy(inFlight, key) != null;
-        document = new PendingDocument(change.index(), change.id(), afterInFlight);
+        document = new PendingDocument(change.index(), change.id());
         documents.put(key, document);
         startFromKnownVersion(key, document, inFlight, !change.creates());
       }

@@ -19,17 +19,10 @@ public final class PendingDocument {
   private final List<DocumentChange> waiting = new ArrayList<>(0);
   private long position = -1;
   private long estimatedBytes;
-  // changed while an earlier version is in a bulk in flight: its base is that version, known only once the bulk ends
-  private final boolean afterInFlight;
 
   PendingDocument(String index, String id) {
-    this(index, id, false);
-  }
-
-  PendingDocument(String index, String id, boolean afterInFlight) {
     this.index = index;
     this.id = id;
-    this.afterInFlight = afterInFlight;
   }
 
   /** Starts from a known state (a copy of it) that reflects every change up to {@code basePosition}. */
@@ -45,8 +38,10 @@ public final class PendingDocument {
   }
 
   void add(DocumentChange change) {
-    if (change.creates() && state == null && waiting.isEmpty() && !afterInFlight) {
+    if (change.creates() && change.position() > position) {
+      // the change gives the whole document: whatever came before it (a base, changes waiting for one) is superseded
       state = new LinkedHashMap<>();
+      waiting.clear();
     }
     if (state == null) {
       waiting.add(change);
@@ -60,13 +55,16 @@ public final class PendingDocument {
   private void applyIfNewer(DocumentChange change) {
     // a change at or below the position the state reflects is already in it (a replay)
     if (change.position() > position) {
-      change.apply().accept(state);
-      position = Math.max(position, change.position());
+      change.applyTo(state);
+      position = change.position();
     }
   }
 
   private void estimate() {
-    long bytes = 64 + 64L * waiting.size();
+    long bytes = 64;
+    for (DocumentChange change : waiting) {
+      bytes += change.estimatedBytes();
+    }
     if (state != null) {
       for (var field : state.entrySet()) {
         bytes += field.getKey().length() + 16 + (field.getValue() instanceof String s ? s.length() : 8);

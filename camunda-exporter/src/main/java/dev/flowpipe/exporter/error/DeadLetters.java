@@ -2,20 +2,34 @@ package dev.flowpipe.exporter.error;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flowpipe.exporter.handler.DocumentChange;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
-import java.time.Instant;
+import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
 
 /**
- * Documents the store refuses for good (a mapping conflict, a document too large) are written with the reason to the
- * dead-letter index, logged and counted, and the exporter goes on. The copy is cut to {@code maxCopyChars} so that a
- * too-large document does not fail a second time.
+ * What could not become read-model documents goes, with the reason, to the dead-letter index; it is logged and
+ * counted, and exporting goes on. Two kinds:
+ *
+ * <ul>
+ *   <li>a document the store refuses for good (a mapping conflict, a document too large): {@link #add}, with the
+ *       store's HTTP status;
+ *   <li>a record a handler could not handle (it threw): {@link #forRecord}, status 0, written in the bulk like any
+ *       document, so it is durable before the record's position is acknowledged.
+ * </ul>
+ *
+ * Ids are deterministic (partition, position and what failed), so a retried bulk or a replay writes a letter again
+ * over itself, never a second copy. Copies are cut to {@code maxCopyChars} so that a too-large document does not fail
+ * a second time.
  */
 public final class DeadLetters {
+
+  /** The status of a record that no document could be made of (no HTTP status applies). */
+  public static final int HANDLER_FAILED = 0;
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -25,15 +39,17 @@ public final class DeadLetters {
   private final int maxCopyChars;
   private final Logger log;
   private final Runnable counter;
+  private final InstantSource clock;
 
-  public DeadLetters(
-      SearchStore store, String indexPrefix, int partitionId, int maxCopyChars, Logger log, Runnable counter) {
+  public DeadLetters(SearchStore store, String indexPrefix, int partitionId, int maxCopyChars, Logger log,
+      Runnable counter, InstantSource clock) {
     this.store = store;
     this.index = ReadModelIndex.DEAD_LETTER.indexName(indexPrefix);
     this.partitionId = partitionId;
     this.maxCopyChars = maxCopyChars;
     this.log = log;
     this.counter = counter;
+    this.clock = clock;
   }
 
   /** Stores the refused write; throws (so the flush is retried) only if the dead-letter write itself fails. */
@@ -44,19 +60,37 @@ public final class DeadLetters {
     } catch (JsonProcessingException e) {
       copy = String.valueOf(write.document());
     }
-    Map<String, Object> letter = new LinkedHashMap<>();
+    Map<String, Object> letter = letter(partitionId, write.position(), status, reason, copy, maxCopyChars, clock);
     letter.put("targetIndex", write.index());
     letter.put("documentId", write.id());
-    letter.put("position", write.position());
+    store.put(index, partitionId + "-" + write.position() + "-" + write.index() + "-" + write.id(), letter);
+    counter.run();
+    log.error("store refused {}/{} at position {} for good (HTTP {}: {}); kept in {}",
+        write.index(), write.id(), write.position(), status, reason, index);
+  }
+
+  /**
+   * The dead letter of a record a handler threw on: the record's JSON (taken now, while the broker's record object
+   * still holds it) and the reason, as a change of the dead-letter index under the record's partition and position.
+   */
+  public static DocumentChange forRecord(String indexPrefix, int partitionId, long position, String recordJson,
+      String reason, int maxCopyChars, InstantSource clock) {
+    var change = DocumentChange.create(
+        ReadModelIndex.DEAD_LETTER.indexName(indexPrefix), "record-" + partitionId + "-" + position, position);
+    letter(partitionId, position, HANDLER_FAILED, reason, recordJson, maxCopyChars, clock).forEach(change::put);
+    return change.build();
+  }
+
+  private static Map<String, Object> letter(int partitionId, long position, int status, String reason, String copy,
+      int maxCopyChars, InstantSource clock) {
+    Map<String, Object> letter = new LinkedHashMap<>();
+    letter.put("position", position);
     letter.put("partitionId", partitionId);
     letter.put("status", status);
     letter.put("reason", reason);
     letter.put("document", copy.length() > maxCopyChars ? copy.substring(0, maxCopyChars) : copy);
     letter.put("documentBytes", (long) copy.length());
-    letter.put("time", Instant.now().toString());
-    store.append(index, letter);
-    counter.run();
-    log.error("store refused {}/{} at position {} for good (HTTP {}: {}); kept in {}",
-        write.index(), write.id(), write.position(), status, reason, index);
+    letter.put("time", clock.instant().toString());
+    return letter;
   }
 }

@@ -43,32 +43,24 @@ public final class FlowNodeInstanceHandler implements ExportHandler {
     return List.of(
         switch ((ProcessInstanceIntent) record.getIntent()) {
           case ELEMENT_ACTIVATING ->
-              DocumentChange.create(
-                  index,
-                  key,
-                  record.getPosition(),
-                  doc -> {
-                    doc.put("key", key);
-                    doc.put("processInstanceKey", value.getProcessInstanceKey());
-                    doc.put("processDefinitionKey", value.getProcessDefinitionKey());
-                    doc.put("bpmnProcessId", value.getBpmnProcessId());
-                    doc.put("elementId", value.getElementId());
-                    doc.put("type", value.getBpmnElementType().name());
-                    doc.put("state", "ACTIVE");
-                    doc.put("startDate", date);
-                    doc.put("tenantId", value.getTenantId());
-                    doc.put("partitionId", record.getPartitionId());
-                  });
+              DocumentChange.create(index, key, record.getPosition())
+                  .put("key", key)
+                  .put("processInstanceKey", value.getProcessInstanceKey())
+                  .put("processDefinitionKey", value.getProcessDefinitionKey())
+                  .put("bpmnProcessId", value.getBpmnProcessId())
+                  .put("elementId", value.getElementId())
+                  .put("type", value.getBpmnElementType().name())
+                  .put("state", "ACTIVE")
+                  .put("startDate", date)
+                  .put("tenantId", value.getTenantId())
+                  .put("partitionId", record.getPartitionId())
+                  .build();
           case ELEMENT_COMPLETED ->
-              DocumentChange.update(index, key, record.getPosition(), doc -> {
-                doc.put("state", "COMPLETED");
-                doc.put("endDate", date);
-              });
+              DocumentChange.update(index, key, record.getPosition())
+                  .put("state", "COMPLETED").put("endDate", date).build();
           default ->
-              DocumentChange.update(index, key, record.getPosition(), doc -> {
-                doc.put("state", "TERMINATED");
-                doc.put("endDate", date);
-              });
+              DocumentChange.update(index, key, record.getPosition())
+                  .put("state", "TERMINATED").put("endDate", date).build();
         });
   }
 }

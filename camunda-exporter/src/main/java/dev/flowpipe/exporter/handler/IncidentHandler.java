@@ -8,8 +8,6 @@ import io.camunda.zeebe.protocol.record.intent.IncidentIntent;
 import io.camunda.zeebe.protocol.record.value.IncidentRecordValue;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 
 /**
  * An incident becomes an incident document (ACTIVE, then RESOLVED) and is reflected on its process instance (the
@@ -39,57 +37,40 @@ public final class IncidentHandler implements ExportHandler {
     var value = (IncidentRecordValue) record.getValue();
     long key = record.getKey();
     long position = record.getPosition();
+    long instanceKey = value.getProcessInstanceKey();
+    long elementInstanceKey = value.getElementInstanceKey();
     boolean created = record.getIntent() == IncidentIntent.CREATED;
     List<DocumentChange> changes = new ArrayList<>(3);
     if (created) {
-      changes.add(DocumentChange.create(incidents, key, position, doc -> {
-        doc.put("key", key);
-        doc.put("processInstanceKey", value.getProcessInstanceKey());
-        doc.put("processDefinitionKey", value.getProcessDefinitionKey());
-        doc.put("bpmnProcessId", value.getBpmnProcessId());
-        doc.put("elementInstanceKey", value.getElementInstanceKey());
-        doc.put("elementId", value.getElementId());
-        doc.put("errorType", value.getErrorType().name());
-        doc.put("errorMessage", value.getErrorMessage());
-        doc.put("jobKey", Dates.key(value.getJobKey()));
-        doc.put("state", "ACTIVE");
-        doc.put("creationTime", Dates.of(record.getTimestamp()));
-        doc.put("tenantId", value.getTenantId());
-        doc.put("partitionId", record.getPartitionId());
-      }));
+      changes.add(DocumentChange.create(incidents, key, position)
+          .put("key", key)
+          .put("processInstanceKey", instanceKey)
+          .put("processDefinitionKey", value.getProcessDefinitionKey())
+          .put("bpmnProcessId", value.getBpmnProcessId())
+          .put("elementInstanceKey", elementInstanceKey)
+          .put("elementId", value.getElementId())
+          .put("errorType", value.getErrorType().name())
+          .put("errorMessage", value.getErrorMessage())
+          .put("jobKey", Dates.key(value.getJobKey()))
+          .put("state", "ACTIVE")
+          .put("creationTime", Dates.of(record.getTimestamp()))
+          .put("tenantId", value.getTenantId())
+          .put("partitionId", record.getPartitionId())
+          .build());
     } else {
-      changes.add(DocumentChange.update(incidents, key, position, doc -> doc.put("state", "RESOLVED")));
+      changes.add(DocumentChange.update(incidents, key, position).put("state", "RESOLVED").build());
     }
-    changes.add(
-        DocumentChange.update(instances, value.getProcessInstanceKey(), position, doc -> openIncidents(doc, key, created)));
+    // the instance keeps the keys of its open incidents, and a flag for whether there are any
+    changes.add(DocumentChange.update(instances, instanceKey, position)
+        .edit(new FieldEdit.KeyInList("incidentKeys", key, created))
+        .edit(new FieldEdit.FlagNotEmpty("incident", "incidentKeys"))
+        .build());
     // an incident on the process element itself has no flow-node document
-    if (value.getElementInstanceKey() != value.getProcessInstanceKey()) {
-      changes.add(DocumentChange.update(elements, value.getElementInstanceKey(), position, doc -> {
-        if (created) {
-          doc.put("incidentKey", key);
-        } else if (Objects.equals(toLong(doc.get("incidentKey")), key)) {
-          doc.put("incidentKey", null);
-        }
-      }));
+    if (elementInstanceKey != instanceKey) {
+      changes.add(DocumentChange.update(elements, elementInstanceKey, position)
+          .edit(created ? new FieldEdit.Put("incidentKey", key) : new FieldEdit.ClearKeyIfEquals("incidentKey", key))
+          .build());
     }
     return changes;
-  }
-
-  private static void openIncidents(Map<String, Object> instance, long incidentKey, boolean created) {
-    List<Long> open = new ArrayList<>();
-    if (instance.get("incidentKeys") instanceof List<?> stored) {
-      stored.forEach(k -> open.add(toLong(k)));
-    }
-    open.remove(Long.valueOf(incidentKey));
-    if (created) {
-      open.add(incidentKey);
-    }
-    instance.put("incidentKeys", open);
-    instance.put("incident", !open.isEmpty());
-  }
-
-  /** Stored numbers come back as Integer or Long. */
-  private static Long toLong(Object number) {
-    return number instanceof Number n ? n.longValue() : null;
   }
 }

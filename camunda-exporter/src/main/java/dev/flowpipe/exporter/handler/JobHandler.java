@@ -10,7 +10,6 @@ import io.camunda.zeebe.protocol.record.value.JobBatchRecordValue;
 import io.camunda.zeebe.protocol.record.value.JobRecordValue;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -44,15 +43,18 @@ public final class JobHandler implements ExportHandler {
     long position = record.getPosition();
     if (record.getValueType() == ValueType.JOB_BATCH) {
       var batch = (JobBatchRecordValue) record.getValue();
-      List<DocumentChange> changes = new ArrayList<>(batch.getJobKeys().size());
-      for (int i = 0; i < batch.getJobKeys().size(); i++) {
-        JobRecordValue job = batch.getJobs().get(i);
-        changes.add(DocumentChange.update(index, batch.getJobKeys().get(i), position, doc -> {
-          doc.put("state", "ACTIVATED");
-          doc.put("worker", job.getWorker());
-          doc.put("retries", job.getRetries());
-          doc.put("deadline", job.getDeadline() > 0 ? Dates.of(job.getDeadline()) : null);
-        }));
+      // each getter builds a new list (of copies, for the jobs with their variables): call each once
+      List<Long> keys = batch.getJobKeys();
+      List<JobRecordValue> jobs = batch.getJobs();
+      List<DocumentChange> changes = new ArrayList<>(keys.size());
+      for (int i = 0; i < keys.size(); i++) {
+        JobRecordValue job = jobs.get(i);
+        changes.add(DocumentChange.update(index, keys.get(i), position)
+            .put("state", "ACTIVATED")
+            .put("worker", job.getWorker())
+            .put("retries", job.getRetries())
+            .put("deadline", deadline(job))
+            .build());
       }
       return changes;
     }
@@ -60,48 +62,41 @@ public final class JobHandler implements ExportHandler {
     long key = record.getKey();
     JobIntent intent = (JobIntent) record.getIntent();
     if (intent == JobIntent.CREATED) {
-      return List.of(DocumentChange.create(index, key, position, doc -> {
-        doc.put("key", key);
-        doc.put("processInstanceKey", job.getProcessInstanceKey());
-        doc.put("processDefinitionKey", job.getProcessDefinitionKey());
-        doc.put("elementInstanceKey", job.getElementInstanceKey());
-        doc.put("elementId", job.getElementId());
-        doc.put("bpmnProcessId", job.getBpmnProcessId());
-        doc.put("type", job.getType());
-        doc.put("retries", job.getRetries());
-        doc.put("state", "CREATED");
-        doc.put("tenantId", job.getTenantId());
-        doc.put("partitionId", record.getPartitionId());
-      }));
+      return List.of(DocumentChange.create(index, key, position)
+          .put("key", key)
+          .put("processInstanceKey", job.getProcessInstanceKey())
+          .put("processDefinitionKey", job.getProcessDefinitionKey())
+          .put("elementInstanceKey", job.getElementInstanceKey())
+          .put("elementId", job.getElementId())
+          .put("bpmnProcessId", job.getBpmnProcessId())
+          .put("type", job.getType())
+          .put("retries", job.getRetries())
+          .put("state", "CREATED")
+          .put("tenantId", job.getTenantId())
+          .put("partitionId", record.getPartitionId())
+          .build());
     }
-    return List.of(DocumentChange.update(index, key, position, doc -> apply(doc, intent, job)));
-  }
-
-  private static void apply(Map<String, Object> doc, JobIntent intent, JobRecordValue job) {
+    var change = DocumentChange.update(index, key, position);
     switch (intent) {
-      case COMPLETED -> doc.put("state", "COMPLETED");
-      case FAILED -> {
-        doc.put("state", "FAILED");
-        doc.put("retries", job.getRetries());
-        doc.put("errorMessage", job.getErrorMessage());
-      }
-      case RETRIES_UPDATED -> doc.put("retries", job.getRetries());
-      case TIMED_OUT -> doc.put("state", "TIMED_OUT");
-      case ERROR_THROWN -> {
-        doc.put("state", "ERROR_THROWN");
-        doc.put("errorMessage", job.getErrorMessage());
-        doc.put("errorCode", job.getErrorCode());
-      }
-      case CANCELED -> doc.put("state", "CANCELED");
-      case RECURRED_AFTER_BACKOFF, YIELDED -> doc.put("state", "CREATED");
-      case TIMEOUT_UPDATED -> doc.put("deadline", job.getDeadline() > 0 ? Dates.of(job.getDeadline()) : null);
-      case UPDATED -> {
-        doc.put("retries", job.getRetries());
-        doc.put("deadline", job.getDeadline() > 0 ? Dates.of(job.getDeadline()) : null);
-      }
+      case COMPLETED -> change.put("state", "COMPLETED");
+      case FAILED -> change.put("state", "FAILED").put("retries", job.getRetries())
+          .put("errorMessage", job.getErrorMessage());
+      case RETRIES_UPDATED -> change.put("retries", job.getRetries());
+      case TIMED_OUT -> change.put("state", "TIMED_OUT");
+      case ERROR_THROWN -> change.put("state", "ERROR_THROWN").put("errorMessage", job.getErrorMessage())
+          .put("errorCode", job.getErrorCode());
+      case CANCELED -> change.put("state", "CANCELED");
+      case RECURRED_AFTER_BACKOFF, YIELDED -> change.put("state", "CREATED");
+      case TIMEOUT_UPDATED -> change.put("deadline", deadline(job));
+      case UPDATED -> change.put("retries", job.getRetries()).put("deadline", deadline(job));
       default -> {
         // not handled (see HANDLED)
       }
     }
+    return List.of(change.build());
+  }
+
+  private static String deadline(JobRecordValue job) {
+    return job.getDeadline() > 0 ? Dates.of(job.getDeadline()) : null;
   }
 }

@@ -40,21 +40,18 @@ public final class ProcessDefinitionHandler implements ExportHandler {
   @Override
   public List<DocumentChange> changes(Record<?> record) {
     Process process = (Process) record.getValue();
+    byte[] resource = process.getResource();
     return List.of(
-        DocumentChange.create(
-            index,
-            process.getProcessDefinitionKey(),
-            record.getPosition(),
-            doc -> {
-              doc.put("key", process.getProcessDefinitionKey());
-              doc.put("bpmnProcessId", process.getBpmnProcessId());
-              doc.put("version", process.getVersion());
-              doc.put("name", processName(process.getResource(), process.getBpmnProcessId()));
-              doc.put("resourceName", process.getResourceName());
-              doc.put("bpmnXml", new String(process.getResource(), StandardCharsets.UTF_8));
-              doc.put("tenantId", process.getTenantId());
-              doc.put("partitionId", record.getPartitionId());
-            }));
+        DocumentChange.create(index, process.getProcessDefinitionKey(), record.getPosition())
+            .put("key", process.getProcessDefinitionKey())
+            .put("bpmnProcessId", process.getBpmnProcessId())
+            .put("version", process.getVersion())
+            .put("name", processName(resource, process.getBpmnProcessId()))
+            .put("resourceName", process.getResourceName())
+            .put("bpmnXml", new String(resource, StandardCharsets.UTF_8))
+            .put("tenantId", process.getTenantId())
+            .put("partitionId", record.getPartitionId())
+            .build());
   }
 
   /** The {@code name} attribute of the process element with this id, or null if it has none. */

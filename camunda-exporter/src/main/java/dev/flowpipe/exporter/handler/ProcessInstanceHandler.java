@@ -41,33 +41,25 @@ public final class ProcessInstanceHandler implements ExportHandler {
     return List.of(
         switch ((ProcessInstanceIntent) record.getIntent()) {
           case ELEMENT_ACTIVATING ->
-              DocumentChange.create(
-                  index,
-                  key,
-                  record.getPosition(),
-                  doc -> {
-                    doc.put("key", key);
-                    doc.put("processDefinitionKey", value.getProcessDefinitionKey());
-                    doc.put("bpmnProcessId", value.getBpmnProcessId());
-                    doc.put("version", value.getVersion());
-                    doc.put("state", "ACTIVE");
-                    doc.put("incident", false);
-                    doc.put("startDate", date);
-                    doc.put("parentProcessInstanceKey", Dates.key(value.getParentProcessInstanceKey()));
-                    doc.put("parentElementInstanceKey", Dates.key(value.getParentElementInstanceKey()));
-                    doc.put("tenantId", value.getTenantId());
-                    doc.put("partitionId", record.getPartitionId());
-                  });
+              DocumentChange.create(index, key, record.getPosition())
+                  .put("key", key)
+                  .put("processDefinitionKey", value.getProcessDefinitionKey())
+                  .put("bpmnProcessId", value.getBpmnProcessId())
+                  .put("version", value.getVersion())
+                  .put("state", "ACTIVE")
+                  .put("incident", false)
+                  .put("startDate", date)
+                  .put("parentProcessInstanceKey", Dates.key(value.getParentProcessInstanceKey()))
+                  .put("parentElementInstanceKey", Dates.key(value.getParentElementInstanceKey()))
+                  .put("tenantId", value.getTenantId())
+                  .put("partitionId", record.getPartitionId())
+                  .build();
           case ELEMENT_COMPLETED ->
-              DocumentChange.update(index, key, record.getPosition(), doc -> {
-                doc.put("state", "COMPLETED");
-                doc.put("endDate", date);
-              });
+              DocumentChange.update(index, key, record.getPosition())
+                  .put("state", "COMPLETED").put("endDate", date).build();
           default ->
-              DocumentChange.update(index, key, record.getPosition(), doc -> {
-                doc.put("state", "CANCELED");
-                doc.put("endDate", date);
-              });
+              DocumentChange.update(index, key, record.getPosition())
+                  .put("state", "CANCELED").put("endDate", date).build();
         });
   }
 }

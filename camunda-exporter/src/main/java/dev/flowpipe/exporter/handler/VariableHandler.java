@@ -7,7 +7,6 @@ import io.camunda.zeebe.protocol.record.ValueType;
 import io.camunda.zeebe.protocol.record.intent.VariableIntent;
 import io.camunda.zeebe.protocol.record.value.VariableRecordValue;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A variable, created and updated, becomes one document per variable. A value longer than the limit is searchable by
@@ -31,31 +30,28 @@ public final class VariableHandler implements ExportHandler {
         && (record.getIntent() == VariableIntent.CREATED || record.getIntent() == VariableIntent.UPDATED);
   }
 
+  /**
+   * Created and updated alike: a variable record carries every field of the document, so each one gives the whole
+   * document ({@code create}) and an update never needs the stored version (which for a large value would mean reading
+   * it back from the store).
+   */
   @Override
   public List<DocumentChange> changes(Record<?> record) {
-    var value = (VariableRecordValue) record.getValue();
-    String date = Dates.of(record.getTimestamp());
-    if (record.getIntent() == VariableIntent.CREATED) {
-      return List.of(
-          DocumentChange.create(index, record.getKey(), record.getPosition(), doc -> {
-            doc.put("key", record.getKey());
-            doc.put("scopeKey", value.getScopeKey());
-            doc.put("processInstanceKey", value.getProcessInstanceKey());
-            doc.put("name", value.getName());
-            doc.put("tenantId", value.getTenantId());
-            doc.put("partitionId", record.getPartitionId());
-            putValue(doc, value.getValue(), date);
-          }));
-    }
-    return List.of(
-        DocumentChange.update(index, record.getKey(), record.getPosition(), doc -> putValue(doc, value.getValue(), date)));
-  }
-
-  private void putValue(Map<String, Object> doc, String value, String date) {
+    var variable = (VariableRecordValue) record.getValue();
+    String value = variable.getValue();
     boolean truncated = value.length() > valueLimit;
-    doc.put("value", truncated ? value.substring(0, valueLimit) : value);
-    doc.put("truncated", truncated);
-    doc.put("fullValue", truncated ? value : null);
-    doc.put("lastUpdate", date);
+    return List.of(
+        DocumentChange.create(index, record.getKey(), record.getPosition())
+            .put("key", record.getKey())
+            .put("scopeKey", variable.getScopeKey())
+            .put("processInstanceKey", variable.getProcessInstanceKey())
+            .put("name", variable.getName())
+            .put("tenantId", variable.getTenantId())
+            .put("partitionId", record.getPartitionId())
+            .put("value", truncated ? value.substring(0, valueLimit) : value)
+            .put("truncated", truncated)
+            .put("fullValue", truncated ? value : null)
+            .put("lastUpdate", Dates.of(record.getTimestamp()))
+            .build());
   }
 }

@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.camunda.zeebe.protocol.record.ValueType;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -20,6 +21,8 @@ import java.util.function.Supplier;
  * controller of the node reads the lag age from here.
  */
 public final class ExporterMetrics {
+
+  private final InstantSource clock;
 
   private final MeterRegistry registry;
   private final Tags tags;
@@ -33,7 +36,8 @@ public final class ExporterMetrics {
   private final Counter deadLetters;
   private final Counter acknowledged;
 
-  public ExporterMetrics(MeterRegistry registry, int partitionId) {
+  public ExporterMetrics(MeterRegistry registry, int partitionId, InstantSource clock) {
+    this.clock = clock;
     this.registry = registry;
     this.tags = Tags.of("partition", String.valueOf(partitionId));
     bulkSize = DistributionSummary.builder("flowpipe.exporter.bulk.size").description("documents per bulk")
@@ -84,13 +88,13 @@ public final class ExporterMetrics {
         .publishPercentiles(0.5, 0.99).register(registry)).record(took);
     bulkSize.record(documents);
     if (oldestRecordTimestamp > 0) {
-      exportLatency.record(Duration.ofMillis(Math.max(0, System.currentTimeMillis() - oldestRecordTimestamp)));
+      exportLatency.record(Duration.ofMillis(Math.max(0, clock.millis() - oldestRecordTimestamp)));
     }
   }
 
   /** A batch's first record reached the exporter; {@code recordTimestamp} is the engine's time of writing it. */
   public void firstRecordArrived(long recordTimestamp) {
-    arrivalDelay.record(Duration.ofMillis(Math.max(0, System.currentTimeMillis() - recordTimestamp)));
+    arrivalDelay.record(Duration.ofMillis(Math.max(0, clock.millis() - recordTimestamp)));
   }
 
   public void acknowledged(long records) {

@@ -32,12 +32,19 @@ public final class BulkWriter {
   private final SearchStore store;
   private final DeadLetters deadLetters;
   private final boolean refresh;
+  private final ExportPositionMarker exportPosition;
 
   /** @param refresh ask the store to make each bulk searchable before it answers (see {@link SearchStore#bulk}) */
-  public BulkWriter(SearchStore store, DeadLetters deadLetters, boolean refresh) {
+  public BulkWriter(SearchStore store, DeadLetters deadLetters, boolean refresh, ExportPositionMarker exportPosition) {
     this.store = store;
     this.deadLetters = deadLetters;
     this.refresh = refresh;
+    this.exportPosition = exportPosition;
+  }
+
+  /** After an acknowledgement: every record up to {@code position} is durable (see {@link ExportPositionMarker}). */
+  public void markExported(long position) {
+    exportPosition.mark(position);
   }
 
   /** Writes what the buffer holds; the buffer keeps only what must be tried again. */

@@ -14,11 +14,11 @@ class DocumentBufferTest {
   private final DocumentBuffer buffer = new DocumentBuffer(recent);
 
   private static DocumentChange create(long position, String state) {
-    return DocumentChange.create("i", 1, position, doc -> doc.put("state", state));
+    return DocumentChange.create("i", 1, position).put("state", state).build();
   }
 
   private static DocumentChange update(long position, String field, Object value) {
-    return DocumentChange.update("i", 1, position, doc -> doc.put(field, value));
+    return DocumentChange.update("i", 1, position).put(field, value).build();
   }
 
   @Test

@@ -301,7 +301,7 @@ class ReadModelFromRealRunsTest {
   }
 
   private static List<ReadModelIndex> readModel() {
-    return java.util.Arrays.stream(ReadModelIndex.values()).filter(i -> i != ReadModelIndex.DEAD_LETTER).toList();
+    return ReadModelIndex.entities();
   }
 
   private static List<Map<String, Object>> documents(SearchStore target, String index) {

@@ -35,9 +35,17 @@ public enum ReadModelIndex {
   INCIDENT("incident"),
   JOB("job"),
   /** Documents the store refused for good (mapping conflict, too large), kept with the reason; an index of its own. */
-  DEAD_LETTER("dead-letter");
+  DEAD_LETTER("dead-letter"),
+  /**
+   * Per partition, the log position up to which the exporter has made every record durable (one document per
+   * partition, {@code partition-<id>}, versioned by that position); read-your-writes by position waits for it.
+   */
+  EXPORT_POSITION("export-position");
 
-  /** Bump together with the {@code _meta.schemaVersion} of read-model.json and dead-letter.json when a mapping changes. */
+  /**
+   * Bump together with the {@code _meta.schemaVersion} of read-model.json, dead-letter.json and export-position.json
+   * when a mapping changes.
+   */
   public static final int SCHEMA_VERSION = 2;
 
   /** The field that tells the entities in the shared index apart. */
@@ -61,9 +69,19 @@ public enum ReadModelIndex {
     return entity;
   }
 
-  /** Whether the entity lives in the shared read-model index (every one but the dead letters). */
+  /** Whether the entity lives in the shared read-model index (every one but the dead letters and export positions). */
   public boolean shared() {
-    return this != DEAD_LETTER;
+    return this != DEAD_LETTER && this != EXPORT_POSITION;
+  }
+
+  /** The read model's entities: those of the shared index (what searches and read-model comparisons cover). */
+  public static List<ReadModelIndex> entities() {
+    return java.util.Arrays.stream(values()).filter(ReadModelIndex::shared).toList();
+  }
+
+  /** The id of a partition's document in {@link #EXPORT_POSITION}. */
+  public static String exportPositionId(int partitionId) {
+    return "partition-" + partitionId;
   }
 
   /** The name callers use: e.g. {@code flowpipe-process-instance-v2} for prefix {@code flowpipe}. */
@@ -173,7 +191,7 @@ public enum ReadModelIndex {
     return null;
   }
 
-  /** The index body (settings and mappings) with the refresh interval filled in: dead letters only. */
+  /** The index body (settings and mappings) with the refresh interval filled in: the indices of their own only. */
   public String body(String refreshInterval) {
     if (shared()) {
       throw new IllegalStateException(entity + " lives in the shared read-model index: use sharedIndexBody");

@@ -46,7 +46,8 @@ public final class SchemaManager {
 
   /**
    * Creates what is missing and checks what exists: the shared read-model index with one alias per entity, and the
-   * dead-letter index. An existing index or alias of another schema version is refused, named.
+   * indices of their own (dead letters, export positions). An existing index or alias of another schema version is
+   * refused, named.
    */
   public void ensureSchema() {
     // an entity name that already exists (as an alias, or as a stray index) must carry this build's schema version
@@ -58,8 +59,11 @@ public final class SchemaManager {
     }
     String shared = ReadModelIndex.sharedIndexName(prefix);
     ensureIndex(shared, () -> ReadModelIndex.sharedIndexBody(prefix, refreshInterval));
-    String deadLetter = ReadModelIndex.DEAD_LETTER.indexName(prefix);
-    ensureIndex(deadLetter, () -> ReadModelIndex.DEAD_LETTER.body(refreshInterval));
+    for (ReadModelIndex own : ReadModelIndex.values()) {
+      if (!own.shared()) {
+        ensureIndex(own.indexName(prefix), () -> own.body(refreshInterval));
+      }
+    }
     for (ReadModelIndex index : ReadModelIndex.values()) {
       String name = index.indexName(prefix);
       if (!store.indexExists(name)) {

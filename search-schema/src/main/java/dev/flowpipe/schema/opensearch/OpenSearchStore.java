@@ -218,8 +218,9 @@ public final class OpenSearchStore implements SearchStore {
   }
 
   @Override
-  public void append(String index, Map<String, Object> document) {
-    call("append to " + index, () -> client.index(i -> i.index(index).document(document)));
+  public void put(String index, String id, Map<String, Object> document) {
+    call("put " + index + "/" + id,
+        () -> client.index(i -> i.index(index).id(ReadModelIndex.storedId(index, id)).document(document)));
   }
 
   @Override

@@ -50,8 +50,11 @@ public interface SearchStore extends AutoCloseable {
   /** The stored documents with these ids (read in real time, not only after a refresh); missing ids are absent. */
   Map<String, Map<String, Object>> getAll(String index, List<String> ids);
 
-  /** Writes one document without versioning (for the dead-letter index), with a generated id. */
-  void append(String index, Map<String, Object> document);
+  /**
+   * Writes one document under this id without versioning (for the dead-letter index): writing it again replaces it, so
+   * a retried write leaves one copy.
+   */
+  void put(String index, String id, Map<String, Object> document);
 
   void refresh(String index);
 

@@ -57,6 +57,16 @@ public abstract class SearchStoreContractTest {
   }
 
   @Test
+  void aDocumentPutTwiceUnderOneIdIsStoredOnceWithTheLastContent() {
+    store.put(index, "letter", Map.of("state", "FIRST", "count", 1));
+    store.put(index, "letter", Map.of("state", "AGAIN", "count", 2));
+
+    store.refresh(index);
+    assertThat(store.count(index)).isEqualTo(1);
+    assertThat(store.get(index, "letter")).hasValue(Map.of("state", "AGAIN", "count", 2));
+  }
+
+  @Test
   void aBulkAskedToRefreshIsSearchableWhenItReturnsAndAPlainOneOnlyAfterARefresh() {
     String manual = SharedOpenSearch.uniquePrefix() + "-manual";
     // no scheduled refresh at all: only the bulk's own refresh can make its documents searchable

@@ -1,21 +1,19 @@
 package dev.flowpipe.webapp.consistency;
 
 import dev.flowpipe.schema.index.ReadModelIndex;
-import dev.flowpipe.schema.query.Criterion;
-import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.webapp.readmodel.ReadModel;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 
 /**
  * Waits, up to the request's timeout, until the read model holds what a client asked for, then makes it searchable.
  *
  * <p>A process instance key is looked up with a real-time get (it sees a document as soon as the exporter wrote it,
- * before any refresh). A position is looked for among the documents of its partition, after a refresh. The exporter
- * writes bulks in log order and sends the next only when the last is durable, so a document written at position P or
- * later means that every change before P is written too. Once the condition holds, the read model's indices are
+ * before any refresh). A position P of a partition is reached when the partition's export position (the exporter's
+ * marker: every record up to it is durable) is at P or beyond, also read with a real-time get. A document at P or
+ * later would not say as much: a bulk can be partly written (some items refused for now, written again later), and
+ * with several bulks in flight a later one can land first. Once the condition holds, the read model's indices are
  * refreshed, so the search that follows sees all of it, not only the documents the refresh interval already exposed.
  */
 public final class ReadYourWrites {
@@ -52,11 +50,6 @@ public final class ReadYourWrites {
       }
       sleep(Math.min(left, pollInterval.toNanos()));
       refreshed = false;
-      if (!request.positions().isEmpty()) {
-        // positions are found by search: make what was written so far searchable before looking again
-        refresh(model, store);
-        refreshed = true;
-      }
     }
   }
 
@@ -68,16 +61,11 @@ public final class ReadYourWrites {
 
   private static boolean positionsSearchable(
       ReadModel model, SearchStore store, ConsistencyRequest request) {
-    List<String> indices = readModelIndices(model);
     for (ConsistencyRequest.PartitionPosition position : request.positions()) {
-      SearchQuery atOrAfter =
-          new SearchQuery(
-              indices,
-              List.of(
-                  new Criterion.Equals("partitionId", position.partitionId()),
-                  new Criterion.Range("position", null, position.position(), null, null)),
-              List.of(), 0, 0, null, null);
-      if (store.search(atOrAfter).total() == 0) {
+      Object exported = store.get(model.index(ReadModelIndex.EXPORT_POSITION),
+              ReadModelIndex.exportPositionId(position.partitionId()))
+          .map(marker -> marker.get("position")).orElse(null);
+      if (!(exported instanceof Number reached) || reached.longValue() < position.position()) {
         return false;
       }
     }
@@ -87,8 +75,7 @@ public final class ReadYourWrites {
   private static void refresh(ReadModel model, SearchStore store) {
     // the entities share one physical index: refresh it once, not once per entity name
     List<String> physical =
-        Arrays.stream(ReadModelIndex.values())
-            .filter(index -> index != ReadModelIndex.DEAD_LETTER)
+        ReadModelIndex.entities().stream()
             .map(index -> index.physicalIndexName(model.indexPrefix()))
             .distinct()
             .toList();
@@ -99,13 +86,6 @@ public final class ReadYourWrites {
         // the index does not exist (yet): nothing in it to make searchable
       }
     }
-  }
-
-  private static List<String> readModelIndices(ReadModel model) {
-    return Arrays.stream(ReadModelIndex.values())
-        .filter(index -> index != ReadModelIndex.DEAD_LETTER)
-        .map(model::index)
-        .toList();
   }
 
   private static void sleep(long nanos) {

@@ -1,0 +1,519 @@
+package dev.flowpipe.exporter;
+
+import static dev.flowpipe.exporter.Records.processInstance;
+import static io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent.ELEMENT_ACTIVATING;
+import static io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent.ELEMENT_COMPLETED;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.flowpipe.exporter.batch.BulkPipeline;
+import dev.flowpipe.exporter.config.ExporterConfiguration;
+import dev.flowpipe.exporter.handler.DocumentChange;
+import dev.flowpipe.exporter.handler.ExportHandler;
+import dev.flowpipe.schema.index.ReadModelIndex;
+import io.camunda.zeebe.exporter.api.context.Configuration;
+import io.camunda.zeebe.exporter.api.context.Context;
+import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
+import io.camunda.zeebe.exporter.test.ExporterTestContext;
+import io.camunda.zeebe.exporter.test.ExporterTestController;
+import io.camunda.zeebe.protocol.record.Record;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The exporter's flushing, acknowledgement, retry and bounded waits, against an in-memory store ({@link FakeStore})
+ * and a clock that moves only when the test moves it: no test here sleeps. What only a real store shows is in
+ * {@link ReadModelExporterTest}.
+ */
+class ExporterPipelineTest {
+
+  private static final String PREFIX = "test";
+  private static final String INSTANCES = ReadModelIndex.PROCESS_INSTANCE.indexName(PREFIX);
+
+  private final FakeStore store = new FakeStore();
+  private final ManualClock clock = new ManualClock();
+  private final MeterRegistry meters = new SimpleMeterRegistry();
+  private final ExporterTestController controller = new ExporterTestController();
+  private ReadModelExporter exporter;
+
+  @AfterEach
+  void closeExporter() {
+    if (exporter != null) {
+      exporter.close();
+    }
+  }
+
+  private ReadModelExporter open(Map<String, Object> overrides) {
+    return open(overrides, null);
+  }
+
+  private ReadModelExporter open(Map<String, Object> overrides, List<ExportHandler> handlers) {
+    Map<String, Object> args = new HashMap<>();
+    args.put(ExporterConfiguration.URL, "http://fake:9200");
+    args.put(ExporterConfiguration.INDEX_PREFIX, PREFIX);
+    args.put(ExporterConfiguration.BULK_DELAY, "100ms");
+    args.put(ExporterConfiguration.RETRY_BACKOFF, "100ms");
+    args.put(ExporterConfiguration.MAX_RETRY_BACKOFF, "1s");
+    args.putAll(overrides);
+    exporter = new ReadModelExporter(connection -> store, Duration.ofMillis(200), Duration.ofMillis(200));
+    exporter.configure(new ClockedContext(args));
+    if (handlers == null) {
+      exporter.open(controller);
+    } else {
+      exporter.open(controller, handlers);
+    }
+    return exporter;
+  }
+
+  /** Lets time pass on the exporter's clock and runs the timers due by then, as the broker's actor would. */
+  private void tick(Duration elapsed) {
+    clock.advance(elapsed);
+    controller.runScheduledTasks(elapsed);
+  }
+
+  private Optional<Map<String, Object>> instance(long key) {
+    return store.document(INSTANCES, String.valueOf(key));
+  }
+
+  /** The partition's export position as the store holds it, or -1. */
+  private long exportPosition() {
+    return store.document(ReadModelIndex.EXPORT_POSITION.indexName(PREFIX), ReadModelIndex.exportPositionId(1))
+        .map(marker -> ((Number) marker.get("position")).longValue()).orElse(-1L);
+  }
+
+  private double gauge(String name) {
+    return meters.get(name).gauge().value();
+  }
+
+  @Nested
+  class Flushing {
+
+    @Test
+    void aBufferedRecordIsNeitherWrittenNorAcknowledgedBeforeTheDelay() {
+      open(Map.of());
+      exporter.export(processInstance(10, 100, ELEMENT_ACTIVATING));
+
+      tick(Duration.ofMillis(99));
+      exporter.awaitBulkInFlight();
+
+      assertThat(controller.getPosition()).isEqualTo(-1);
+      assertThat(instance(100)).isEmpty();
+    }
+
+    @Test
+    void onAQuietPathTheTimerFlushesOnceTheOldestRecordHasWaitedTheDelayAndOnlyThenAcknowledges() {
+      open(Map.of());
+      exporter.export(processInstance(10, 101, ELEMENT_ACTIVATING));
+
+      tick(Duration.ofMillis(100));
+      exporter.awaitBulkInFlight();
+
+      assertThat(instance(101)).hasValueSatisfying(doc -> assertThat(doc).containsEntry("state", "ACTIVE"));
+      assertThat(controller.getPosition()).isEqualTo(10);
+      assertThat(exportPosition()).as("marked durable for read-your-writes").isEqualTo(10);
+    }
+
+    @Test
+    void onABusyPathTheExportCallFlushesWhenTheOldestRecordHasWaitedTheDelay() {
+      open(Map.of(ExporterConfiguration.BULK_SIZE, 100_000));
+      for (int i = 1; i <= 100; i++) {
+        exporter.export(processInstance(i, 1000 + i, ELEMENT_ACTIVATING));
+        clock.advance(Duration.ofMillis(1)); // the timer never runs: only the export path can flush
+      }
+      exporter.awaitBulkInFlight();
+      assertThat(controller.getPosition()).as("the first record has waited 99 ms").isEqualTo(-1);
+
+      exporter.export(processInstance(101, 1101, ELEMENT_ACTIVATING));
+      exporter.awaitBulkInFlight();
+
+      assertThat(controller.getPosition()).as("at 100 ms the export path flushed all").isEqualTo(101);
+      assertThat(store.bulks()).isEqualTo(1);
+    }
+
+    @Test
+    void reachingTheBulkSizeFlushesAtOnce() {
+      open(Map.of(ExporterConfiguration.BULK_SIZE, 2, ExporterConfiguration.BULK_DELAY, "1h"));
+
+      exporter.export(processInstance(10, 102, ELEMENT_ACTIVATING));
+      exporter.export(processInstance(11, 102, ELEMENT_COMPLETED));
+      assertThat(controller.getPosition()).as("two records, one document: below the bulk size").isEqualTo(-1);
+      exporter.export(processInstance(12, 103, ELEMENT_ACTIVATING));
+      exporter.awaitBulkInFlight();
+
+      assertThat(controller.getPosition()).isEqualTo(12);
+      assertThat(instance(102)).hasValueSatisfying(doc -> assertThat(doc).containsEntry("state", "COMPLETED"));
+    }
+
+    @Test
+    void aRecordWithNothingToWriteIsAcknowledgedAtOnceWhenNothingIsBuffered() {
+      open(Map.of(ExporterConfiguration.BULK_DELAY, "1h"));
+
+      exporter.export(Records.unhandled(7));
+
+      assertThat(controller.getPosition()).isEqualTo(7);
+    }
+
+    @Test
+    void closingFlushesWhatIsBuffered() {
+      open(Map.of(ExporterConfiguration.BULK_DELAY, "1h"));
+      exporter.export(processInstance(10, 104, ELEMENT_ACTIVATING));
+
+      exporter.close();
+      exporter = null;
+
+      assertThat(controller.getPosition()).isEqualTo(10);
+      assertThat(instance(104)).isPresent();
+    }
+
+    @Test
+    void theArrivalDelayIsTakenOncePerBatchFromTheEngineTimestampOfItsFirstRecord() {
+      open(Map.of());
+      long now = clock.millis();
+      exporter.export(writtenAt(processInstance(10, 105, ELEMENT_ACTIVATING), now - 300));
+      exporter.export(writtenAt(processInstance(11, 105, ELEMENT_COMPLETED), now - 5_000));
+      tick(Duration.ofMillis(100));
+      exporter.awaitBulkInFlight();
+      exporter.export(writtenAt(processInstance(12, 106, ELEMENT_ACTIVATING), clock.millis()));
+
+      var arrival = meters.get("flowpipe.exporter.arrival.delay").timer();
+      assertThat(arrival.count()).as("one per batch: the second record joined the first's").isEqualTo(2);
+      assertThat(arrival.max(TimeUnit.MILLISECONDS)).isEqualTo(300.0);
+    }
+  }
+
+  @Nested
+  class Failures {
+
+    @Test
+    void aFailedFlushAcknowledgesNothingAndIsRetriedAfterTheBackOffOnTheClock() {
+      open(Map.of());
+      store.failNextBulks(1);
+      exporter.export(processInstance(10, 200, ELEMENT_ACTIVATING));
+      tick(Duration.ofMillis(100));
+      exporter.awaitBulkInFlight();
+      assertThat(controller.getPosition()).isEqualTo(-1);
+      assertThat(gauge("flowpipe.exporter.lag.records")).isEqualTo(1);
+
+      tick(Duration.ofMillis(50));
+      exporter.awaitBulkInFlight();
+      assertThat(store.bulks()).as("within the back-off (100 ms +-25%%): no new attempt").isEqualTo(1);
+
+      tick(Duration.ofMillis(100));
+      exporter.awaitBulkInFlight();
+      tick(Duration.ofMillis(1));
+      assertThat(controller.getPosition()).isEqualTo(10);
+      assertThat(gauge("flowpipe.exporter.lag.records")).isZero();
+    }
+
+    @Test
+    void whileTheStoreCannotBeReachedTheExporterOpensBuffersAndConnectsOnceItCan() {
+      store.reachable(false);
+      open(Map.of());
+      exporter.export(processInstance(10, 210, ELEMENT_ACTIVATING));
+      tick(Duration.ofMillis(100));
+      assertThat(controller.getPosition()).isEqualTo(-1);
+      assertThat(gauge("flowpipe.exporter.lag.age")).as("no age before the store was first reached").isZero();
+
+      store.reachable(true);
+      tick(Duration.ofSeconds(1));
+      exporter.awaitBulkInFlight();
+
+      assertThat(controller.getPosition()).isEqualTo(10);
+    }
+
+    @Test
+    void aFullBufferRefusesTheRecordAfterABoundedWaitWhileABulkHangs() {
+      open(Map.of(ExporterConfiguration.BULK_SIZE, 1, ExporterConfiguration.BULK_DELAY, "1h"));
+      FakeStore.Hold hung = store.holdNextBulk();
+      exporter.export(processInstance(10, 220, ELEMENT_ACTIVATING)); // in flight, hung
+      exporter.export(processInstance(11, 221, ELEMENT_ACTIVATING)); // buffered behind it
+      exporter.export(processInstance(12, 222, ELEMENT_ACTIVATING)); // buffered: twice the bulk size, full
+
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> exporter.export(processInstance(13, 223, ELEMENT_ACTIVATING)))
+          .as("refused, so the broker offers it again and sees the lag")
+          .hasMessageContaining("export buffer full");
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the broker's thread was let go")
+          .isLessThan(Duration.ofSeconds(5));
+
+      hung.release();
+      exporter.export(processInstance(13, 223, ELEMENT_ACTIVATING)); // offered again: taken
+      exporter.awaitBulkInFlight();
+      tick(Duration.ofMillis(2)); // the timer looks again soon at what had to wait for the bulk in flight
+      exporter.awaitBulkInFlight();
+      assertThat(controller.getPosition()).isEqualTo(13);
+    }
+
+    @Test
+    void closingWhileABulkHangsReturnsWithinItsBoundAndAcknowledgesNothing() {
+      open(Map.of(ExporterConfiguration.BULK_SIZE, 1));
+      FakeStore.Hold hung = store.holdNextBulk();
+      exporter.export(processInstance(10, 230, ELEMENT_ACTIVATING));
+
+      long start = System.nanoTime();
+      exporter.close();
+      exporter = null;
+
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+      assertThat(controller.getPosition()).isEqualTo(-1);
+      hung.fail();
+    }
+  }
+
+  @Nested
+  class PoisonRecords {
+
+    /** Throws on the instance with key 666, as a handler with a bug would. */
+    private final ExportHandler brittle = new ExportHandler() {
+      @Override
+      public boolean handles(Record<?> record) {
+        return record.getKey() == 666;
+      }
+
+      @Override
+      public List<DocumentChange> changes(Record<?> record) {
+        throw new IllegalStateException("cannot handle " + record.getKey());
+      }
+    };
+
+    private List<ExportHandler> handlers() {
+      List<ExportHandler> handlers = new ArrayList<>(ReadModelExporter.handlers(
+          ExporterConfiguration.fromArguments(Map.of(ExporterConfiguration.URL, "http://fake:9200",
+              ExporterConfiguration.INDEX_PREFIX, PREFIX))));
+      handlers.add(brittle);
+      return handlers;
+    }
+
+    @Test
+    void aRecordAHandlerThrowsOnGoesToTheDeadLettersOnceWithTheReasonAndExportingGoesOn() {
+      open(Map.of(ExporterConfiguration.BULK_DELAY, "1h"), handlers());
+      exporter.export(processInstance(10, 666, ELEMENT_ACTIVATING));
+      exporter.export(processInstance(11, 300, ELEMENT_ACTIVATING));
+      exporter.close();
+
+      // the broker replays both after a restart: still one letter
+      open(Map.of(ExporterConfiguration.BULK_DELAY, "1h"), handlers());
+      exporter.export(processInstance(10, 666, ELEMENT_ACTIVATING));
+      exporter.export(processInstance(11, 300, ELEMENT_ACTIVATING));
+      exporter.close();
+      exporter = null;
+
+      String deadLetters = ReadModelIndex.DEAD_LETTER.indexName(PREFIX);
+      assertThat(store.count(deadLetters)).isEqualTo(1);
+      assertThat(store.document(deadLetters, "record-1-10")).hasValueSatisfying(letter -> {
+        assertThat(letter).containsEntry("status", 0).containsEntry("position", 10L).containsEntry("partitionId", 1);
+        assertThat((String) letter.get("reason")).contains("cannot handle 666").contains("PROCESS_INSTANCE");
+        assertThat((String) letter.get("document")).as("the record").containsPattern("\"?key\"?[=:]666");
+      });
+      assertThat(instance(666)).as("the other handlers' changes of the record stand").isPresent();
+      assertThat(instance(300)).isPresent();
+      assertThat(controller.getPosition()).isEqualTo(11);
+      assertThat(meters.get("flowpipe.exporter.dead.letters").counter().count()).isEqualTo(2);
+    }
+  }
+
+  /** With {@code bulks-in-flight} 2 and every record a bulk of its own: a slow bulk does not hold up the next. */
+  @Nested
+  class TwoBulksInFlight {
+
+    private void openWithTwoBulksInFlight() {
+      open(Map.of(ExporterConfiguration.BULKS_IN_FLIGHT, 2, ExporterConfiguration.BULK_SIZE, 1,
+          ExporterConfiguration.BULK_DELAY, "1h"));
+    }
+
+    @Test
+    void laterBulksGoWhileASlowOneIsWrittenButNoPositionIsAcknowledgedPastIt() {
+      openWithTwoBulksInFlight();
+      FakeStore.Hold slow = holdBulkOf(10, 400);
+      exporter.export(processInstance(11, 401, ELEMENT_ACTIVATING));
+      awaitDocument(401);
+      // the instance in the slow bulk changes again: its next version starts from the one in flight
+      exporter.export(processInstance(12, 400, ELEMENT_COMPLETED));
+      awaitDocument(400);
+
+      assertThat(instance(400)).hasValueSatisfying(doc -> assertThat(doc)
+          .containsEntry("state", "COMPLETED").containsKey("startDate").containsKey("bpmnProcessId"));
+      assertThat(controller.getPosition()).as("the slow bulk's record is not durable yet").isEqualTo(-1);
+      assertThat(gauge("flowpipe.exporter.lag.records")).isEqualTo(3);
+
+      slow.release();
+      exporter.awaitBulkInFlight();
+
+      assertThat(controller.getPosition()).isEqualTo(12);
+      assertThat(gauge("flowpipe.exporter.lag.records")).isZero();
+      assertThat(instance(400)).as("the slow bulk's older version did not overwrite the later one")
+          .hasValueSatisfying(doc -> assertThat(doc).containsEntry("state", "COMPLETED"));
+    }
+
+    @Test
+    void whenAnEarlierBulkFailsALaterOneThatSucceededAcknowledgesNothingUntilTheEarlierIsWrittenAgain() {
+      openWithTwoBulksInFlight();
+      FakeStore.Hold failing = holdBulkOf(10, 410);
+      exporter.export(processInstance(11, 411, ELEMENT_ACTIVATING));
+      awaitDocument(411);
+
+      failing.fail();
+      exporter.awaitBulkInFlight();
+      assertThat(controller.getPosition()).as("position 10 is not durable, so neither is anything after it")
+          .isEqualTo(-1);
+      assertThat(exportPosition()).as("nor marked so for read-your-writes").isEqualTo(-1);
+      assertThat(gauge("flowpipe.exporter.lag.records")).isEqualTo(2);
+
+      tick(Duration.ofMillis(200)); // past the back-off: the retry
+      exporter.awaitBulkInFlight();
+      assertThat(controller.getPosition()).isEqualTo(11);
+      assertThat(instance(410)).isPresent();
+    }
+
+    @Test
+    void afterAFailedBulkNoNewBulkGoesUntilTheOnesInFlightHaveEnded() {
+      // the bulk behind a failed one cannot acknowledge; a new bulk going now could not either, and under steady load
+      // acknowledgement would never resume. So the next bulk waits, and then carries all that is not durable
+      openWithTwoBulksInFlight();
+      FakeStore.Hold failing = holdBulkOf(10, 420);
+      FakeStore.Hold slow = holdBulkOf(11, 421);
+      failing.fail();
+      awaitBulksEnded(1);
+      tick(Duration.ofMillis(1)); // settles the failed bulk
+
+      exporter.export(processInstance(12, 422, ELEMENT_ACTIVATING));
+      tick(Duration.ofMillis(200)); // past the back-off
+      assertThat(store.bulks()).as("a bulk is still in flight behind the failed one: none goes").isEqualTo(2);
+
+      slow.release();
+      exporter.awaitBulkInFlight();
+      tick(Duration.ofMillis(200));
+      exporter.awaitBulkInFlight();
+      assertThat(controller.getPosition()).isEqualTo(12);
+      assertThat(instance(420)).isPresent();
+      assertThat(instance(422)).isPresent();
+    }
+
+    @Test
+    void behindOneSlowBulkOnlyABoundedNumberOfEndedBulksWaitToBeSettled() {
+      // each ended bulk keeps its batch until the slow one before it is settled: without a cap, a hung bulk would
+      // hold an ever longer queue of them in memory
+      openWithTwoBulksInFlight();
+      FakeStore.Hold slow = holdBulkOf(10, 500);
+      int behind = BulkPipeline.MAX_UNSETTLED - 1;
+      for (int i = 1; i <= behind; i++) {
+        exporter.export(processInstance(10 + i, 500 + i, ELEMENT_ACTIVATING));
+        awaitDocument(500 + i);
+      }
+
+      long capped = 500 + behind + 1;
+      exporter.export(processInstance(10 + behind + 1, capped, ELEMENT_ACTIVATING));
+      tick(Duration.ofMillis(10));
+      assertThat(store.bulks()).as("%d bulks wait behind the slow one: no more go", behind).isEqualTo(behind + 1);
+
+      slow.release();
+      exporter.awaitBulkInFlight();
+      tick(Duration.ofMillis(10));
+      exporter.awaitBulkInFlight();
+      assertThat(controller.getPosition()).isEqualTo(10 + behind + 1);
+      assertThat(instance(capped)).isPresent();
+    }
+
+    @Test
+    void aThirdBulkWaitsWhileTwoAreBeingWritten() {
+      openWithTwoBulksInFlight();
+      FakeStore.Hold first = holdBulkOf(10, 510);
+      FakeStore.Hold second = holdBulkOf(11, 511);
+
+      exporter.export(processInstance(12, 512, ELEMENT_ACTIVATING));
+      assertThat(store.bulks()).as("two bulks are being written: the third waits").isEqualTo(2);
+
+      second.release();
+      awaitBulksEnded(1);
+      tick(Duration.ofMillis(2)); // the timer looks again at what is due
+      awaitDocument(512);
+      assertThat(controller.getPosition()).isEqualTo(-1);
+
+      first.release();
+      exporter.awaitBulkInFlight();
+      assertThat(controller.getPosition()).isEqualTo(12);
+    }
+
+    /** Holds the next bulk, exports an instance's activation that goes in it, and returns once it is held. */
+    private FakeStore.Hold holdBulkOf(long position, long key) {
+      FakeStore.Hold held = store.holdNextBulk();
+      exporter.export(processInstance(position, key, ELEMENT_ACTIVATING));
+      return held.awaitArrival();
+    }
+
+    /**
+     * Until the document is in the store: a bulk thread writes it, and the bulk that carries it may wait for one in
+     * flight to end, after which the timer (run here, 1 ms of the clock per look) hands it over.
+     */
+    private void awaitDocument(long key) {
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).pollInSameThread()
+          .pollInterval(Duration.ofMillis(1)).until(() -> {
+        tick(Duration.ofMillis(1));
+        return instance(key).isPresent();
+      });
+    }
+
+    /** Until the store has answered this many bulks (bulk threads end them). */
+    private void awaitBulksEnded(int count) {
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> store.endedBulks() >= count);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Record<?> writtenAt(Record<?> record, long timestamp) {
+    return io.camunda.zeebe.protocol.record.ImmutableRecord.builder()
+        .from((Record<io.camunda.zeebe.protocol.record.RecordValue>) record).withTimestamp(timestamp).build();
+  }
+
+  /** The official test context, with this test's clock and meters. */
+  private final class ClockedContext implements Context {
+    private final ExporterTestContext delegate;
+
+    ClockedContext(Map<String, Object> args) {
+      delegate = new ExporterTestContext().setConfiguration(new ExporterTestConfiguration<>("flowpipe", args, a -> a));
+    }
+
+    @Override
+    public MeterRegistry getMeterRegistry() {
+      return meters;
+    }
+
+    @Override
+    public Logger getLogger() {
+      return LoggerFactory.getLogger(ExporterPipelineTest.class);
+    }
+
+    @Override
+    public InstantSource clock() {
+      return clock;
+    }
+
+    @Override
+    public Configuration getConfiguration() {
+      return delegate.getConfiguration();
+    }
+
+    @Override
+    public int getPartitionId() {
+      return 1;
+    }
+
+    @Override
+    public void setFilter(RecordFilter filter) {
+      delegate.setFilter(filter);
+    }
+  }
+}

@@ -1,0 +1,154 @@
+package dev.flowpipe.node;
+
+import static org.awaitility.Awaitility.await;
+
+import io.camunda.zeebe.client.ZeebeClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.core.ConditionTimeoutException;
+
+/**
+ * A real node in a process of its own (so it can be killed with SIGKILL), on free ports, with its data in a directory
+ * the test owns and its output in a log file there. The embedded store is its child process.
+ */
+public final class NodeProcess implements AutoCloseable {
+
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  private final Process process;
+  private final int httpPort;
+  private final int gatewayPort;
+  private final Path log;
+
+  private NodeProcess(Process process, int httpPort, int gatewayPort, Path log) {
+    this.process = process;
+    this.httpPort = httpPort;
+    this.gatewayPort = gatewayPort;
+    this.log = log;
+  }
+
+  /** Starts a node on {@code data} with these settings ({@code flowpipe.*} keys) and waits until it is ready. */
+  public static NodeProcess start(Path data, Map<String, Object> settings) throws IOException {
+    int httpPort = TestNode.freePort();
+    int gatewayPort = TestNode.freePort();
+    Files.createDirectories(data);
+    Path log = Files.createTempFile(data.getParent(), "node", ".log");
+    List<String> command = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m",
+        "-cp", System.getProperty("java.class.path"), NodeApplication.class.getName(),
+        "--flowpipe.data-directory=" + data,
+        "--server.port=" + httpPort,
+        "--flowpipe.gateway.port=" + gatewayPort,
+        "--flowpipe.broker.command-port=" + TestNode.freePort(),
+        "--flowpipe.broker.internal-port=" + TestNode.freePort(),
+        "--flowpipe.store.embedded.http-port=" + TestNode.freePort(),
+        "--flowpipe.store.embedded.transport-port=" + TestNode.freePort(),
+        "--flowpipe.store.embedded.heap=512MB",
+        "--flowpipe.store.embedded.classpath=" + System.getProperty("flowpipe.store.embedded.classpath")));
+    settings.forEach((key, value) -> command.add("--" + key + "=" + value));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    NodeProcess node = new NodeProcess(process, httpPort, gatewayPort, log);
+    try {
+      await("node ready on :" + httpPort).atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
+          .ignoreExceptionsInstanceOf(IOException.class) // not listening yet
+          .until(node::isReady);
+    } catch (ConditionTimeoutException | AssertionError e) {
+      node.close();
+      throw new AssertionError("node not ready on :" + httpPort + "; its log ends:\n" + node.logTail(), e);
+    }
+    return node;
+  }
+
+  private boolean isReady() throws IOException {
+    if (!process.isAlive()) {
+      throw new AssertionError("node exited early");
+    }
+    HttpResponse<String> response = get("/actuator/health/readiness");
+    return response.statusCode() == 200 && response.body().contains("\"status\":\"UP\"");
+  }
+
+  private HttpResponse<String> get(String path) throws IOException {
+    try {
+      return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path)).build(),
+          HttpResponse.BodyHandlers.ofString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
+    }
+  }
+
+  public int httpPort() {
+    return httpPort;
+  }
+
+  /** The store's URL, as the node's health report names it. */
+  public String storeUrl() throws IOException {
+    String body = get("/actuator/health").body();
+    int start = body.indexOf("\"url\":\"") + 7;
+    return body.substring(start, body.indexOf('"', start));
+  }
+
+  public ZeebeClient client() {
+    return ZeebeClient.newClientBuilder().grpcAddress(URI.create("http://127.0.0.1:" + gatewayPort))
+        .usePlaintext().defaultRequestTimeout(Duration.ofSeconds(20)).build();
+  }
+
+  /** SIGKILL: no shutdown hook runs, nothing is flushed. Returns once the node and its store have exited. */
+  public void kill() throws InterruptedException {
+    List<ProcessHandle> children = process.descendants().toList();
+    process.destroyForcibly();
+    process.waitFor(30, TimeUnit.SECONDS);
+    // the store notices its parent is gone and exits; a restart on the same data must wait for it
+    await("the node's store exits after the node was killed").atMost(Duration.ofSeconds(30))
+        .until(() -> children.stream().noneMatch(ProcessHandle::isAlive));
+  }
+
+  public String logTail() {
+    try {
+      List<String> lines = Files.readAllLines(log);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** SIGTERM, as Ctrl-C or a service manager stops the node; true when it exited within {@code timeout}. */
+  public boolean terminate(Duration timeout) throws InterruptedException {
+    process.destroy();
+    return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** The embedded OpenSearch the node runs as its child process. */
+  public ProcessHandle embeddedStore() {
+    return process.descendants()
+        .filter(p -> p.info().commandLine().orElse("").contains("EmbeddedOpenSearchMain"))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no embedded OpenSearch child of the node"));
+  }
+
+  /** The node's output so far. */
+  public String log() throws IOException {
+    return Files.readString(log);
+  }
+
+  /** Kills the node and its store, if still running, and waits until they have exited. */
+  @Override
+  public void close() {
+    List<ProcessHandle> all = new ArrayList<>(process.descendants().toList());
+    all.add(process.toHandle());
+    all.forEach(ProcessHandle::destroyForcibly);
+    await("the node and its store exit").atMost(Duration.ofSeconds(30))
+        .until(() -> all.stream().noneMatch(ProcessHandle::isAlive));
+  }
+}

@@ -1,0 +1,52 @@
+package dev.flowpipe.node.readmodel;
+
+import dev.flowpipe.node.TestNode;
+import io.camunda.zeebe.client.ZeebeClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.springframework.util.FileSystemUtils;
+
+/**
+ * One real node ({@link TestNode}) for the tests of a class, with the {@link TwoTaskInstances} process deployed, flow
+ * control off and further settings of the class's own; started before its tests, stopped and deleted after them.
+ */
+final class TwoTaskNode implements BeforeAllCallback, AfterAllCallback {
+
+  private final Map<String, Object> settings;
+  private Path data;
+  private TestNode node;
+
+  /** @param settings node settings ({@code flowpipe.*} keys) besides the test defaults */
+  TwoTaskNode(Map<String, Object> settings) {
+    this.settings = settings;
+  }
+
+  @Override
+  public void beforeAll(ExtensionContext context) throws Exception {
+    data = Files.createTempDirectory("two-task-node");
+    node = new TestNode(data)
+        // flow control is not what these tests are about (it is being redesigned): off, so no command is refused
+        .with("flowpipe.flow-control.enabled", false);
+    settings.forEach(node::with);
+    node.start();
+    try (ZeebeClient client = node.client()) {
+      client.newDeployResourceCommand().addProcessModel(TwoTaskInstances.PROCESS, "two-tasks.bpmn").send().join();
+    }
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) throws Exception {
+    if (node != null) {
+      node.close();
+    }
+    FileSystemUtils.deleteRecursively(data);
+  }
+
+  TestNode node() {
+    return node;
+  }
+}
