@@ -13,11 +13,22 @@ import java.util.Map;
  * @param exporterCaughtUp whether the node's exporter acknowledged every record it takes before the comparison
  * @param clientOracle the read model against what the clients know
  * @param cleanPass the read model against one clean pass over the recorded records
- * @param passed no mismatch, no difference, and the exporter caught up
+ * @param exportPositions the node's export-position marks, checked against its documents and acknowledgements
+ * @param passed no mismatch, no difference, sound export positions, and the exporter caught up
  */
 record CrashReport(String scenario, long seed, int kills, int partitions, List<Double> killedAtSeconds,
     List<Double> restartSeconds, Map<String, Object> load, List<Recorded> recorded, boolean exporterCaughtUp,
-    ClientCheck clientOracle, CleanPassCheck cleanPass, boolean passed) {
+    ClientCheck clientOracle, CleanPassCheck cleanPass, List<ExportPosition> exportPositions, boolean passed) {
+
+  /**
+   * The node's export-position mark of one partition after the run (-1: none), which must cover every document of
+   * the partition (at least the highest position a document reflects) and not pass what the exporter acknowledged.
+   */
+  record ExportPosition(int partition, long mark, long highestDocumentPosition, long acknowledged) {
+    boolean sound() {
+      return mark >= highestDocumentPosition && mark <= acknowledged;
+    }
+  }
 
   /** One partition's record file. */
   record Recorded(int partition, long lines, long records, long repeats, long firstPosition, long lastPosition) {}

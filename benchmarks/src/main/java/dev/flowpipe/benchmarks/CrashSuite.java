@@ -1,6 +1,7 @@
 package dev.flowpipe.benchmarks;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
@@ -134,7 +135,7 @@ final class CrashSuite {
           + "; comparing the read models");
       ReadModelDiff.Result diff = ReadModelDiff.compare(store, cleanPrefix, NODE_PREFIX);
       ClientOracle.Verdict verdict = oracle.check(store, NODE_PREFIX);
-      return report(oracle, load, recorded, caughtUp, verdict, diff);
+      return report(oracle, load, recorded, caughtUp, verdict, diff, exportPositions(store, node, recorded));
     } finally {
       node.close();
     }
@@ -218,8 +219,27 @@ final class CrashSuite {
     return positions;
   }
 
+  /** The node's export-position mark per partition, with what it must lie between. */
+  private static List<CrashReport.ExportPosition> exportPositions(SearchStore store, NodeProcess node,
+      List<RecordFiles.Summary> recorded) {
+    Map<Integer, Long> highest = ReadModelDiff.highestPositions(store, NODE_PREFIX);
+    Map<Integer, Long> acknowledged = durablePositions(node);
+    String index = ReadModelIndex.EXPORT_POSITION.indexName(NODE_PREFIX);
+    store.refresh(index);
+    List<CrashReport.ExportPosition> positions = new ArrayList<>();
+    for (RecordFiles.Summary file : recorded) {
+      int partition = file.partition();
+      long mark = store.get(index, ReadModelIndex.exportPositionId(partition))
+          .map(document -> document.get("position") instanceof Number n ? n.longValue() : -1L).orElse(-1L);
+      positions.add(new CrashReport.ExportPosition(partition, mark, highest.getOrDefault(partition, -1L),
+          acknowledged.getOrDefault(partition, -1L)));
+    }
+    return positions;
+  }
+
   private CrashReport report(ClientOracle oracle, CrashLoad load, List<RecordFiles.Summary> recorded,
-      boolean caughtUp, ClientOracle.Verdict verdict, ReadModelDiff.Result diff) {
+      boolean caughtUp, ClientOracle.Verdict verdict, ReadModelDiff.Result diff,
+      List<CrashReport.ExportPosition> exportPositions) {
     Map<String, Object> loadSummary = oracle.summary();
     loadSummary.put("commandsHeldBack", load.heldBack());
     loadSummary.put("rates", settings.rates());
@@ -236,12 +256,13 @@ final class CrashSuite {
         verdict.mismatches());
     List<CrashReport.Recorded> files = recorded.stream().map(r -> new CrashReport.Recorded(r.partition(), r.lines(),
         r.records(), r.repeats(), r.firstPosition(), r.lastPosition())).toList();
-    boolean passed = caughtUp && diff.same() && verdict.mismatches().isEmpty();
+    boolean passed = caughtUp && diff.same() && verdict.mismatches().isEmpty()
+        && exportPositions.stream().allMatch(CrashReport.ExportPosition::sound);
     return new CrashReport("crash suite: a mixed load on a real node process (flow control off), killed with SIGKILL "
         + "at random moments and restarted on the same data; read model against the clients' knowledge and against "
         + "one clean pass of the exporter over every recorded record", settings.seed(), settings.kills(),
         settings.partitions(), killedAtSeconds, restartSeconds, loadSummary, files, caughtUp, client, cleanPass,
-        passed);
+        exportPositions, passed);
   }
 
   /** The node run that wrote the record at {@code position} of the document's partition, by its engine time. */

@@ -4,6 +4,7 @@ import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.store.SearchStore;
+import io.camunda.zeebe.protocol.Protocol;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -69,31 +70,69 @@ final class ReadModelDiff {
     }
   }
 
+  /**
+   * Compares every entity of the read model ({@link ReadModelIndex#entities()}), and lists the dead letters of both
+   * models as differences. The export-position marks are not part of the read model (they say how far a run got,
+   * which depends on where its bulks ended); {@link #highestPositions} serves to check them.
+   */
   static Result compare(SearchStore store, String expectedPrefix, String actualPrefix) {
     List<IndexCounts> indices = new ArrayList<>();
     List<Difference> differences = new ArrayList<>();
-    for (ReadModelIndex entity : ReadModelIndex.values()) {
-      if (entity == ReadModelIndex.DEAD_LETTER) {
-        indices.add(deadLetters(store, entity.indexName(actualPrefix), differences));
-        continue;
-      }
+    for (ReadModelIndex entity : ReadModelIndex.entities()) {
       String expected = entity.indexName(expectedPrefix);
       String actual = entity.indexName(actualPrefix);
       store.refresh(expected);
       store.refresh(actual);
-      indices.add(new Comparison(entity.indexName(""), differences)
+      indices.add(new Comparison(entity.entity(), differences)
           .run(new DocumentCursor(store, expected), new DocumentCursor(store, actual)));
     }
+    indices.add(deadLetters(store, expectedPrefix, actualPrefix, differences));
     return new Result(indices, differences);
   }
 
-  /** Documents the node's exporter gave up on: each one is a difference. */
-  private static IndexCounts deadLetters(SearchStore store, String index, List<Difference> differences) {
-    SearchHits hits = store.search(SearchQuery.of(index, List.of(), List.of(), 1_000));
-    for (SearchHits.Hit hit : hits.hits()) {
-      differences.add(new Difference(index, hit.id(), WHOLE_DOCUMENT, ABSENT, shown(hit.source()), -1, -1));
+  /** Documents an exporter gave up on: a correct run has none, so each one is a difference. */
+  private static IndexCounts deadLetters(SearchStore store, String expectedPrefix, String actualPrefix,
+      List<Difference> differences) {
+    String entity = ReadModelIndex.DEAD_LETTER.entity();
+    SearchHits expected = deadLetters(store, expectedPrefix);
+    for (SearchHits.Hit hit : expected.hits()) {
+      differences.add(new Difference(entity, hit.id(), WHOLE_DOCUMENT, "a dead letter of the clean pass: "
+          + shown(hit.source()), ABSENT, -1, -1));
     }
-    return new IndexCounts(index, 0, hits.total(), 0, hits.total(), 0, 0);
+    SearchHits actual = deadLetters(store, actualPrefix);
+    for (SearchHits.Hit hit : actual.hits()) {
+      differences.add(new Difference(entity, hit.id(), WHOLE_DOCUMENT, ABSENT, shown(hit.source()), -1, -1));
+    }
+    return new IndexCounts(entity, expected.total(), actual.total(), 0, 0, 0, expected.total() + actual.total());
+  }
+
+  private static SearchHits deadLetters(SearchStore store, String prefix) {
+    String index = ReadModelIndex.DEAD_LETTER.indexName(prefix);
+    store.refresh(index);
+    return store.search(SearchQuery.of(index, List.of(), List.of(), 1_000));
+  }
+
+  /**
+   * Per partition, the highest log position any document of the read model under {@code prefix} reflects (process
+   * definitions left out: every partition writes the same definition document, so its position is no partition's).
+   */
+  static Map<Integer, Long> highestPositions(SearchStore store, String prefix) {
+    Map<Integer, Long> highest = new java.util.TreeMap<>();
+    for (ReadModelIndex entity : ReadModelIndex.entities()) {
+      if (entity == ReadModelIndex.PROCESS_DEFINITION) {
+        continue;
+      }
+      String index = entity.indexName(prefix);
+      store.refresh(index);
+      new DocumentCursor(store, index).forEachRemaining(hit -> {
+        Long key = DocumentCursor.key(hit);
+        long position = position(hit.source());
+        if (key != null && position >= 0) {
+          highest.merge(Protocol.decodePartitionId(key), position, Math::max);
+        }
+      });
+    }
+    return highest;
   }
 
   /** One entity: a merge of the two key-ordered cursors. */
@@ -108,7 +147,7 @@ final class ReadModelDiff {
     private long different;
 
     Comparison(String entity, List<Difference> differences) {
-      this.entity = entity.startsWith("-") ? entity.substring(1) : entity;
+      this.entity = entity;
       this.differences = differences;
     }
 

@@ -179,7 +179,9 @@ final class ReportPages {
             format(clean.get("duplicated")), format(clean.get("different")), format(client.get("mismatchCount")),
             format(report.get("exporterCaughtUp")))));
     html.paragraph("Killed at (s): " + report.get("killedAtSeconds") + "; each restart ready after (s): "
-        + report.get("restartSeconds") + ". Commands by outcome: " + load.get("commands") + ".");
+        + report.get("restartSeconds") + ". Commands by outcome: " + load.get("commands") + ". Export positions "
+        + "(the node's mark, the highest position a document reflects, the acknowledged position): "
+        + report.get("exportPositions") + ".");
     html.heading("Per index, clean pass against the node");
     List<List<String>> indices = new ArrayList<>();
     for (Map<String, Object> i : (List<Map<String, Object>>) clean.get("indices")) {

@@ -35,6 +35,8 @@ class CrashSuiteTest {
               report.cleanPass().lost(), report.cleanPass().extra(), report.cleanPass().duplicated(),
               report.cleanPass().different(), firstLines(report.cleanPass().differences()))
           .isEmpty();
+      soft.assertThat(report.exportPositions()).as("export-position marks cover every document, pass no acknowledgement")
+          .hasSize(2).allMatch(CrashReport.ExportPosition::sound);
       soft.assertThat(report.clientOracle().mismatches())
           .as("read model against what the clients know:%n%s", firstLines(report.clientOracle().mismatches()))
           .isEmpty();
