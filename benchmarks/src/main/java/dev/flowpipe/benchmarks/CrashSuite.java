@@ -93,16 +93,8 @@ final class CrashSuite {
       long loadStart = System.nanoTime();
       for (int kill = 1; kill <= settings.kills(); kill++) {
         Thread.sleep(uptime(kills).toMillis());
-        long killedAt = System.nanoTime();
-        killedAtSeconds.add(round1((killedAt - loadStart) / 1e9));
-        killedAtMillis.add(System.currentTimeMillis());
-        progress.accept(String.format(Locale.ROOT, "kill %d/%d at %.1f s (node pid %d)", kill, settings.kills(),
-            (killedAt - loadStart) / 1e9, node.pid()));
-        node.kill();
-        node = NodeProcess.start(root, work, ports, arguments, recorderClasspath);
-        restartSeconds.add(round1((System.nanoTime() - killedAt) / 1e9));
-        progress.accept(String.format(Locale.ROOT, "  restarted, ready %.1f s after the kill; load goes on",
-            (System.nanoTime() - killedAt) / 1e9));
+        node = killAndRestart(node, kill, loadStart, () -> NodeProcess.start(root, work, ports, arguments,
+            recorderClasspath));
         load.connect();
       }
       Thread.sleep(settings.loadAfterLastRestart().toMillis());
@@ -114,22 +106,8 @@ final class CrashSuite {
       awaitStableFiles(records, Duration.ofSeconds(3), Duration.ofSeconds(60));
       String cleanPrefix = "clean-" + UUID.randomUUID().toString().substring(0, 8);
       progress.accept("clean pass of the recorded records into '" + cleanPrefix + "'");
-      List<RecordFiles.Summary> recorded = new ArrayList<>();
       Map<Integer, Long> lastExported = new HashMap<>();
-      for (int partition : RecordFiles.partitions(records)) {
-        try (CleanPass pass = new CleanPass(node.storeUrl(), cleanPrefix, partition, VARIABLE_VALUE_LIMIT)) {
-          recorded.add(RecordFiles.replay(records, partition, record -> {
-            if (CleanPass.exported(record)) {
-              lastExported.put(partition, record.getPosition());
-            }
-            pass.export(record);
-          }));
-        }
-      }
-      if (recorded.size() != settings.partitions()) {
-        throw new IllegalStateException("record files for " + recorded.size() + " partitions, expected "
-            + settings.partitions() + " in " + records);
-      }
+      List<RecordFiles.Summary> recorded = cleanPass(records, node.storeUrl(), cleanPrefix, lastExported);
       boolean caughtUp = awaitExporter(node, lastExported, Duration.ofSeconds(120));
       progress.accept("exporter " + (caughtUp ? "caught up" : "DID NOT catch up within 120 s")
           + "; comparing the read models");
@@ -139,6 +117,50 @@ final class CrashSuite {
     } finally {
       node.close();
     }
+  }
+
+  /** Kills the node, waits for it and its store to be gone, starts it again; returns the new one, ready. */
+  private NodeProcess killAndRestart(NodeProcess node, int kill, long loadStart, Restart restart) throws Exception {
+    long killedAt = System.nanoTime();
+    killedAtSeconds.add(round1((killedAt - loadStart) / 1e9));
+    killedAtMillis.add(System.currentTimeMillis());
+    progress.accept(String.format(Locale.ROOT, "kill %d/%d at %.1f s (node pid %d)", kill, settings.kills(),
+        (killedAt - loadStart) / 1e9, node.pid()));
+    node.kill();
+    NodeProcess restarted = restart.start();
+    restartSeconds.add(round1((System.nanoTime() - killedAt) / 1e9));
+    progress.accept(String.format(Locale.ROOT, "  restarted, ready %.1f s after the kill; load goes on",
+        (System.nanoTime() - killedAt) / 1e9));
+    return restarted;
+  }
+
+  @FunctionalInterface
+  private interface Restart {
+    NodeProcess start() throws Exception;
+  }
+
+  /**
+   * Feeds each partition's recorded records to a clean pass under {@code prefix}; notes in {@code lastExported} the
+   * last position per partition that our exporter takes. Returns what each record file held.
+   */
+  private List<RecordFiles.Summary> cleanPass(Path records, String storeUrl, String prefix,
+      Map<Integer, Long> lastExported) throws IOException {
+    List<RecordFiles.Summary> recorded = new ArrayList<>();
+    for (int partition : RecordFiles.partitions(records)) {
+      try (CleanPass pass = new CleanPass(storeUrl, prefix, partition, VARIABLE_VALUE_LIMIT)) {
+        recorded.add(RecordFiles.replay(records, partition, record -> {
+          if (CleanPass.exported(record)) {
+            lastExported.put(partition, record.getPosition());
+          }
+          pass.export(record);
+        }));
+      }
+    }
+    if (recorded.size() != settings.partitions()) {
+      throw new IllegalStateException("record files for " + recorded.size() + " partitions, expected "
+          + settings.partitions() + " in " + records);
+    }
+    return recorded;
   }
 
   private List<String> nodeArguments(Path records) {
