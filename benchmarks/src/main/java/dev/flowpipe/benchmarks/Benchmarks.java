@@ -41,8 +41,8 @@ public final class Benchmarks {
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
-          "usage: benchmarks/run overhead|overhead-interleaved|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|refresh-layout|store-settings|search-latency|flow-control|load|ramp|crash [options]\n"
-              + "       benchmarks/run html overhead|availability|exporter-throughput|search-latency|crash  (page from the saved JSON)");
+          "usage: benchmarks/run overhead|overhead-interleaved|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|exporter-slow-link|refresh-layout|store-settings|search-latency|flow-control|load|ramp|crash [options]\n"
+              + "       benchmarks/run html overhead|availability|exporter-throughput|exporter-slow-link|search-latency|crash  (page from the saved JSON)");
       System.exit(2);
     }
     Path root = Path.of(System.getProperty("flowpipe.project.root", ".")).toAbsolutePath();
@@ -72,6 +72,7 @@ public final class Benchmarks {
           args.length > 5 ? nodeSettingVariants(args[5]) : List.of());
       case "exporter-throughput" -> exporterThroughput(root, args.length > 1 ? Integer.parseInt(args[1]) : 20_000,
           bulkRefreshModes(args.length > 2 ? args[2] : "both"));
+      case "exporter-slow-link" -> ExporterSlowLink.run(root, List.of(args).subList(1, args.length));
       case "flow-control" -> FlowControlScenario.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 40,
           args.length > 2 ? Double.parseDouble(args[2]) : 45);
       case "search-latency" ->

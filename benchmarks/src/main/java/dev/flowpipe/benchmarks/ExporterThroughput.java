@@ -85,7 +85,8 @@ final class ExporterThroughput {
     }
   }
 
-  private static List<Record<?>> instanceRecords(int instance, long lastPosition) {
+  /** The 13 records of one one-task instance, at the positions after {@code lastPosition}. */
+  static List<Record<?>> instanceRecords(int instance, long lastPosition) {
     long base = 1_000_000L * (instance + 1);
     long pi = base;
     List<Record<?>> records = new ArrayList<>(13);

@@ -1,5 +1,7 @@
 package dev.flowpipe.benchmarks;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.benchmarks.HtmlReport.Series;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,13 +12,13 @@ import java.util.Set;
 
 /**
  * HTML pages for the scenarios that build their report as JSON only ({@code overhead}, {@code availability},
- * {@code exporter-throughput}, {@code search-latency}), drawn from that same report, so a page can also be made again
- * from a saved {@code results/<scenario>.json} ({@code benchmarks/run html <scenario>}).
+ * {@code exporter-throughput}, {@code exporter-slow-link}, {@code search-latency}), drawn from that same report, so a
+ * page can also be made again from a saved {@code results/<scenario>.json} ({@code benchmarks/run html <scenario>}).
  */
 final class ReportPages {
 
   static final Set<String> SCENARIOS =
-      Set.of("overhead", "availability", "exporter-throughput", "search-latency", "crash");
+      Set.of("overhead", "availability", "exporter-throughput", "exporter-slow-link", "search-latency", "crash");
   private static final int ROWS_SHOWN = 200;
 
   private ReportPages() {}
@@ -27,6 +29,7 @@ final class ReportPages {
       case "overhead" -> overhead(report);
       case "availability" -> availability(report);
       case "exporter-throughput" -> exporterThroughput(report);
+      case "exporter-slow-link" -> exporterSlowLink(report);
       case "search-latency" -> searchLatency(report);
       case "crash" -> crash(report);
       default -> null;
@@ -149,6 +152,33 @@ final class ReportPages {
           List.of(new Series("records/s", x, y)), List.of());
     }
     return html;
+  }
+
+  static HtmlReport exporterSlowLink(Map<String, Object> report) {
+    HtmlReport html = start("Exporter behind a slow link: bulks in flight", report);
+    html.paragraph("A store request through each proxy (median of 5, ms, by added round trip): "
+        + report.get("storeRequestMillisByRoundTrip") + ". Load average before: " + report.get("loadAverageBefore")
+        + "; after: " + report.get("loadAverageAfter") + ".");
+    // the runs are records when the report was just made, maps when it was read back from JSON
+    List<Map<String, Object>> runs = new ObjectMapper().convertValue(report.get("runs"), new TypeReference<>() {});
+    List<List<String>> rows = new ArrayList<>();
+    for (Map<String, Object> run : runs) {
+      Map<String, Object> freshness = nested(run, "freshnessMillis");
+      Map<String, Object> bulks = nested(run, "freshnessBulks");
+      Map<String, Object> throughputBulks = nested(run, "throughputBulks");
+      rows.add(List.of(format(run.get("round")), format(run.get("roundTripMillis")), format(run.get("inFlight")),
+          format(freshness.get("p50")), format(freshness.get("p90")), format(freshness.get("p99")),
+          format(freshness.get("max")), format(bulks.get("meanMillis")), format(run.get("recordsPerSecond")),
+          format(throughputBulks.get("meanMillis"))));
+    }
+    html.table(List.of("round", "round trip ms", "in flight", "freshness p50 ms", "p90", "p99", "max",
+        "bulk mean ms", "throughput records/s", "bulk mean ms"), rows);
+    return html;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> nested(Map<String, Object> map, String key) {
+    return (Map<String, Object>) map.getOrDefault(key, Map.of());
   }
 
   @SuppressWarnings("unchecked")

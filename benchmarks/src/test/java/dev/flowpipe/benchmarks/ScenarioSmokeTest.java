@@ -7,16 +7,23 @@ import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
+import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The harness in miniature, so it cannot rot: a tiny exporter-throughput run on a real store, and the report math. */
+/**
+ * The harness in miniature, so it cannot rot: a tiny exporter-throughput run on a real store, a tiny slow-link run
+ * through the delaying proxy, and the report math.
+ */
 @ExtendWith(SharedOpenSearch.class)
 class ScenarioSmokeTest {
 
@@ -46,6 +53,42 @@ class ScenarioSmokeTest {
     String instances = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
     store.refresh(instances);
     assertThat(store.count(instances)).isEqualTo(50);
+  }
+
+  @Test
+  void behindASlowLinkNoRecordIsAcknowledgedSoonerThanTheRoundTripAndEveryDocumentArrives(EmbeddedSearchStore node,
+      SearchStore store) throws Exception {
+    URI url = URI.create(node.url());
+    try (DelayingProxy proxy =
+            DelayingProxy.start(new InetSocketAddress(url.getHost(), url.getPort()), Duration.ofMillis(50))) {
+      String throughProxy = "http://127.0.0.1:" + proxy.port();
+
+      var freshness = ExporterSlowLink.freshness(throughProxy, SharedOpenSearch.uniquePrefix(), 2,
+          Duration.ofMillis(500), Duration.ofSeconds(1));
+      String prefix = SharedOpenSearch.uniquePrefix();
+      var throughput = ExporterSlowLink.throughput(throughProxy, prefix, 2, 100);
+
+      // 50 instances/s of 13 records: 650 a second measured; each waits at least its bulk's 100 ms round trip
+      assertThat(freshness.millis()).containsEntry("count", 650L);
+      assertThat((Double) freshness.millis().get("min")).isGreaterThanOrEqualTo(100.0);
+      assertThat(freshness.bulks()).containsKey("meanMillis");
+      assertThat(throughput.recordsPerSecond()).isPositive();
+      String instances = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
+      store.refresh(instances);
+      assertThat(store.count(instances)).isEqualTo(100);
+    }
+  }
+
+  @Test
+  void theSlowLinkArgumentsHaveDefaultsAndNameABadValue() {
+    var defaults = ExporterSlowLink.Settings.parse(List.of());
+    assertThat(defaults.roundTripsMillis()).containsExactly(0, 20, 100);
+    assertThat(defaults.inFlightOrder(1)).containsExactly(1, 2);
+    assertThat(defaults.inFlightOrder(2)).containsExactly(2, 1);
+    assertThatThrownBy(() -> ExporterSlowLink.Settings.parse(List.of("0,far")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'0,far'");
+    assertThatThrownBy(() -> ExporterSlowLink.Settings.parse(List.of("20", "1,5")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("[1, 5]");
   }
 
   @Test

@@ -70,6 +70,42 @@ class DocumentBufferTest {
     }
   }
 
+  /** A change that gives the whole document (a variable record, an entity's first record). */
+  @Nested
+  class GivingTheWholeDocument {
+
+    @Test
+    void needsNoBaseEvenAfterChangesThatWaitedForOne() {
+      buffer.add(List.of(update(5, "a", "old")), 5, 0, 0);
+      buffer.add(List.of(create(6, "REPLACED")), 6, 0, 0);
+
+      assertThat(buffer.withoutBase()).as("nothing to read from the store").isEmpty();
+      assertThat(buffer.documents().iterator().next().state()).isEqualTo(Map.of("state", "REPLACED"));
+    }
+
+    @Test
+    void replacesWhatWasWrittenLastWithoutReadingTheStore() {
+      buffer.add(List.of(create(1, "FIRST"), update(1, "extra", "x")), 1, 0, 0);
+      buffer.done(buffer.documents().iterator().next(), true);
+
+      buffer.add(List.of(create(3, "SECOND")), 3, 0, 0);
+
+      assertThat(buffer.documents().iterator().next().state()).isEqualTo(Map.of("state", "SECOND"));
+    }
+
+    @Test
+    void changesNothingWhenTheBaseAlreadyReflectsALaterPosition() {
+      buffer.add(List.of(update(9, "a", "x")), 9, 0, 0);
+      PendingDocument document = buffer.withoutBase().getFirst();
+      buffer.resolve(document, Map.of("state", "LATER", "position", 12));
+
+      buffer.add(List.of(create(10, "REPLAYED")), 10, 0, 0);
+
+      assertThat(document.state()).containsEntry("state", "LATER");
+      assertThat(document.position()).isEqualTo(12);
+    }
+  }
+
   /** While batches are being written on bulk threads, the buffer fills the next one. */
   @Nested
   class WhileABatchIsInFlight {

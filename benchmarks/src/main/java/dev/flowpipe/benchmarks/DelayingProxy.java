@@ -1,0 +1,185 @@
+package dev.flowpipe.benchmarks;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+
+/**
+ * A TCP proxy on loopback that holds every chunk of bytes, in each direction, for a fixed one-way delay before passing
+ * it on: a peer behind it answers a round trip at least twice the delay later, as one across a network would. It does
+ * not limit throughput: a chunk read at t is written at t + delay while reading goes on (per direction a reader that
+ * stamps chunks with their due time and a writer that waits for each in order). Bytes only, no protocol, so it can
+ * stand in front of any TCP service (a search store's HTTP port, a broker's gRPC or cluster port).
+ *
+ * <p>What it does not model: the TCP handshake is not delayed (it accepts at once and connects to the target at once),
+ * bandwidth is not limited, and the bytes held per direction are not bounded (a sender far ahead of its receiver
+ * fills memory instead of being slowed). An end of stream is passed on as a half-close after the delay; a reset
+ * closes both sides.
+ */
+public final class DelayingProxy implements AutoCloseable {
+
+  private static final int CHUNK_BYTES = 64 * 1024;
+
+  private final ServerSocket server;
+  private final InetSocketAddress target;
+  private final long delayNanos;
+  private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+
+  private DelayingProxy(ServerSocket server, InetSocketAddress target, Duration oneWayDelay) {
+    this.server = server;
+    this.target = target;
+    this.delayNanos = oneWayDelay.toNanos();
+  }
+
+  /** A proxy on a free loopback port in front of {@code target}, delaying each direction by {@code oneWayDelay}. */
+  public static DelayingProxy start(InetSocketAddress target, Duration oneWayDelay) throws IOException {
+    return start(0, target, oneWayDelay);
+  }
+
+  /** The same on a given loopback port (0: any free one), for a service that must be reached at a known address. */
+  public static DelayingProxy start(int port, InetSocketAddress target, Duration oneWayDelay) throws IOException {
+    if (oneWayDelay.isNegative()) {
+      throw new IllegalArgumentException("one-way delay must not be negative, was " + oneWayDelay);
+    }
+    DelayingProxy proxy =
+        new DelayingProxy(new ServerSocket(port, 50, InetAddress.getLoopbackAddress()), target, oneWayDelay);
+    Thread.ofPlatform().daemon().name("delaying-proxy-accept-" + proxy.port()).start(proxy::acceptConnections);
+    return proxy;
+  }
+
+  public int port() {
+    return server.getLocalPort();
+  }
+
+  public InetSocketAddress address() {
+    return new InetSocketAddress(server.getInetAddress(), port());
+  }
+
+  private void acceptConnections() {
+    while (!server.isClosed()) {
+      try {
+        Socket client = server.accept();
+        Thread.ofPlatform().daemon().name("delaying-proxy-connect-" + port()).start(() -> connect(client));
+      } catch (IOException e) {
+        return; // closed
+      }
+    }
+  }
+
+  private void connect(Socket client) {
+    Socket upstream = new Socket();
+    sockets.add(client);
+    sockets.add(upstream);
+    try {
+      upstream.connect(target, 10_000);
+      // each chunk should leave as soon as it is due, not wait to fill a segment
+      client.setTcpNoDelay(true);
+      upstream.setTcpNoDelay(true);
+      new Direction(client, upstream).start("up");
+      new Direction(upstream, client).start("down");
+    } catch (IOException e) {
+      closeBoth(client, upstream);
+    }
+  }
+
+  private void closeBoth(Socket a, Socket b) {
+    for (Socket socket : new Socket[] {a, b}) {
+      try {
+        socket.close();
+      } catch (IOException e) {
+        // closing anyway
+      }
+      sockets.remove(socket);
+    }
+  }
+
+  /** A chunk read and when it is due on the other side; no bytes: end of stream ({@code reset}: ended by an error). */
+  private record Chunk(long dueNanos, byte[] bytes, boolean reset) {}
+
+  /** One direction of one connection: a reader stamping chunks, a writer passing each on when it is due. */
+  private final class Direction {
+    private final Socket from;
+    private final Socket to;
+    private final BlockingQueue<Chunk> chunks = new LinkedBlockingQueue<>();
+
+    Direction(Socket from, Socket to) {
+      this.from = from;
+      this.to = to;
+    }
+
+    void start(String name) {
+      String prefix = "delaying-proxy-" + port() + "-" + name;
+      Thread.ofPlatform().daemon().name(prefix + "-read").start(this::read);
+      Thread.ofPlatform().daemon().name(prefix + "-write").start(this::write);
+    }
+
+    private void read() {
+      byte[] buffer = new byte[CHUNK_BYTES];
+      try {
+        InputStream in = from.getInputStream();
+        int read;
+        while ((read = in.read(buffer)) >= 0) {
+          chunks.add(new Chunk(System.nanoTime() + delayNanos, Arrays.copyOf(buffer, read), false));
+        }
+        chunks.add(new Chunk(System.nanoTime() + delayNanos, null, false));
+      } catch (IOException e) {
+        chunks.add(new Chunk(System.nanoTime() + delayNanos, null, true));
+      }
+    }
+
+    private void write() {
+      try {
+        OutputStream out = to.getOutputStream();
+        while (true) {
+          Chunk chunk = chunks.take();
+          long wait = chunk.dueNanos() - System.nanoTime();
+          if (wait > 0) {
+            Thread.sleep(Duration.ofNanos(wait));
+          }
+          if (chunk.reset()) {
+            closeBoth(from, to);
+            return;
+          }
+          if (chunk.bytes() == null) {
+            to.shutdownOutput();
+            if (from.isOutputShutdown()) { // the other direction has ended too
+              closeBoth(from, to);
+            }
+            return;
+          }
+          out.write(chunk.bytes());
+        }
+      } catch (IOException | InterruptedException e) {
+        closeBoth(from, to);
+      }
+    }
+  }
+
+  /** Stops accepting and closes every connection through the proxy. */
+  @Override
+  public void close() {
+    try {
+      server.close();
+    } catch (IOException e) {
+      // closing anyway
+    }
+    for (Socket socket : sockets) {
+      try {
+        socket.close();
+      } catch (IOException e) {
+        // closing anyway
+      }
+    }
+    sockets.clear();
+  }
+}
