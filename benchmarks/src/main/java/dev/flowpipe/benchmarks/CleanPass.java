@@ -21,7 +21,6 @@ import org.slf4j.Logger;
  */
 final class CleanPass implements AutoCloseable {
 
-  private static final int REFUSALS_BEFORE_GIVING_UP = 600;
   private static final Context.RecordFilter OUR_FILTER = ourFilter();
 
   private final ExporterTestController controller = new ExporterTestController();
@@ -64,7 +63,7 @@ final class CleanPass implements AutoCloseable {
     return context.filter;
   }
 
-  /** Offers the record as the broker does: again while the exporter refuses it (its buffer full behind a bulk). */
+  /** Hands the record to the exporter as the broker does: again while the exporter refuses it. */
   void export(Record<?> record) {
     if (record.getPartitionId() != partition) {
       throw new IllegalArgumentException("record of partition " + record.getPartitionId() + " fed to the clean pass "
@@ -73,28 +72,8 @@ final class CleanPass implements AutoCloseable {
     if (!accepts(filter, record)) {
       return;
     }
-    for (int refusals = 0; ; refusals++) {
-      try {
-        exporter.export(record);
-        lastPosition = record.getPosition();
-        return;
-      } catch (RuntimeException refused) {
-        if (refusals >= REFUSALS_BEFORE_GIVING_UP) {
-          throw new IllegalStateException("the clean pass's exporter kept refusing record " + record.getPosition(),
-              refused);
-        }
-        sleep();
-      }
-    }
-  }
-
-  private static void sleep() {
-    try {
-      Thread.sleep(100);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    }
+    ExporterThroughput.offerUntilTaken(exporter, record);
+    lastPosition = record.getPosition();
   }
 
   /** Writes what is buffered; fails unless every record fed is durable (acknowledged). */
