@@ -41,8 +41,8 @@ public final class Benchmarks {
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
-          "usage: benchmarks/run overhead|overhead-interleaved|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|exporter-slow-link|refresh-layout|store-settings|search-latency|flow-control|load|ramp [options]\n"
-              + "       benchmarks/run html overhead|availability|exporter-throughput|exporter-slow-link|search-latency  (page from the saved JSON)");
+          "usage: benchmarks/run overhead|overhead-interleaved|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|exporter-slow-link|refresh-layout|store-settings|search-latency|flow-control|load|ramp|crash [options]\n"
+              + "       benchmarks/run html overhead|availability|exporter-throughput|exporter-slow-link|search-latency|crash  (page from the saved JSON)");
       System.exit(2);
     }
     Path root = Path.of(System.getProperty("flowpipe.project.root", ".")).toAbsolutePath();
@@ -86,6 +86,7 @@ public final class Benchmarks {
           args.length > 4 ? Integer.parseInt(args[4]) : 30, args.length > 5 ? Integer.parseInt(args[5]) : 3);
       case "load" -> LoadScenario.run(root, List.of(args).subList(1, args.length));
       case "ramp" -> ThroughputRamp.run(root, List.of(args).subList(1, args.length));
+      case "crash" -> CrashSuite.run(root, List.of(args).subList(1, args.length));
       default -> throw new IllegalArgumentException("unknown scenario '" + args[0] + "'");
     };
     report.put("date", LocalDate.now().toString());
@@ -93,12 +94,16 @@ public final class Benchmarks {
     Path out = root.resolve("benchmarks/results/" + args[0] + ".json");
     Files.createDirectories(out.getParent());
     JSON.writeValue(out.toFile(), report);
-    if (!List.of("load", "ramp").contains(args[0])) { // their windows make the JSON long; the summary was printed
+    // their windows (load, ramp) or differences (crash) make the JSON long; the summary was printed
+    if (!List.of("load", "ramp", "crash").contains(args[0])) {
       System.out.println(JSON.writeValueAsString(report));
     }
     System.out.println("report: " + out);
     if (ReportPages.SCENARIOS.contains(args[0])) {
       ReportPages.write(args[0], report, root.resolve("benchmarks/results/" + args[0] + ".html"));
+    }
+    if (Boolean.FALSE.equals(report.get("passed"))) {
+      System.exit(1); // the crash suite found a difference: the report says which
     }
   }
 

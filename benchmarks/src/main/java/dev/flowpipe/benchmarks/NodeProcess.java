@@ -17,19 +17,24 @@ import java.util.regex.Pattern;
 
 /**
  * A node started the way a user starts it (its own JVM, the built class path), on free ports and a fresh data
- * directory, for one benchmark run.
+ * directory, for one benchmark run; or, after {@link #kill()}, again on the same directory and ports.
  */
 final class NodeProcess implements AutoCloseable {
 
+  /** The ports a node listens on (its own and its embedded store's); a node restarted on the same ones is found again. */
+  record Ports(int http, int gateway, int command, int internal, int storeHttp, int storeTransport) {
+    static Ports free() throws IOException {
+      return new Ports(freePort(), freePort(), freePort(), freePort(), freePort(), freePort());
+    }
+  }
+
   private final Process process;
-  private final int httpPort;
-  private final int gatewayPort;
+  private final Ports ports;
   private final Path log;
 
-  private NodeProcess(Process process, int httpPort, int gatewayPort, Path log) {
+  private NodeProcess(Process process, Ports ports, Path log) {
     this.process = process;
-    this.httpPort = httpPort;
-    this.gatewayPort = gatewayPort;
+    this.ports = ports;
     this.log = log;
   }
 
@@ -39,9 +44,16 @@ final class NodeProcess implements AutoCloseable {
 
   /** As {@link #start(Path, Path, List)}, with further class path entries (e.g. a stock exporter and its jars). */
   static NodeProcess start(Path root, Path workDir, List<String> extraArgs, String extraClasspath) throws Exception {
+    return start(root, workDir, Ports.free(), extraArgs, extraClasspath);
+  }
+
+  /**
+   * As {@link #start(Path, Path, List, String)}, on the given ports; on a directory a killed node left, this is its
+   * restart (the node's log goes on in the same file).
+   */
+  static NodeProcess start(Path root, Path workDir, Ports ports, List<String> extraArgs, String extraClasspath)
+      throws Exception {
     Files.createDirectories(workDir);
-    int http = freePort();
-    int gateway = freePort();
     Path log = workDir.resolve("node.log");
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -51,17 +63,18 @@ final class NodeProcess implements AutoCloseable {
             + (extraClasspath == null || extraClasspath.isEmpty() ? "" : ":" + extraClasspath),
         "dev.flowpipe.node.NodeApplication",
         "--flowpipe.data-directory=" + workDir.resolve("data"),
-        "--server.port=" + http,
-        "--flowpipe.gateway.port=" + gateway,
-        "--flowpipe.broker.command-port=" + freePort(),
-        "--flowpipe.broker.internal-port=" + freePort(),
-        "--flowpipe.store.embedded.http-port=" + freePort(),
-        "--flowpipe.store.embedded.transport-port=" + freePort(),
+        "--server.port=" + ports.http(),
+        "--flowpipe.gateway.port=" + ports.gateway(),
+        "--flowpipe.broker.command-port=" + ports.command(),
+        "--flowpipe.broker.internal-port=" + ports.internal(),
+        "--flowpipe.store.embedded.http-port=" + ports.storeHttp(),
+        "--flowpipe.store.embedded.transport-port=" + ports.storeTransport(),
         "--flowpipe.store.embedded.classpath=" + root.resolve("embedded-opensearch/target/classes") + ":"
             + root.resolve("embedded-opensearch/target/child-classpath") + "/*"));
     command.addAll(extraArgs);
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    NodeProcess node = new NodeProcess(process, http, gateway, log);
+    Process process = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    NodeProcess node = new NodeProcess(process, ports, log);
     // a run killed from outside (timeout, Ctrl-C) must not leave the node and its store running
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       process.descendants().forEach(ProcessHandle::destroy);
@@ -88,7 +101,7 @@ final class NodeProcess implements AutoCloseable {
 
   String get(String path) throws IOException, InterruptedException {
     return HttpClient.newHttpClient()
-        .send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path)).timeout(Duration.ofSeconds(5))
+        .send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ports.http() + path)).timeout(Duration.ofSeconds(5))
                 .build(), HttpResponse.BodyHandlers.ofString())
         .body();
   }
@@ -103,11 +116,19 @@ final class NodeProcess implements AutoCloseable {
   }
 
   URI gateway() {
-    return URI.create("http://127.0.0.1:" + gatewayPort);
+    return URI.create("http://127.0.0.1:" + ports.gateway());
   }
 
   int httpPort() {
-    return httpPort;
+    return ports.http();
+  }
+
+  Ports ports() {
+    return ports;
+  }
+
+  Path log() {
+    return log;
   }
 
   long pid() {
@@ -163,6 +184,28 @@ final class NodeProcess implements AutoCloseable {
           throw new IOException("process " + pid + " did not " + (stopped ? "stop" : "continue") + " within 10 s");
         }
         Thread.sleep(5);
+      }
+    }
+  }
+
+  /**
+   * A crash: SIGKILL to the node's JVM alone (no shutdown hook runs), then waits until it has exited and its embedded
+   * store, which notices that its node is gone and stops itself, has too. The data stays for a restart.
+   */
+  void kill() throws InterruptedException {
+    List<ProcessHandle> children = process.descendants().toList();
+    process.destroyForcibly();
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("node " + process.pid() + " still running 30 s after SIGKILL");
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    for (ProcessHandle child : children) {
+      while (child.isAlive()) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("process " + child.pid() + " of the killed node (its store) still running "
+              + "60 s later; see " + log);
+        }
+        Thread.sleep(50);
       }
     }
   }

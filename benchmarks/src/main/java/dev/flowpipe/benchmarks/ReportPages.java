@@ -18,7 +18,8 @@ import java.util.Set;
 final class ReportPages {
 
   static final Set<String> SCENARIOS =
-      Set.of("overhead", "availability", "exporter-throughput", "exporter-slow-link", "search-latency");
+      Set.of("overhead", "availability", "exporter-throughput", "exporter-slow-link", "search-latency", "crash");
+  private static final int ROWS_SHOWN = 200;
 
   private ReportPages() {}
 
@@ -30,6 +31,7 @@ final class ReportPages {
       case "exporter-throughput" -> exporterThroughput(report);
       case "exporter-slow-link" -> exporterSlowLink(report);
       case "search-latency" -> searchLatency(report);
+      case "crash" -> crash(report);
       default -> null;
     };
     if (html == null) {
@@ -189,6 +191,53 @@ final class ReportPages {
     byQuery.forEach((query, r) -> rows.add(row(query, r)));
     rows.add(row("all queries", (Map<String, Object>) report.get("allQueries")));
     html.table(List.of("request", "count", "p50 ms", "p99 ms", "max ms"), rows);
+    return html;
+  }
+
+  @SuppressWarnings("unchecked")
+  static HtmlReport crash(Map<String, Object> report) {
+    HtmlReport html = start("Crash suite: " + (Boolean.TRUE.equals(report.get("passed")) ? "passed" : "FAILED"),
+        report);
+    Map<String, Object> clean = (Map<String, Object>) report.get("cleanPass");
+    Map<String, Object> client = (Map<String, Object>) report.get("clientOracle");
+    Map<String, Object> load = (Map<String, Object>) report.get("load");
+    html.table(List.of("seed", "kills", "partitions", "instances known", "records recorded", "documents compared",
+            "lost", "extra", "duplicated", "different", "client mismatches", "exporter caught up"),
+        List.of(List.of(format(report.get("seed")), format(report.get("kills")), format(report.get("partitions")),
+            format(load.get("instancesKnown")), format(report.get("recordsRecorded")),
+            format(clean.get("documentsCompared")), format(clean.get("lost")), format(clean.get("extra")),
+            format(clean.get("duplicated")), format(clean.get("different")), format(client.get("mismatchCount")),
+            format(report.get("exporterCaughtUp")))));
+    html.paragraph("Killed at (s): " + report.get("killedAtSeconds") + "; each restart ready after (s): "
+        + report.get("restartSeconds") + ". Commands by outcome: " + load.get("commands") + ". Export positions "
+        + "(the node's mark, the highest position a document reflects, the acknowledged position): "
+        + report.get("exportPositions") + ".");
+    html.heading("Per index, clean pass against the node");
+    List<List<String>> indices = new ArrayList<>();
+    for (Map<String, Object> i : (List<Map<String, Object>>) clean.get("indices")) {
+      indices.add(List.of(format(i.get("index")), format(i.get("expected")), format(i.get("actual")),
+          format(i.get("lost")), format(i.get("extra")), format(i.get("duplicated")), format(i.get("different"))));
+    }
+    html.table(List.of("index", "clean pass", "node", "lost", "extra", "duplicated", "different"), indices);
+    List<Map<String, Object>> differences = (List<Map<String, Object>>) clean.get("differences");
+    html.heading("Differences (" + differences.size() + (differences.size() > ROWS_SHOWN ? ", first " + ROWS_SHOWN
+        : "") + ")");
+    List<List<String>> rows = new ArrayList<>();
+    for (Map<String, Object> d : differences.subList(0, Math.min(ROWS_SHOWN, differences.size()))) {
+      rows.add(List.of(format(d.get("index")), format(d.get("id")), format(d.get("field")), format(d.get("expected")),
+          format(d.get("actual")), format(d.get("actualPosition")), format(d.get("writtenIn"))));
+    }
+    html.table(List.of("index", "id", "field", "clean pass", "node", "node's position", "written"), rows);
+    List<Map<String, Object>> mismatches = (List<Map<String, Object>>) client.get("mismatches");
+    html.heading("Client oracle: " + client.get("instances") + " instances (" + client.get(
+        "instancesWithOneAllowedState") + " with one allowed state), " + client.get("variables") + " variables, "
+        + client.get("incidents") + " incidents; " + mismatches.size() + " mismatches");
+    List<List<String>> mismatchRows = new ArrayList<>();
+    for (Map<String, Object> m : mismatches.subList(0, Math.min(ROWS_SHOWN, mismatches.size()))) {
+      mismatchRows.add(List.of(format(m.get("what")), format(m.get("key")), format(m.get("expected")),
+          format(m.get("actual"))));
+    }
+    html.table(List.of("what", "key", "expected", "read model"), mismatchRows);
     return html;
   }
 

@@ -1,0 +1,59 @@
+package dev.flowpipe.benchmarks;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a crash-suite run did and found ({@code results/crash.json}).
+ *
+ * @param killedAtSeconds when each kill came, from the start of the load
+ * @param restartSeconds from each kill to the restarted node being ready
+ * @param load what the clients did and know ({@link ClientOracle#summary()})
+ * @param recorded what the recording exporter wrote, per partition
+ * @param exporterCaughtUp whether the node's exporter acknowledged every record it takes before the comparison
+ * @param clientOracle the read model against what the clients know
+ * @param cleanPass the read model against one clean pass over the recorded records
+ * @param exportPositions the node's export-position marks, checked against its documents and acknowledgements
+ * @param passed no mismatch, no difference, sound export positions, and the exporter caught up
+ */
+record CrashReport(String scenario, long seed, int kills, int partitions, List<Double> killedAtSeconds,
+    List<Double> restartSeconds, Map<String, Object> load, List<Recorded> recorded, boolean exporterCaughtUp,
+    ClientCheck clientOracle, CleanPassCheck cleanPass, List<ExportPosition> exportPositions, boolean passed) {
+
+  /**
+   * The node's export-position mark of one partition after the run (-1: none), which must cover every document of
+   * the partition (at least the highest position a document reflects) and not pass what the exporter acknowledged.
+   */
+  record ExportPosition(int partition, long mark, long highestDocumentPosition, long acknowledged) {
+    boolean sound() {
+      return mark >= highestDocumentPosition && mark <= acknowledged;
+    }
+  }
+
+  /** One partition's record file. */
+  record Recorded(int partition, long lines, long records, long repeats, long firstPosition, long lastPosition) {}
+
+  record ClientCheck(int instances, int instancesWithOneAllowedState, int variables, int incidents,
+      int mismatchCount, List<ClientOracle.Mismatch> mismatches) {}
+
+  /**
+   * @param documentsCompared documents of the clean pass's read model
+   * @param documentsInNode documents of the node's read model
+   * @param differences each one, with the node run that wrote the record the node's document reflects
+   */
+  record CleanPassCheck(long documentsCompared, long documentsInNode, long lost, long extra, long duplicated,
+      long different, List<ReadModelDiff.IndexCounts> indices, List<Difference> differences) {}
+
+  /**
+   * One difference, named.
+   *
+   * @param writtenIn the node run that wrote the record the node's document reflects ("before kill 1", "after kill
+   *     2"), or "-" where that is unknown
+   */
+  record Difference(String index, String id, String field, String expected, String actual, long expectedPosition,
+      long actualPosition, String writtenIn) {}
+
+  long recordsRecorded() {
+    return recorded.stream().mapToLong(Recorded::records).sum();
+  }
+}
