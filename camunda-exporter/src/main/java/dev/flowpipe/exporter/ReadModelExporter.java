@@ -91,6 +91,7 @@ public final class ReadModelExporter implements Exporter {
   // read by the lag gauges from other threads: engine time of the oldest record buffered
   private volatile long bufferedOldestTimestamp = -1;
   private volatile long acknowledgedPosition = -1;
+  private long openedAtMillis;
 
   /** The broker's constructor: the store is reached through the official clients. */
   public ReadModelExporter() {
@@ -147,6 +148,7 @@ public final class ReadModelExporter implements Exporter {
   /** With other handlers (tests make one throw). */
   void open(Controller controller, List<ExportHandler> handlers) {
     this.controller = controller;
+    openedAtMillis = clock.millis();
     metrics = new ExporterMetrics(meterRegistry, partitionId, clock);
     recordChanges = new RecordChanges(handlers, config.indexPrefix(), partitionId, clock, log, metrics::deadLetter);
     buffer = new DocumentBuffer(new RecentDocuments(config.recentDocuments()));
@@ -164,14 +166,17 @@ public final class ReadModelExporter implements Exporter {
     connect();
   }
 
-  /** Age of the oldest record not yet durable; 0 before the store was first reached (the node is starting). */
+  /**
+   * Age of the oldest record not yet durable, counted at most from this exporter's opening: records replayed after a
+   * restart carry their original engine time, which says nothing about how far behind the store is now. It grows
+   * while the store cannot be reached at all, so flow control sees a store that never comes.
+   */
   private long lagAgeMillis() {
     long oldest = pipeline.oldestUnacknowledgedTimestamp();
     if (oldest < 0) {
       oldest = bufferedOldestTimestamp;
     }
-    long connected = session.connectedSinceMillis();
-    return oldest < 0 || connected < 0 ? 0 : Math.max(0, clock.millis() - Math.max(oldest, connected));
+    return oldest < 0 ? 0 : Math.max(0, clock.millis() - Math.max(oldest, openedAtMillis));
   }
 
   /** Connects, or backs off: the store may still be starting (the node starts both at once) or be down. */

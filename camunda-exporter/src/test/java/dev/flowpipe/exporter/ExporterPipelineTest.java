@@ -222,10 +222,12 @@ class ExporterPipelineTest {
     void whileTheStoreCannotBeReachedTheExporterOpensBuffersAndConnectsOnceItCan() {
       store.reachable(false);
       open(Map.of());
-      exporter.export(processInstance(10, 210, ELEMENT_ACTIVATING));
+      tick(Duration.ofSeconds(3)); // the node starting: no record waits yet
+      exporter.export(writtenAt(processInstance(10, 210, ELEMENT_ACTIVATING), clock.millis()));
       tick(Duration.ofMillis(100));
       assertThat(controller.getPosition()).isEqualTo(-1);
-      assertThat(gauge("flowpipe.exporter.lag.age")).as("no age before the store was first reached").isZero();
+      assertThat(gauge("flowpipe.exporter.lag.age")).as("the record waits, though the store was never reached")
+          .isEqualTo(100.0);
 
       store.reachable(true);
       tick(Duration.ofSeconds(1));

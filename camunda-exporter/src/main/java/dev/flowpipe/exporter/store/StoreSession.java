@@ -24,8 +24,6 @@ public final class StoreSession implements AutoCloseable {
   private final ExporterMetrics metrics;
   private SearchStore store;
   private BulkWriter writer;
-  // read by the lag gauges: when the store was first reached (lag before that is the node starting)
-  private volatile long connectedSinceMillis = -1;
 
   public StoreSession(ExporterConfiguration config, int partitionId, Function<StoreConnection, SearchStore> connector,
       InstantSource clock, Logger log, ExporterMetrics metrics) {
@@ -54,9 +52,6 @@ public final class StoreSession implements AutoCloseable {
     writer = new BulkWriter(connected, deadLetters, config.bulkRefresh(),
         new ExportPositionMarker(connected, config.indexPrefix(), partitionId, log));
     store = connected;
-    if (connectedSinceMillis < 0) {
-      connectedSinceMillis = clock.millis();
-    }
     log.info("exporting to {} {} at {} ({})", connected.product(), connected.version(), config.store().url(),
         config.flushPolicy());
   }
@@ -71,11 +66,6 @@ public final class StoreSession implements AutoCloseable {
       throw new IllegalStateException("not connected");
     }
     return writer;
-  }
-
-  /** When the store was first reached (clock millis), or -1 before that. */
-  public long connectedSinceMillis() {
-    return connectedSinceMillis;
   }
 
   @Override

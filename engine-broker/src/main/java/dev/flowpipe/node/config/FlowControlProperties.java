@@ -18,6 +18,10 @@ import org.springframework.boot.convert.DurationStyle;
  * @param minWriteRate the controller never limits writes below this many records per second
  * @param resolution how often the controller measures and adjusts
  * @param writeLimit a static limit on writes, records per second, applied on top of the controller; 0 for none
+ * @param window the span over which the controller measures rates and decides: it engages only when the lag stayed
+ *     at or above the target for a whole window while the backlog grew, and sets no limit before a first full window
+ * @param warmUp after the node starts, how long the lag must reach twice the target before the controller engages
+ *     (a young store is slow at first; the backlog backstop applies throughout)
  */
 public record FlowControlProperties(
     @DefaultValue("true") boolean enabled,
@@ -26,7 +30,9 @@ public record FlowControlProperties(
     @DefaultValue("100000") long acceptableBacklog,
     @DefaultValue("100") int minWriteRate,
     @DefaultValue("250ms") Duration resolution,
-    @DefaultValue("0") int writeLimit) {
+    @DefaultValue("0") int writeLimit,
+    @DefaultValue("5s") Duration window,
+    @DefaultValue("60s") Duration warmUp) {
 
   private static final String P = "flowpipe.flow-control.";
 
@@ -60,17 +66,27 @@ public record FlowControlProperties(
     }
     Check.atLeast(P + "min-write-rate", minWriteRate, 1);
     Check.atLeast(P + "write-limit", writeLimit, 0);
+    if (window == null || window.compareTo(Duration.ofSeconds(1)) < 0 || window.compareTo(Duration.ofMinutes(1)) > 0
+        || window.compareTo(resolution.multipliedBy(2)) < 0) {
+      throw new IllegalArgumentException(P + "window must be between 1s and 1m and at least twice the resolution ("
+          + DurationStyle.SIMPLE.print(resolution) + "), was " + (window == null ? null : DurationStyle.SIMPLE.print(window)));
+    }
+    if (warmUp == null || warmUp.isNegative() || warmUp.compareTo(Duration.ofHours(1)) > 0) {
+      throw new IllegalArgumentException(P + "warm-up must be between 0s and 1h, was "
+          + (warmUp == null ? null : DurationStyle.SIMPLE.print(warmUp)));
+    }
   }
 
   /** The defaults, as bound from an empty configuration. */
   public static FlowControlProperties defaults() {
-    return new FlowControlProperties(true, Mode.TIME, Duration.ofSeconds(2), 100_000, 100, Duration.ofMillis(250), 0);
+    return new FlowControlProperties(true, Mode.TIME, Duration.ofSeconds(2), 100_000, 100, Duration.ofMillis(250), 0,
+        Duration.ofSeconds(5), Duration.ofSeconds(60));
   }
 
   /** This record with the given values changed (nulls keep the current value), validated as a whole. */
   public FlowControlProperties with(
       Boolean enabled, Mode mode, Duration maxExportLag, Long acceptableBacklog, Integer minWriteRate,
-      Duration resolution, Integer writeLimit) {
+      Duration resolution, Integer writeLimit, Duration window, Duration warmUp) {
     return new FlowControlProperties(
         enabled == null ? this.enabled : enabled,
         mode == null ? this.mode : mode,
@@ -78,6 +94,8 @@ public record FlowControlProperties(
         acceptableBacklog == null ? this.acceptableBacklog : acceptableBacklog,
         minWriteRate == null ? this.minWriteRate : minWriteRate,
         resolution == null ? this.resolution : resolution,
-        writeLimit == null ? this.writeLimit : writeLimit);
+        writeLimit == null ? this.writeLimit : writeLimit,
+        window == null ? this.window : window,
+        warmUp == null ? this.warmUp : warmUp);
   }
 }

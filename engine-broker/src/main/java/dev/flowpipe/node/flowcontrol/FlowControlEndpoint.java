@@ -16,7 +16,7 @@ import org.springframework.lang.Nullable;
  * {@code GET /actuator/flowControl}: the settings and, per partition, the request limiter, the write limit, the
  * write and export rates and the exporter's lag. {@code POST /actuator/flowControl} with a JSON body of the settings
  * to change ({@code enabled}, {@code mode}, {@code maxExportLag}, {@code acceptableBacklog}, {@code minWriteRate},
- * {@code resolution}, {@code writeLimit}; durations as "250ms" or "PT0.25S"); an invalid body gets 400 naming the
+ * {@code resolution}, {@code writeLimit}, {@code window}, {@code warmUp}; durations as "250ms" or "PT0.25S"); an invalid body gets 400 naming the
  * field, and nothing changes.
  */
 @Endpoint(id = "flowControl")
@@ -40,7 +40,7 @@ public class FlowControlEndpoint {
   public Map<String, Object> configure(
       @Nullable String enabled, @Nullable String mode, @Nullable String maxExportLag,
       @Nullable String acceptableBacklog, @Nullable String minWriteRate, @Nullable String resolution,
-      @Nullable String writeLimit) {
+      @Nullable String writeLimit, @Nullable String window, @Nullable String warmUp) {
     // every value arrives as text and is parsed here, so a bad one is reported by its field name
     FlowControlProperties next;
     try {
@@ -54,7 +54,9 @@ public class FlowControlEndpoint {
           backlog,
           minRate == null ? null : Math.toIntExact(minRate),
           duration("resolution", resolution),
-          limit == null ? null : Math.toIntExact(limit));
+          limit == null ? null : Math.toIntExact(limit),
+          duration("window", window),
+          duration("warmUp", warmUp));
     } catch (IllegalArgumentException | ArithmeticException e) {
       String message = e.getMessage().replace("flowpipe.flow-control.", "");
       throw new InvalidEndpointRequestException(message, message);
@@ -105,6 +107,8 @@ public class FlowControlEndpoint {
     map.put("minWriteRate", s.minWriteRate());
     map.put("resolution", DurationStyle.SIMPLE.print(s.resolution()));
     map.put("writeLimit", s.writeLimit());
+    map.put("window", DurationStyle.SIMPLE.print(s.window()));
+    map.put("warmUp", DurationStyle.SIMPLE.print(s.warmUp()));
     return map;
   }
 }

@@ -30,15 +30,23 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.convert.DurationStyle;
 
 /**
- * Every {@code resolution}, for each partition this broker leads: measure the lag ({@link LagProbe}), decide a write
- * limit ({@link WriteRateController}, capped by the static {@code write-limit}), and set it through the partition's
- * flow-control admin access when it changed by more than 5%. Publishes what it sees as meters and as the
- * {@code flowControl} actuator endpoint's report; settings change at runtime through {@link #update}.
+ * Every {@code resolution}, for each partition this broker leads: measure the lag ({@link LagProbe}) into the
+ * partition's {@link LagWindow}, decide a write limit ({@link WriteRateController}, capped by the static
+ * {@code write-limit}), and set it through the partition's flow-control admin access. Setting a limit makes the broker
+ * build a new rate limiter, which loses its burst credit, so a limit is applied rarely: when throttling starts or
+ * ends, when it moved by more than {@link #APPLY_CHANGE} and at least {@link #APPLY_INTERVAL} after the last one, and
+ * whenever this node takes over a partition's leadership (the new leader's limiter comes from the broker's
+ * configuration, so whatever was in force is gone). Publishes what it sees as meters and as the {@code flowControl}
+ * actuator endpoint's report; settings change at runtime through {@link #update}.
  */
 public final class FlowControlService implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(FlowControlService.class);
   private static final String FLOW_CONTROL_OUTCOME = "zeebe_flow_control_outcome_total";
+  /** A limit that moved by less than this share of the one in force is not applied. */
+  static final double APPLY_CHANGE = 0.1;
+  /** Limits in force stay at least this long, unless throttling starts or ends. */
+  static final Duration APPLY_INTERVAL = Duration.ofMillis(500);
 
   private final EmbeddedBroker broker;
   private final MeterRegistry registry;
@@ -46,17 +54,21 @@ public final class FlowControlService implements AutoCloseable {
   private final Map<Integer, PartitionControl> partitions = new ConcurrentHashMap<>();
   private final ScheduledExecutorService executor;
   private ScheduledFuture<?> loop;
+  private final long startNanos = System.nanoTime();
 
   /** What the service knows about one partition; its fields are written by the control thread only. */
   static final class PartitionControl {
     final LagProbe probe;
+    final LagWindow window;
     final WriteRateController controller = new WriteRateController();
     volatile PartitionLag lag;
     volatile OptionalInt applied = OptionalInt.empty();
-    volatile boolean appliedOnce;
+    volatile boolean leading;
+    long appliedAtNanos;
 
-    PartitionControl(LagProbe probe) {
+    PartitionControl(LagProbe probe, Duration window) {
       this.probe = probe;
+      this.window = new LagWindow(window);
     }
   }
 
@@ -107,30 +119,48 @@ public final class FlowControlService implements AutoCloseable {
 
   void tick() {
     FlowControlProperties current = settings.get();
+    long now = System.nanoTime();
+    boolean warmingUp = now - startNanos < current.warmUp().toNanos();
     for (ZeebePartition partition : broker.partitions()) {
       PartitionControl control = partitions.computeIfAbsent(partition.getPartitionId(), id -> register(partition));
-      Optional<PartitionLag> lag = control.probe.sample();
-      if (lag.isEmpty()) {
+      Optional<LagSample> sample = control.probe.sample(control.window.full() ? control.window.exportRate() : 0);
+      if (sample.isEmpty()) {
+        if (!control.probe.leads()) {
+          control.leading = false;
+          control.lag = null;
+        } // else no answer in time: the last limit stays
         continue;
       }
-      control.lag = lag.get();
-      OptionalInt limit = WriteRateController.effective(current, control.controller.next(current, lag.get()));
-      if (!control.appliedOnce || changed(control.applied, limit)) {
+      boolean tookOver = control.probe.tookOver() || !control.leading;
+      if (tookOver) {
+        // positions and rates start anew here, and the broker's new limiter knows nothing of any limit
+        control.window.clear();
+        control.controller.release();
+        control.leading = true;
+      }
+      control.window.add(sample.get(), current.window());
+      control.lag = PartitionLag.of(partition.getPartitionId(), control.window);
+      OptionalInt limit =
+          WriteRateController.effective(current, control.controller.next(current, control.window, warmingUp));
+      if (tookOver || worthApplying(control, limit, now)) {
         apply(partition, limit);
         control.applied = limit;
-        control.appliedOnce = true;
+        control.appliedAtNanos = now;
       }
     }
   }
 
-  private static boolean changed(OptionalInt before, OptionalInt after) {
-    if (before.isPresent() != after.isPresent()) {
+  /** Throttling starts or ends, or the limit moved by enough and the one in force has stood long enough. */
+  private static boolean worthApplying(PartitionControl control, OptionalInt limit, long now) {
+    OptionalInt before = control.applied;
+    if (before.isPresent() != limit.isPresent()) {
       return true;
     }
     if (before.isEmpty()) {
       return false;
     }
-    return Math.abs(after.getAsInt() - before.getAsInt()) > 0.05 * before.getAsInt();
+    return Math.abs(limit.getAsInt() - before.getAsInt()) > APPLY_CHANGE * before.getAsInt()
+        && now - control.appliedAtNanos >= APPLY_INTERVAL.toNanos();
   }
 
   private static void apply(ZeebePartition partition, OptionalInt limit) {
@@ -150,7 +180,8 @@ public final class FlowControlService implements AutoCloseable {
 
   private PartitionControl register(ZeebePartition partition) {
     int id = partition.getPartitionId();
-    PartitionControl control = new PartitionControl(new LagProbe(partition, registry, settings.get().minWriteRate()));
+    PartitionControl control = new PartitionControl(
+        new LagProbe(partition, registry, settings.get().minWriteRate()), settings.get().window());
     Tags tags = Tags.of("partition", String.valueOf(id));
     Gauge.builder("flowpipe.flowcontrol.write.limit", control, c -> c.applied.isPresent() ? c.applied.getAsInt() : 0)
         .description("write rate limit in records per second (0: none)").tags(tags).register(registry);
@@ -206,8 +237,9 @@ public final class FlowControlService implements AutoCloseable {
       } catch (RuntimeException e) {
         // reported as unknown
       }
-      reports.add(PartitionReport.of(partition.getPartitionId(), limits, control == null ? null : control.lag,
-          control != null && control.controller.throttling(), rejectedByWriteLimit(partition.getPartitionId())));
+      boolean leading = control != null && control.leading;
+      reports.add(PartitionReport.of(partition.getPartitionId(), leading, limits, leading ? control.lag : null,
+          leading && control.controller.throttling(), rejectedByWriteLimit(partition.getPartitionId())));
     }
     return reports;
   }
@@ -216,8 +248,10 @@ public final class FlowControlService implements AutoCloseable {
     String target = s.mode() == FlowControlProperties.Mode.TIME
         ? "export lag at most " + DurationStyle.SIMPLE.print(s.maxExportLag())
         : "backlog at most " + s.acceptableBacklog() + " records";
-    return (s.enabled() ? "controller on (" + target + ", never below " + s.minWriteRate() + " records/s, every "
-        + DurationStyle.SIMPLE.print(s.resolution()) + ")" : "controller off")
+    return (s.enabled() ? "controller on (" + target + ", sustained over " + DurationStyle.SIMPLE.print(s.window())
+        + " while the backlog grows, never below " + s.minWriteRate() + " records/s, every "
+        + DurationStyle.SIMPLE.print(s.resolution()) + ", warm-up " + DurationStyle.SIMPLE.print(s.warmUp()) + ")"
+        : "controller off")
         + (s.writeLimit() > 0 ? ", static write limit " + s.writeLimit() + " records/s" : "");
   }
 

@@ -12,26 +12,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Measures one partition's lag: positions from the partition's stream processor (last written) and exporter
- * director (lowest acknowledged), rates from their change over time (smoothed with a two-second time constant, since a
- * slow store acknowledges in bursts), and
- * the age of the oldest record not yet durable from the exporter's {@code flowpipe.exporter.lag.age} gauge. Without
- * that gauge (another exporter) the age is estimated as backlog over export rate.
+ * Measures one partition's lag: positions from the partition's stream processor (last written) and from our
+ * exporter's acknowledged-position gauge (or the exporter director's lowest position without our exporter), and the
+ * age of the oldest record not yet durable from the exporter's {@code flowpipe.exporter.lag.age} gauge. Without that
+ * gauge (another exporter) the age is estimated as backlog over export rate. Rates are the {@link LagWindow}'s.
+ * Notices when this node takes over the partition's leadership (a new stream processor): the broker then builds a
+ * new write limiter from its configuration, and positions start anew here.
  */
 final class LagProbe {
 
   private static final Logger LOG = LoggerFactory.getLogger(LagProbe.class);
   private static final long TIMEOUT_MILLIS = 1_000;
-  private static final double TIME_CONSTANT_SECONDS = 2.0;
 
   private final ZeebePartition partition;
   private final MeterRegistry registry;
   private final double minRate;
-  private long lastNanos = -1;
-  private long lastWritten;
-  private long lastExported;
-  private double writeRate;
-  private double exportRate;
+  private StreamProcessor leading;
+  private boolean tookOver;
 
   LagProbe(ZeebePartition partition, MeterRegistry registry, double minRate) {
     this.partition = partition;
@@ -39,20 +36,37 @@ final class LagProbe {
     this.minRate = minRate;
   }
 
-  /** The partition's lag now, or empty when it is not the leader (no stream processor) or did not answer in time. */
-  Optional<PartitionLag> sample() {
+  /**
+   * The partition's lag now, or empty when this node does not lead it (no stream processor) or it did not answer in
+   * time. {@code exportRate}: the window's, for estimating the age without our exporter's gauge.
+   */
+  Optional<LagSample> sample(double exportRate) {
     try {
       Optional<StreamProcessor> processor = partition.getStreamProcessor().join(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
       if (processor.isEmpty()) {
+        leading = null;
         return Optional.empty();
       }
+      tookOver = processor.get() != leading;
+      leading = processor.get();
       long written = processor.get().getLastWrittenPositionAsync().join(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
-      return Optional.of(update(System.nanoTime(), written, Math.min(written, exportedPosition(written))));
+      long exported = Math.min(written, exportedPosition(written));
+      return Optional.of(new LagSample(System.nanoTime(), written, exported, age(written - exported, exportRate)));
     } catch (Exception e) { // the futures throw timeouts undeclared
       // a partition in transition (role change, closing) answers later; the controller keeps its last limit
       LOG.debug("partition {} gave no lag sample", partition.getPartitionId(), e);
       return Optional.empty();
     }
+  }
+
+  /** Whether this node led the partition at the last sample that got an answer. */
+  boolean leads() {
+    return leading != null;
+  }
+
+  /** Whether the last sample was the first since this node took over the partition's leadership. */
+  boolean tookOver() {
+    return tookOver;
   }
 
   /**
@@ -74,25 +88,14 @@ final class LagProbe {
     return lowest < 0 ? written : lowest;
   }
 
-  private Gauge gauge(String name) {
-    return registry.find(name).tag("partition", String.valueOf(partition.getPartitionId())).gauge();
+  private Duration age(long backlog, double exportRate) {
+    Gauge age = gauge("flowpipe.exporter.lag.age");
+    return age != null
+        ? Duration.ofMillis((long) age.value())
+        : Duration.ofMillis((long) (1000.0 * Math.max(0, backlog) / Math.max(minRate, exportRate)));
   }
 
-  private PartitionLag update(long now, long written, long exported) {
-    if (lastNanos >= 0 && now > lastNanos) {
-      double seconds = (now - lastNanos) / 1e9;
-      double weight = 1 - Math.exp(-seconds / TIME_CONSTANT_SECONDS);
-      writeRate += weight * (Math.max(0, written - lastWritten) / seconds - writeRate);
-      exportRate += weight * (Math.max(0, exported - lastExported) / seconds - exportRate);
-    }
-    lastNanos = now;
-    lastWritten = written;
-    lastExported = exported;
-    long backlog = Math.max(0, written - exported);
-    Gauge age = gauge("flowpipe.exporter.lag.age");
-    Duration oldest = age != null
-        ? Duration.ofMillis((long) age.value())
-        : Duration.ofMillis((long) (1000.0 * backlog / Math.max(minRate, exportRate)));
-    return new PartitionLag(partition.getPartitionId(), written, exported, oldest, exportRate, writeRate);
+  private Gauge gauge(String name) {
+    return registry.find(name).tag("partition", String.valueOf(partition.getPartitionId())).gauge();
   }
 }

@@ -9,6 +9,8 @@ import java.util.Map;
  * One partition in the {@code flowControl} endpoint's report.
  *
  * @param partitionId the partition
+ * @param role {@code leader} when this node leads the partition (only a leader writes, so only a leader's lag and
+ *     limit are reported), else {@code follower}
  * @param requestLimiter the broker's request limiter: its algorithm and current limit of requests in flight
  * @param writeLimit the write rate limit in force: enabled, records per second
  * @param throttling whether the lag controller is limiting writes now
@@ -19,11 +21,12 @@ import java.util.Map;
  * @param rejectedCommands commands rejected by the write limit since the broker started
  */
 public record PartitionReport(
-    int partitionId, Map<String, Object> requestLimiter, Map<String, Object> writeLimit, boolean throttling,
+    int partitionId, String role, Map<String, Object> requestLimiter, Map<String, Object> writeLimit, boolean throttling,
     double writeRate, double exportRate, long lagRecords, long lagMillis, double rejectedCommands) {
 
   static PartitionReport of(
-      int partitionId, FlowControlLimits limits, PartitionLag lag, boolean throttling, double rejected) {
+      int partitionId, boolean leading, FlowControlLimits limits, PartitionLag lag, boolean throttling,
+      double rejected) {
     Map<String, Object> request = new LinkedHashMap<>();
     Map<String, Object> write = new LinkedHashMap<>();
     if (limits != null && limits.requestLimiter() != null) {
@@ -35,7 +38,7 @@ public record PartitionReport(
     if (rate != null && rate.enabled()) {
       write.put("limit", rate.limit());
     }
-    return new PartitionReport(partitionId, request, write, throttling,
+    return new PartitionReport(partitionId, leading ? "leader" : "follower", request, write, throttling,
         lag == null ? 0 : round(lag.writeRate()), lag == null ? 0 : round(lag.exportRate()),
         lag == null ? 0 : lag.backlog(), lag == null ? 0 : lag.age().toMillis(), rejected);
   }

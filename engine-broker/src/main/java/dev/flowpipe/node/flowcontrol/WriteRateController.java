@@ -2,64 +2,95 @@ package dev.flowpipe.node.flowcontrol;
 
 import dev.flowpipe.node.config.FlowControlProperties;
 import dev.flowpipe.node.config.FlowControlProperties.Mode;
+import java.time.Duration;
 import java.util.OptionalInt;
+import java.util.function.ToLongFunction;
 
 /**
- * Turns one partition's lag into a write rate limit, once per tick. The export rate is the feed-forward: writes
- * limited to exactly what the store absorbs keep the lag where it is; the lag's distance from the target moves the
- * limit above or below that (proportional and integral terms, together at most the export rate itself), so the lag
- * settles at the target rather than beside it.
- * The limit never drops below {@code min-write-rate}. Throttling starts once the lag passes half the target and ends
- * when the lag has stayed under a quarter of it for a second with writes below the limit, which restores the full
- * rate.
+ * Turns one partition's lag, over a window of samples ({@link LagWindow}), into a write rate limit, once per tick.
+ *
+ * <p>It throttles only a backlog that is large and growing, never a passing delay:
+ * <ul>
+ *   <li><b>Engage</b> when, over a whole {@code window}, the signal (the age of the oldest record not yet durable, or
+ *       in records mode the backlog) never fell below the target and the backlog grew. During the node's
+ *       {@code warm-up} the signal must reach twice the target (a young store is slow at first). In time mode a
+ *       backlog of {@code acceptable-backlog} records that grew over the window engages too, whatever the age says
+ *       (a backstop, also for a store never reached).
+ *   <li><b>Hold</b>: the limit is the window's export rate (what the store absorbs keeps the lag where it is), moved
+ *       by the signal's distance from the target (proportional and integral terms), so the lag settles at the target.
+ *       It never goes below half the export rate (a catching-up store is not starved) nor below {@code min-write-rate}.
+ *   <li><b>Release</b> completely once the signal stayed under half the target for half a window: the full rate
+ *       returns. Whether writes are below the limit does not matter (while the limit binds they never are).
+ * </ul>
+ * No limit before the window has filled once: rates over less than that are not yet true.
  *
  * <p>Not thread-safe: one instance per partition, driven by one thread.
  */
 final class WriteRateController {
 
-  static final double GAIN = 1.0;
-  /** Per second: a lag off target by a whole target for a second moves the limit by half the export rate. */
-  static final double INTEGRAL_GAIN = 0.5;
-  static final double ENGAGE_AT = 0.5;
-  static final double RELEASE_BELOW = 0.25;
+  static final double GAIN = 0.6;
+  /** Per second: a lag off target by a whole target for a second moves the limit by 15% of the export rate. */
+  static final double INTEGRAL_GAIN = 0.15;
+  /** The most the limit goes below the export rate, as a share of it. */
+  static final double MAX_CUT = 0.5;
+  static final double RELEASE_BELOW = 0.5;
+  static final double WARM_UP_FACTOR = 2.0;
 
   private boolean throttling;
-  private long calmNanos;
   private double integral;
 
-  /** The controller's limit for this tick in records per second, or empty for no limit from the controller. */
-  OptionalInt next(FlowControlProperties settings, PartitionLag lag) {
-    if (!settings.enabled()) {
+  /**
+   * The controller's limit for this tick in records per second, or empty for no limit from the controller.
+   *
+   * @param warmingUp whether the node is within its warm-up
+   */
+  OptionalInt next(FlowControlProperties settings, LagWindow window, boolean warmingUp) {
+    if (!settings.enabled() || !window.full()) {
       release();
       return OptionalInt.empty();
     }
-    double target = settings.mode() == Mode.TIME ? settings.maxExportLag().toMillis() : settings.acceptableBacklog();
-    double observed = settings.mode() == Mode.TIME ? lag.age().toMillis() : lag.backlog();
-    if (!throttling && observed < ENGAGE_AT * target) {
-      return OptionalInt.empty();
-    }
-    double error = Math.max(-1, Math.min(1, (target - observed) / target));
-    long tick = settings.resolution().toNanos();
-    // bounded, so a long stretch at the floor does not wind it up
-    integral = Math.max(-1, Math.min(1, integral + INTEGRAL_GAIN * error * tick / 1e9));
-    double correction = Math.max(-1, Math.min(1, GAIN * error + integral));
-    double limit = Math.max(settings.minWriteRate(), lag.exportRate() * (1 + correction));
-    if (throttling && observed < RELEASE_BELOW * target && lag.writeRate() < 0.8 * limit) {
-      calmNanos += tick;
-      if (calmNanos >= 1_000_000_000L) {
-        release();
+    double target = target(settings);
+    ToLongFunction<LagSample> signal = signal(settings);
+    if (!throttling) {
+      double engageAt = warmingUp ? WARM_UP_FACTOR * target : target;
+      boolean sustained = window.min(settings.window(), signal) >= engageAt;
+      boolean backstop = settings.mode() == Mode.TIME
+          && window.min(settings.window(), LagSample::backlog) >= settings.acceptableBacklog();
+      if (!window.backlogGrew() || !(sustained || backstop)) {
         return OptionalInt.empty();
       }
-    } else {
-      calmNanos = 0;
+      throttling = true;
+    } else if (calm(settings, window, signal, target)) {
+      release();
+      return OptionalInt.empty();
     }
-    throttling = true;
+    double observed = signal.applyAsLong(window.latest());
+    double error = Math.max(-1, Math.min(1, (target - observed) / target));
+    // bounded like the correction, so a long stretch far above the target does not wind it up past what it can do
+    integral = Math.max(-MAX_CUT, Math.min(1, integral + INTEGRAL_GAIN * error * settings.resolution().toNanos() / 1e9));
+    double correction = Math.max(-MAX_CUT, Math.min(1, GAIN * error + integral));
+    double limit = Math.max(settings.minWriteRate(), window.exportRate() * (1 + correction));
     return OptionalInt.of((int) Math.min(Integer.MAX_VALUE, Math.ceil(limit)));
   }
 
-  private void release() {
+  private static boolean calm(
+      FlowControlProperties settings, LagWindow window, ToLongFunction<LagSample> signal, double target) {
+    Duration span = settings.window().dividedBy(2);
+    boolean below = window.max(span, signal) < RELEASE_BELOW * target;
+    return below && (settings.mode() == Mode.RECORDS
+        || window.max(span, LagSample::backlog) < settings.acceptableBacklog());
+  }
+
+  private static double target(FlowControlProperties settings) {
+    return settings.mode() == Mode.TIME ? settings.maxExportLag().toMillis() : settings.acceptableBacklog();
+  }
+
+  private static ToLongFunction<LagSample> signal(FlowControlProperties settings) {
+    return settings.mode() == Mode.TIME ? sample -> sample.age().toMillis() : LagSample::backlog;
+  }
+
+  void release() {
     throttling = false;
-    calmNanos = 0;
     integral = 0;
   }
 

@@ -20,10 +20,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The experiment of the flow-control issue, in one run: a steady load, then a store slowed below what the load needs.
- * Without control the lag grows; a static limit below the degraded export rate drains it; the controller holds it at
- * its target with clients seeing backpressure, and gives the full rate back when the store recovers. Every instance
- * the engine accepted is in the read model at the end.
+ * The experiment of the flow-control issues, in one run on a node whose controller is on from the start: a steady load
+ * on a healthy store refuses nothing; then a store slowed below what the load needs. With the controller switched off
+ * the lag grows; a static limit below the degraded export rate drains it; the controller, on again, holds it at its
+ * target with clients seeing backpressure, and gives the full rate back when the store recovers. Every instance the
+ * engine accepted is in the read model at the end.
  */
 @ExtendWith(SharedOpenSearch.class)
 class FlowControlUnderDegradedStoreTest {
@@ -44,7 +45,6 @@ class FlowControlUnderDegradedStoreTest {
             .with("flowpipe.store.url", proxy.url())
             .with("flowpipe.exporter.index-prefix", prefix)
             .with("flowpipe.exporter.bulk.size", 50)
-            .with("flowpipe.flow-control.enabled", false)
             .with("flowpipe.flow-control.max-export-lag", TARGET_MILLIS + "ms")
             .start();
         ZeebeClient client = node.client();
@@ -65,11 +65,14 @@ class FlowControlUnderDegradedStoreTest {
         .addProcessModel(Bpmn.createExecutableProcess("steady").startEvent().endEvent().done(), "steady.bpmn")
         .send().join();
 
+    // 0. the controller is on from the start, as by default: a healthy store costs no client a command
     experiment.start(LOAD_PER_SECOND);
     experiment.phase("healthy");
-    experiment.run(Duration.ofSeconds(4));
+    experiment.run(Duration.ofSeconds(6));
+    assertThat(experiment.rejected()).as("commands refused while the store keeps up").isZero();
 
-    // 1. the store slows down, nothing limits the engine: the lag grows without bound
+    // 1. the store slows down with the controller switched off: the lag grows without bound
+    assertThat(experiment.configure("{\"enabled\": false}").statusCode()).isEqualTo(200);
     proxy.throttleBulksTo(DEGRADED_OPERATIONS_PER_SECOND);
     experiment.phase("degraded no control");
     experiment.run(Duration.ofSeconds(10));
@@ -91,12 +94,13 @@ class FlowControlUnderDegradedStoreTest {
         .until(() -> experiment.report().path("partitions").path(0).path("lagRecords").asLong()
             < backlogBefore / 4);
 
-    // 3. the controller on, no static limit: the lag settles at the target, clients see backpressure
+    // 3. the controller on again, no static limit: once the lag has stayed at the target for a window while the
+    // backlog grew, it engages; the lag settles at the target, clients see backpressure
     long rejectedBefore = experiment.rejected();
     assertThat(experiment.configure("{\"writeLimit\": 0, \"enabled\": true, \"maxExportLag\": \"" + TARGET_MILLIS
         + "ms\"}").statusCode()).isEqualTo(200);
     experiment.phase("controller settling");
-    experiment.run(Duration.ofSeconds(12));
+    experiment.run(Duration.ofSeconds(20));
     experiment.phase("controller settled");
     experiment.run(Duration.ofSeconds(10));
     double settledLag = mean(experiment.samples("controller settled"), s -> (double) s.lagMillis());
