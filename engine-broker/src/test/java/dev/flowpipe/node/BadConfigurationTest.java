@@ -46,6 +46,8 @@ class BadConfigurationTest {
         "flowpipe.flow-control.min-write-rate | 0",
         "flowpipe.flow-control.write-limit | -1",
         "flowpipe.flow-control.mode | sometimes",
+        "flowpipe.flow-control.window | 500ms",
+        "flowpipe.flow-control.warm-up | -5ms",
       })
   void failsNamingTheKeyAndTheValueAndWritesNothing(String key, String value) {
     Path dataDirectory = temp.resolve("data");

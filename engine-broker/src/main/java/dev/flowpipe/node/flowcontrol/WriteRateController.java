@@ -33,6 +33,8 @@ final class WriteRateController {
   static final double INTEGRAL_GAIN = 0.15;
   /** The most the limit goes below the export rate, as a share of it. */
   static final double MAX_CUT = 0.5;
+  /** The integral term moves only while the signal is within this share of the target from it. */
+  static final double INTEGRATE_WITHIN = 0.5;
   static final double RELEASE_BELOW = 0.5;
   static final double WARM_UP_FACTOR = 2.0;
 
@@ -66,8 +68,11 @@ final class WriteRateController {
     }
     double observed = signal.applyAsLong(window.latest());
     double error = Math.max(-1, Math.min(1, (target - observed) / target));
-    // bounded like the correction, so a long stretch far above the target does not wind it up past what it can do
-    integral = Math.max(-MAX_CUT, Math.min(1, integral + INTEGRAL_GAIN * error * settings.resolution().toNanos() / 1e9));
+    // integrated only near the target, so draining a large lag (or filling a small one) does not wind it up and
+    // overshoot afterwards; bounded like the correction
+    if (Math.abs(error) < INTEGRATE_WITHIN) {
+      integral = Math.max(-MAX_CUT, Math.min(1, integral + INTEGRAL_GAIN * error * settings.resolution().toNanos() / 1e9));
+    }
     double correction = Math.max(-MAX_CUT, Math.min(1, GAIN * error + integral));
     double limit = Math.max(settings.minWriteRate(), window.exportRate() * (1 + correction));
     return OptionalInt.of((int) Math.min(Integer.MAX_VALUE, Math.ceil(limit)));

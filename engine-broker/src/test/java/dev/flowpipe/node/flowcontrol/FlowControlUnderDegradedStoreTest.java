@@ -65,11 +65,13 @@ class FlowControlUnderDegradedStoreTest {
         .addProcessModel(Bpmn.createExecutableProcess("steady").startEvent().endEvent().done(), "steady.bpmn")
         .send().join();
 
-    // 0. the controller is on from the start, as by default: a healthy store costs no client a command
+    // 0. the controller is on from the start, as by default: while the store keeps up it sets no limit (what the
+    // broker's own request limiter does on a busy machine is another matter)
     experiment.start(LOAD_PER_SECOND);
     experiment.phase("healthy");
     experiment.run(Duration.ofSeconds(6));
-    assertThat(experiment.rejected()).as("commands refused while the store keeps up").isZero();
+    assertThat(experiment.samples("healthy")).allSatisfy(s ->
+        assertThat(s.writeLimit()).as("no write limit while the store keeps up").isNull());
 
     // 1. the store slows down with the controller switched off: the lag grows without bound
     assertThat(experiment.configure("{\"enabled\": false}").statusCode()).isEqualTo(200);
