@@ -10,15 +10,16 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
 /** A small HTTP client for the node's web app. */
-final class Http {
+public final class Http {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient CLIENT = HttpClient.newHttpClient();
 
   private Http() {}
 
-  record Answer(int status, HttpResponse<String> raw) {
-    JsonNode json() {
+  /** A status with the raw response. */
+  public record Answer(int status, HttpResponse<String> raw) {
+    public JsonNode json() {
       try {
         return JSON.readTree(raw.body());
       } catch (IOException e) {
@@ -26,17 +27,17 @@ final class Http {
       }
     }
 
-    String header(String name) {
+    public String header(String name) {
       return raw.headers().firstValue(name).orElse(null);
     }
   }
 
-  static Answer post(String url, String json) {
+  public static Answer post(String url, String json) {
     return send(HttpRequest.newBuilder(URI.create(url)).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(json)));
   }
 
-  static Answer get(String url) {
+  public static Answer get(String url) {
     return send(HttpRequest.newBuilder(URI.create(url)).GET());
   }
 
