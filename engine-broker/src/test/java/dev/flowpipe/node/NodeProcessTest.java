@@ -8,10 +8,8 @@ import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
 import io.camunda.zeebe.client.ZeebeClient;
-import io.camunda.zeebe.client.api.command.ClientStatusException;
 import io.camunda.zeebe.client.api.worker.JobWorker;
 import io.camunda.zeebe.model.bpmn.Bpmn;
-import io.grpc.Status;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -80,19 +78,8 @@ class NodeProcessTest {
           client.newWorker().jobType("t")
               .handler(
                   (jobs, job) -> {
-                    // as a real worker does: a command refused by backpressure (the node's flow control may hold
-                    // writes back while its store warms up on a busy machine) is sent again
-                    for (int attempt = 1; ; attempt++) {
-                      try {
-                        jobs.newCompleteCommand(job.getKey()).send().join();
-                        break;
-                      } catch (ClientStatusException e) {
-                        if (e.getStatusCode() != Status.Code.RESOURCE_EXHAUSTED || attempt >= 100) {
-                          throw e;
-                        }
-                        Thread.sleep(100);
-                      }
-                    }
+                    // no retry: the node must serve a light load from its first seconds (FreshNodeRefusesNothingTest)
+                    jobs.newCompleteCommand(job.getKey()).send().join();
                     jobsDone.add(job.getProcessInstanceKey());
                   })
               .pollInterval(Duration.ofMillis(50))
