@@ -16,9 +16,6 @@ import org.slf4j.Logger;
  */
 final class RecordChanges {
 
-  /** Dead letters keep this much of the record's JSON. */
-  static final int MAX_COPY_CHARS = 32 * 1024;
-
   private final List<ExportHandler> handlers;
   private final String indexPrefix;
   private final int partitionId;
@@ -49,7 +46,7 @@ final class RecordChanges {
         log.error("record at position {} of partition {} goes to the dead letters: {}",
             record.getPosition(), partitionId, reason, e);
         changes.add(DeadLetters.forRecord(
-            indexPrefix, partitionId, record.getPosition(), json(record), reason, MAX_COPY_CHARS, clock));
+            indexPrefix, partitionId, record.getPosition(), json(record), reason, DeadLetters.MAX_COPY_CHARS, clock));
         deadLetterCounter.run();
       }
     }

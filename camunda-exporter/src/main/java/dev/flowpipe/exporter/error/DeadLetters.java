@@ -28,6 +28,9 @@ import org.slf4j.Logger;
  */
 public final class DeadLetters {
 
+  /** Dead letters keep this much of the refused document or the record, in characters. */
+  public static final int MAX_COPY_CHARS = 32 * 1024;
+
   /** The status of a record that no document could be made of (no HTTP status applies). */
   public static final int HANDLER_FAILED = 0;
 

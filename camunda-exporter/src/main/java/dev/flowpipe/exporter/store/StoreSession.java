@@ -47,7 +47,7 @@ public final class StoreSession implements AutoCloseable {
       connected.close();
       throw e;
     }
-    DeadLetters deadLetters = new DeadLetters(connected, config.indexPrefix(), partitionId, 32 * 1024, log,
+    DeadLetters deadLetters = new DeadLetters(connected, config.indexPrefix(), partitionId, DeadLetters.MAX_COPY_CHARS, log,
         metrics::deadLetter, clock);
     writer = new BulkWriter(connected, deadLetters, config.bulkRefresh(),
         new ExportPositionMarker(connected, config.indexPrefix(), partitionId, log));
