@@ -3,7 +3,8 @@ package dev.flowpipe.benchmarks;
 import java.util.List;
 
 /**
- * One step of a throughput ramp and its verdict.
+ * One step of a throughput ramp and its verdict; {@code refusedByFlowControl}: of the step's rejected commands, those the
+ * node's write limit refused (the rest were the broker's request limiter's).
  *
  * <ul>
  *   <li><b>Sustained backpressure</b>: at least one command rejected (RESOURCE_EXHAUSTED) in each of the last
@@ -16,7 +17,7 @@ import java.util.List;
  *       instance finished, and it kept up. The ramp's result is the highest clean rate.
  * </ul>
  */
-record RampStep(double rate, LoadResult result) {
+record RampStep(double rate, LoadResult result, long refusedByFlowControl) {
 
   static final int SUSTAINED_WINDOWS = 3;
   static final double KEEP_UP_SHARE = 0.9;

@@ -114,7 +114,8 @@ final class ThroughputRamp {
   }
 
   /** The steps of one ramp on one node. */
-  record Ramp(String variant, List<String> nodeArguments, LoadResult warmUp, List<RampStep> steps) {}
+  record Ramp(String variant, List<String> nodeArguments, LoadResult warmUp, long warmUpRefusedByFlowControl,
+      List<RampStep> steps) {}
 
   static Map<String, Object> run(Path root, List<String> args) throws Exception {
     Settings settings = Settings.parse(args);
@@ -130,15 +131,19 @@ final class ThroughputRamp {
         model.deploy(client);
         URI http = URI.create("http://127.0.0.1:" + node.httpPort());
         LoadResult warmUp = null;
+        FlowControlRefusals refusals = new FlowControlRefusals(http);
+        long refusedBeforeWarmUp = refusals.read();
         if (!settings.warmUp().isZero()) {
           // a fresh node's store is still warming up (JIT, first segments): not judged as a step
           System.out.printf(Locale.ROOT, "[%.0f s] warm-up: %.1f PI/s for %d s (not a step)%n",
               (System.nanoTime() - started) / 1e9, settings.start(), settings.warmUp().toSeconds());
           warmUp = new LoadGenerator(client, settings.load().withRate(settings.start()).withDuration(settings.warmUp())
               .withNodeHttp(http), model, new ExporterLag.Reader(http), System.out::println, 5).run();
-          System.out.println("warm-up: " + warmUp.summary());
+          System.out.println("warm-up: " + warmUp.summary() + ", refused by flow control "
+              + (refusals.read() - refusedBeforeWarmUp));
         }
-        ramps.add(new Ramp(variant, nodeArgs, warmUp, ramp(client, settings, model, http, started)));
+        long warmUpRefused = refusals.read() - refusedBeforeWarmUp;
+        ramps.add(new Ramp(variant, nodeArgs, warmUp, warmUpRefused, ramp(client, settings, model, http, started)));
       }
     }
     Map<String, Object> report = report(settings, model, ramps);
@@ -147,8 +152,9 @@ final class ThroughputRamp {
   }
 
   static List<RampStep> ramp(ZeebeClient client, Settings settings, LoadModel model, URI http, long started)
-      throws InterruptedException {
+      throws InterruptedException, java.io.IOException {
     List<RampStep> steps = new ArrayList<>();
+    FlowControlRefusals refusals = new FlowControlRefusals(http);
     long rampStarted = System.nanoTime();
     for (double rate = settings.start(); rate <= settings.maxRate() + 1e-9; rate += settings.step()) {
       if (System.nanoTime() - rampStarted + settings.stepLength().toNanos() > settings.budget().toNanos()) {
@@ -159,16 +165,17 @@ final class ThroughputRamp {
       LoadSettings load = settings.load().withRate(rate).withNodeHttp(http);
       System.out.printf(Locale.ROOT, "[%.0f s] step %d: %.1f PI/s for %d s%n", (System.nanoTime() - started) / 1e9,
           steps.size() + 1, rate, settings.stepLength().toSeconds());
+      long refusedBefore = refusals.read();
       LoadResult result = new LoadGenerator(client, load, model, new ExporterLag.Reader(http), System.out::println,
           5).run();
-      RampStep step = new RampStep(rate, result);
+      RampStep step = new RampStep(rate, result, refusals.read() - refusedBefore);
       steps.add(step);
       System.out.printf(Locale.ROOT, "[%.0f s] step %d: %.1f PI/s offered -> created %.1f/s, completed %.1f/s "
-              + "(late in step %.1f/s), rejected %s, latency p99 %d ms, max lag %d ms: %s%n",
+              + "(late in step %.1f/s), rejected %s (%d by flow control), latency p99 %d ms, max lag %d ms: %s%n",
           (System.nanoTime() - started) / 1e9, steps.size(), rate, result.createdPerSecond(),
           result.completedPerSecond(), step.completedPerSecondLateInStep(),
-          LoadScenario.percent(result.rejectedShare()), result.latency().getValueAtPercentile(99),
-          result.maxLagAgeMillis(), step.verdict());
+          LoadScenario.percent(result.rejectedShare()), step.refusedByFlowControl(),
+          result.latency().getValueAtPercentile(99), result.maxLagAgeMillis(), step.verdict());
       if (step.endsRamp()) {
         break;
       }
@@ -198,6 +205,7 @@ final class ThroughputRamp {
       r.put("flowControl", ramp.variant().equals("on") ? "on (node defaults)" : "off");
       r.put("nodeArguments", ramp.nodeArguments());
       r.put("warmUp", ramp.warmUp() == null ? null : ramp.warmUp().summary());
+      r.put("warmUpRefusedByFlowControl", ramp.warmUpRefusedByFlowControl());
       r.put("highestCleanRatePerSecond", RampStep.highestCleanRate(ramp.steps()));
       RampStep last = ramp.steps().getLast();
       r.put("stoppedBecause", last.endsRamp() ? last.verdict() + " at " + last.rate() + " PI/s"
@@ -205,6 +213,10 @@ final class ThroughputRamp {
               ? "reached the max rate " + settings.maxRate() + " PI/s"
               : "time budget of " + settings.budget().toSeconds() + " s per ramp reached after " + last.rate()
                   + " PI/s, before sustained backpressure");
+      double highestClean = RampStep.highestCleanRate(ramp.steps());
+      r.put("refusedByFlowControlUpTo80PercentOfHighestCleanRate", ramp.steps().stream()
+          .filter(step -> step.rate() <= 0.8 * highestClean + 1e-9).mapToLong(RampStep::refusedByFlowControl).sum());
+      r.put("refusedByFlowControl", ramp.steps().stream().mapToLong(RampStep::refusedByFlowControl).sum());
       r.put("peakCompletedPerSecond", LoadResult.round(
           ramp.steps().stream().mapToDouble(RampStep::completedPerSecondLateInStep).max().orElse(0)));
       List<Map<String, Object>> steps = new ArrayList<>();
@@ -212,6 +224,7 @@ final class ThroughputRamp {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("rate", step.rate());
         m.put("verdict", step.verdict().toString());
+        m.put("refusedByFlowControl", step.refusedByFlowControl());
         m.put("completedPerSecondLateInStep", LoadResult.round(step.completedPerSecondLateInStep()));
         m.putAll(step.result().summary());
         m.put("windows", step.result().windows().stream().map(LoadWindow::toMap).toList());
@@ -235,9 +248,10 @@ final class ThroughputRamp {
     List<List<String>> comparison = new ArrayList<>();
     byVariant.forEach((variant, r) -> comparison.add(List.of(String.valueOf(r.get("flowControl")),
         String.valueOf(r.get("highestCleanRatePerSecond")), String.valueOf(r.get("peakCompletedPerSecond")),
+        String.valueOf(r.get("refusedByFlowControlUpTo80PercentOfHighestCleanRate")),
         String.valueOf(r.get("stoppedBecause")), String.valueOf(((List<?>) r.get("steps")).size()))));
     html.table(List.of("flow control", "highest clean rate PI/s", "peak completed/s (late in a step)",
-        "stopped because", "steps"), comparison);
+        "refused by flow control up to 80% of it", "stopped because", "steps"), comparison);
     List<Series> completedByRate = new ArrayList<>();
     List<Series> p99ByRate = new ArrayList<>();
     for (Ramp ramp : ramps) {
@@ -267,7 +281,8 @@ final class ThroughputRamp {
         rows.add(List.of(String.valueOf(step.rate()), String.valueOf(LoadResult.round(r.createdPerSecond())),
             String.valueOf(LoadResult.round(r.completedPerSecond())),
             String.valueOf(LoadResult.round(step.completedPerSecondLateInStep())),
-            LoadScenario.percent(r.rejectedShare()), String.valueOf(r.total(LoadWindow::heldBack)),
+            LoadScenario.percent(r.rejectedShare()), String.valueOf(step.refusedByFlowControl()),
+            String.valueOf(r.total(LoadWindow::heldBack)),
             String.valueOf(r.latency().getValueAtPercentile(50)), String.valueOf(r.latency().getValueAtPercentile(90)),
             String.valueOf(r.latency().getValueAtPercentile(99)), String.valueOf(r.latency().getMaxValue()),
             String.valueOf(r.maxLagAgeMillis()), String.valueOf(r.maxLagRecords()), step.verdict().toString()));
@@ -275,7 +290,8 @@ final class ThroughputRamp {
         bands.add(new Band(LoadResult.round(step.rate()) + "/s", offset, offset + r.windows().size()));
         offset += r.windows().size();
       }
-      html.table(List.of("offered/s", "created/s", "completed/s", "completed/s late", "rejected", "held back",
+      html.table(List.of("offered/s", "created/s", "completed/s", "completed/s late", "rejected",
+          "refused by flow control", "held back",
           "p50 ms", "p90 ms", "p99 ms", "max ms", "max lag ms", "max lag records", "verdict"), rows);
       LoadCharts.add(html, points, bands);
     }

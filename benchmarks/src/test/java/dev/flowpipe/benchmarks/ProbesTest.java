@@ -72,4 +72,26 @@ class ProbesTest {
       assertThat(ExporterLag.parse("jvm_threads_live_threads 40.0\n")).isNull();
     }
   }
+
+  @Nested
+  class FlowControlRefusalCount {
+
+    @Test
+    void sumsTheWriteLimitsRefusalsOverPartitionsAndNothingElse() {
+      String text = """
+          # TYPE flowpipe_flowcontrol_rejected_total counter
+          flowpipe_flowcontrol_rejected_total{partition="1"} 12.0
+          flowpipe_flowcontrol_rejected_total{partition="2"} 3.0
+          flowpipe_flowcontrol_rejected_commands 1000.0
+          flowpipe_flowcontrol_write_limit{partition="1"} 450.0
+          """;
+
+      assertThat(FlowControlRefusals.parse(text)).isEqualTo(15);
+    }
+
+    @Test
+    void noPartitionLedYetIsNoRefusal() {
+      assertThat(FlowControlRefusals.parse("jvm_threads_live_threads 40.0\n")).isZero();
+    }
+  }
 }

@@ -80,6 +80,6 @@ class RampStepTest {
           completedPerSecond, 0, 0, 10, 20, 30, 40, 100, 5));
     }
     LoadSettings settings = LoadSettings.defaults().withRate(rate).withDuration(Duration.ofSeconds(10));
-    return new RampStep(rate, new LoadResult(settings, "load", windows, 10, new Histogram(3), Map.of(), Map.of(), 0));
+    return new RampStep(rate, new LoadResult(settings, "load", windows, 10, new Histogram(3), Map.of(), Map.of(), 0), 0);
   }
 }

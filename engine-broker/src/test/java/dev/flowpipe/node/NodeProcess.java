@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -40,45 +41,64 @@ public final class NodeProcess implements AutoCloseable {
 
   /** Starts a node on {@code data} with these settings ({@code flowpipe.*} keys) and waits until it is ready. */
   public static NodeProcess start(Path data, Map<String, Object> settings) throws IOException {
-    int httpPort = TestNode.freePort();
-    int gatewayPort = TestNode.freePort();
+    NodeProcess node = launch(data, settings);
+    node.awaitReady("/actuator/health/readiness");
+    return node;
+  }
+
+  /**
+   * Starts a node without waiting for it (the nodes of a cluster wait for each other). {@code settings} override the
+   * defaults: free ports, the data directory, an embedded store of 512 MB.
+   */
+  public static NodeProcess launch(Path data, Map<String, Object> settings) throws IOException {
+    Map<String, Object> all = new LinkedHashMap<>();
+    all.put("flowpipe.data-directory", data);
+    all.put("server.port", TestNode.freePort());
+    all.put("flowpipe.gateway.port", TestNode.freePort());
+    all.put("flowpipe.broker.command-port", TestNode.freePort());
+    all.put("flowpipe.broker.internal-port", TestNode.freePort());
+    all.put("flowpipe.store.embedded.http-port", TestNode.freePort());
+    all.put("flowpipe.store.embedded.transport-port", TestNode.freePort());
+    all.put("flowpipe.store.embedded.heap", "512MB");
+    all.put("flowpipe.store.embedded.classpath", System.getProperty("flowpipe.store.embedded.classpath"));
+    all.putAll(settings);
     Files.createDirectories(data);
     Path log = Files.createTempFile(data.getParent(), "node", ".log");
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m",
-        "-cp", System.getProperty("java.class.path"), NodeApplication.class.getName(),
-        "--flowpipe.data-directory=" + data,
-        "--server.port=" + httpPort,
-        "--flowpipe.gateway.port=" + gatewayPort,
-        "--flowpipe.broker.command-port=" + TestNode.freePort(),
-        "--flowpipe.broker.internal-port=" + TestNode.freePort(),
-        "--flowpipe.store.embedded.http-port=" + TestNode.freePort(),
-        "--flowpipe.store.embedded.transport-port=" + TestNode.freePort(),
-        "--flowpipe.store.embedded.heap=512MB",
-        "--flowpipe.store.embedded.classpath=" + System.getProperty("flowpipe.store.embedded.classpath")));
-    settings.forEach((key, value) -> command.add("--" + key + "=" + value));
+        "-cp", System.getProperty("java.class.path"), NodeApplication.class.getName()));
+    all.forEach((key, value) -> command.add("--" + key + "=" + value));
     Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    NodeProcess node = new NodeProcess(process, httpPort, gatewayPort, log);
-    try {
-      await("node ready on :" + httpPort).atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
-          .ignoreExceptionsInstanceOf(IOException.class) // not listening yet
-          .until(node::isReady);
-    } catch (ConditionTimeoutException | AssertionError e) {
-      node.close();
-      throw new AssertionError("node not ready on :" + httpPort + "; its log ends:\n" + node.logTail(), e);
-    }
-    return node;
+    return new NodeProcess(process, Integer.parseInt(String.valueOf(all.get("server.port"))),
+        Integer.parseInt(String.valueOf(all.get("flowpipe.gateway.port"))), log);
   }
 
-  private boolean isReady() throws IOException {
+  /**
+   * Waits until the health group or component at {@code healthPath} is UP (readiness includes the store; a node
+   * whose store is down is still a working broker at {@code /actuator/health/broker}).
+   */
+  public NodeProcess awaitReady(String healthPath) {
+    try {
+      await("node up at :" + httpPort + healthPath).atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
+          .ignoreExceptionsInstanceOf(IOException.class) // not listening yet
+          .until(() -> isUp(healthPath));
+    } catch (ConditionTimeoutException | AssertionError e) {
+      close();
+      throw new AssertionError("node not up at :" + httpPort + healthPath + "; its log ends:\n" + logTail(), e);
+    }
+    return this;
+  }
+
+  private boolean isUp(String healthPath) throws IOException {
     if (!process.isAlive()) {
       throw new AssertionError("node exited early");
     }
-    HttpResponse<String> response = get("/actuator/health/readiness");
+    HttpResponse<String> response = get(healthPath);
     return response.statusCode() == 200 && response.body().contains("\"status\":\"UP\"");
   }
 
-  private HttpResponse<String> get(String path) throws IOException {
+  /** GET on the node's HTTP port. */
+  public HttpResponse<String> get(String path) throws IOException {
     try {
       return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path)).build(),
           HttpResponse.BodyHandlers.ofString());

@@ -199,6 +199,21 @@ public final class DegradedStoreExperiment implements AutoCloseable {
     return out.toString();
   }
 
+  /** Waits (up to a minute) until every one of these instances is in the read model's instance index. */
+  public static void awaitInReadModel(dev.flowpipe.schema.store.SearchStore direct, String index,
+      java.util.Collection<Long> instanceKeys) {
+    List<String> keys = instanceKeys.stream().map(String::valueOf).toList();
+    org.awaitility.Awaitility.await("every accepted instance in the read model").atMost(Duration.ofMinutes(1))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(() -> {
+          for (int from = 0; from < keys.size(); from += 500) {
+            List<String> chunk = keys.subList(from, Math.min(keys.size(), from + 500));
+            org.assertj.core.api.Assertions.assertThat(direct.getAll(index, chunk)).as("accepted instances found")
+                .hasSize(chunk.size());
+          }
+        });
+  }
+
   public Set<Long> acceptedKeys() {
     return Set.copyOf(accepted);
   }

@@ -1,0 +1,46 @@
+package dev.flowpipe.benchmarks;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/**
+ * Commands the node's write limit (our flow control) refused since it started, summed over partitions, as the node
+ * publishes them at {@code /actuator/prometheus} ({@code flowpipe_flowcontrol_rejected_total}, the broker's own
+ * outcome count). The client sees every refusal as RESOURCE_EXHAUSTED; this tells flow control's from the request
+ * limiter's.
+ */
+final class FlowControlRefusals {
+
+  static final String METRIC = "flowpipe_flowcontrol_rejected_total";
+
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final URI prometheus;
+
+  FlowControlRefusals(URI nodeHttp) {
+    this.prometheus = nodeHttp.resolve("/actuator/prometheus");
+  }
+
+  /** The count in the node's Prometheus text; 0 when absent (no partition led yet). */
+  static long parse(String text) {
+    double total = 0;
+    for (String line : text.split("\n")) {
+      if (line.startsWith(METRIC + "{") || line.startsWith(METRIC + " ")) {
+        total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return Math.round(total);
+  }
+
+  /** The count now; fails when the node does not answer (a step's figure must not silently read 0). */
+  long read() throws java.io.IOException, InterruptedException {
+    HttpResponse<String> response = http.send(
+        HttpRequest.newBuilder(prometheus).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() != 200) {
+      throw new java.io.IOException(prometheus + " answered " + response.statusCode());
+    }
+    return parse(response.body());
+  }
+}
