@@ -77,6 +77,19 @@ class BadConfigurationTest {
     assertThat(Files.exists(dataDirectory)).isFalse();
   }
 
+  @Test
+  void aClusterNodeWithAnEmbeddedStoreOfItsOwnRefusesToStartNamingTheKeys() {
+    Path dataDirectory = temp.resolve("data");
+    TestNode node = new TestNode(dataDirectory).with("flowpipe.broker.cluster-size", 3)
+        .with("flowpipe.broker.replication-factor", 3);
+
+    Throwable failure = catchThrowable(node::start);
+
+    assertThat(allMessages(failure)).contains("flowpipe.broker.cluster-size is 3", "flowpipe.store.url",
+        "flowpipe.store.embedded.serves-cluster=true");
+    assertThat(Files.exists(dataDirectory)).isFalse();
+  }
+
   /** Spring reports record components in camelCase inside some messages ("partitionsCount"). */
   private static String relaxed(String key) {
     String last = key.substring(key.lastIndexOf('.') + 1);

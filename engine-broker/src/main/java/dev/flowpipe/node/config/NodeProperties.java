@@ -28,6 +28,14 @@ public record NodeProperties(
     if (dataDirectory == null || dataDirectory.toString().isBlank()) {
       throw new IllegalArgumentException("flowpipe.data-directory must not be empty");
     }
+    if (broker.clusterSize() > 1 && store.isEmbedded() && !store.embedded().servesCluster()) {
+      // each node would write its share to a store of its own, and a new leader would find no base documents
+      throw new IllegalArgumentException("flowpipe.broker.cluster-size is " + broker.clusterSize()
+          + " but flowpipe.store.url is empty, so this node would write its partitions' read model to an embedded"
+          + " store of its own, which no other node reads after a failover. All nodes of a cluster write to one"
+          + " store: set flowpipe.store.url to it on every node, or run it embedded in one node with"
+          + " flowpipe.store.embedded.serves-cluster=true and set the others' flowpipe.store.url to that node's store");
+    }
   }
 
   public Path brokerDirectory() {

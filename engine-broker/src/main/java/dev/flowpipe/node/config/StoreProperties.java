@@ -68,6 +68,8 @@ public record StoreProperties(
    *     engine's threads run first when the two share the CPU, and the store catches up in larger bulks
    * @param jvmOptions further options for the store's JVM (GC logging, another collector, ...); one that selects a
    *     collector ({@code -XX:+Use...GC}) replaces the default G1; the heap and class path have their own settings
+   * @param servesCluster in a cluster ({@code cluster-size > 1}), this node's embedded store is the one every node
+   *     writes to (the others set {@code flowpipe.store.url} to it); without it a cluster node needs a URL
    */
   public record EmbeddedStoreProperties(
       @DefaultValue("9200") int httpPort,
@@ -78,7 +80,8 @@ public record StoreProperties(
       String classpath,
       String javaHome,
       @DefaultValue("10") int niceness,
-      List<String> jvmOptions) {
+      List<String> jvmOptions,
+      @DefaultValue("false") boolean servesCluster) {
 
     private static final String E = "flowpipe.store.embedded.";
 
