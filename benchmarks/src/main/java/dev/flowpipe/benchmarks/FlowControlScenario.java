@@ -24,9 +24,10 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * Flow control under a degraded store, as the flow-control issue describes it, on a node started as a user starts
- * it: a steady load; the store slowed (a proxy passing bulks at a fixed number of operations per second) below what
- * the load needs; no control; a static limit at half the degraded export rate; the lag controller (target 2 s); the
- * store recovered. Writes the JSON report and an HTML page with the time series.
+ * it, its controller on from the start: a steady load on a healthy store; the store slowed (a proxy passing bulks at a
+ * fixed number of operations per second) below what the load needs, with the controller switched off; a static limit
+ * at half the degraded export rate; the lag controller on again (target 2 s); the store recovered. Reports the time
+ * the controller took to engage and to let go. Writes the JSON report and an HTML page with the time series.
  */
 final class FlowControlScenario {
 
@@ -42,7 +43,6 @@ final class FlowControlScenario {
         NodeProcess node = NodeProcess.start(root, work.resolve("node"), List.of(
             "--flowpipe.store.url=" + proxy.url(),
             "--flowpipe.exporter.bulk.size=50",
-            "--flowpipe.flow-control.enabled=false",
             "--flowpipe.flow-control.max-export-lag=" + TARGET_MILLIS + "ms"));
         ZeebeClient client = ZeebeClient.newClientBuilder().grpcAddress(node.gateway()).usePlaintext()
             .defaultRequestTimeout(Duration.ofSeconds(20)).build();
@@ -54,6 +54,7 @@ final class FlowControlScenario {
       experiment.start(perSecond);
       phase(experiment, "healthy", Duration.ofSeconds(15));
 
+      experiment.configure("{\"enabled\": false}");
       proxy.throttleBulksTo(degradedOperationsPerSecond);
       phase(experiment, "degraded no control", Duration.ofSeconds(20));
       List<Sample> uncontrolled = experiment.samples("degraded no control");
@@ -138,11 +139,23 @@ final class FlowControlScenario {
       phases.put(phase, summary);
     }
     report.put("phases", phases);
+    report.put("healthyPhaseSamplesWithALimit",
+        experiment.samples("healthy").stream().filter(x -> x.writeLimit() != null).count());
+    report.put("secondsToEngage", firstSecondsWhere(experiment, "controller settling", x -> x.writeLimit() != null));
+    report.put("secondsToRelease", firstSecondsWhere(experiment, "recovered", x -> x.writeLimit() == null));
     report.put("acceptedInstances", accepted);
     report.put("instancesInReadModel", found);
     report.put("notSentAtClientLimit", experiment.notSent());
     report.put("otherErrors", experiment.errorKinds());
     return report;
+  }
+
+  /** Seconds from the phase's first sample to the first one that satisfies {@code condition}; null if none. */
+  private static Double firstSecondsWhere(DegradedStoreExperiment experiment, String phase,
+      java.util.function.Predicate<Sample> condition) {
+    List<Sample> samples = experiment.samples(phase);
+    return samples.stream().filter(condition).findFirst()
+        .map(x -> round(x.seconds() - samples.getFirst().seconds())).orElse(null);
   }
 
   private static List<String> phaseNames(DegradedStoreExperiment experiment) {
@@ -169,7 +182,9 @@ final class FlowControlScenario {
     html.paragraph(report.get("scenario") + ". Load " + report.get("load") + "; store slowed to "
         + report.get("degradedStore") + "; static limit " + report.get("staticLimit") + "; controller target "
         + TARGET_MILLIS + " ms. Accepted instances: " + report.get("acceptedInstances") + ", in the read model at the "
-        + "end: " + report.get("instancesInReadModel") + ".");
+        + "end: " + report.get("instancesInReadModel") + ". Samples with a write limit while healthy: "
+        + report.get("healthyPhaseSamplesWithALimit") + "; the controller engaged " + report.get("secondsToEngage")
+        + " s into its phase and let go " + report.get("secondsToRelease") + " s after the store recovered.");
     List<List<String>> rows = new ArrayList<>();
     ((Map<String, Map<String, Object>>) report.get("phases")).forEach((phase, s) -> rows.add(List.of(phase,
         String.valueOf(s.get("seconds")), String.valueOf(s.get("acceptedPerSecond")),
