@@ -355,5 +355,8 @@ public final class ReadModelExporter implements Exporter {
     if (session != null) {
       session.close();
     }
+    if (metrics != null) {
+      metrics.close();
+    }
   }
 }

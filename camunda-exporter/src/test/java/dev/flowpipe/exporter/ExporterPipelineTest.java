@@ -327,6 +327,31 @@ class ExporterPipelineTest {
     }
   }
 
+  /**
+   * A partition's exporter is closed when its node steps down and a new one opened when it leads again, in the same
+   * JVM and meter registry: the lag gauges must then read the new exporter, not the closed one.
+   */
+  @Nested
+  class Reopened {
+
+    @Test
+    void theLagGaugesReadTheExporterOpenedLastNotAClosedOne() {
+      open(Map.of(ExporterConfiguration.BULK_DELAY, "1h", ExporterConfiguration.BULK_SIZE, 1));
+      exporter.export(processInstance(10, 500, ELEMENT_ACTIVATING));
+      exporter.awaitBulkInFlight();
+      tick(Duration.ofMillis(1));
+      assertThat(gauge("flowpipe.exporter.position.durable")).isEqualTo(10);
+      exporter.close();
+
+      open(Map.of(ExporterConfiguration.BULK_DELAY, "1h", ExporterConfiguration.BULK_SIZE, 1));
+      exporter.export(processInstance(20, 501, ELEMENT_ACTIVATING));
+      exporter.awaitBulkInFlight();
+      tick(Duration.ofMillis(1));
+
+      assertThat(gauge("flowpipe.exporter.position.durable")).isEqualTo(20);
+    }
+  }
+
   /** With {@code bulks-in-flight} 2 and every record a bulk of its own: a slow bulk does not hold up the next. */
   @Nested
   class TwoBulksInFlight {

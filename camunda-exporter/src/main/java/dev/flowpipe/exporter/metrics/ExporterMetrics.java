@@ -10,7 +10,9 @@ import io.micrometer.core.instrument.Timer;
 import io.camunda.zeebe.protocol.record.ValueType;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -35,6 +37,7 @@ public final class ExporterMetrics {
   private final Counter failures;
   private final Counter deadLetters;
   private final Counter acknowledged;
+  private final List<Gauge> lagGauges = new ArrayList<>();
 
   public ExporterMetrics(MeterRegistry registry, int partitionId, InstantSource clock) {
     this.clock = clock;
@@ -61,19 +64,30 @@ public final class ExporterMetrics {
         .tags(tags).register(registry);
   }
 
-  /** Lag gauges read from the exporter's own state. */
+  /**
+   * Lag gauges read from the exporter's own state, until {@link #close()}. A registry hands back a meter already
+   * registered under the same name and tags, so without that removal an exporter opened again for the partition (its
+   * node leads it again) would publish the closed one's state.
+   */
   public void lag(
       Supplier<Number> recordsNotDurable, Supplier<Number> documentsBuffered, Supplier<Number> oldestAgeMs,
       Supplier<Number> acknowledgedPosition) {
-    Gauge.builder("flowpipe.exporter.position.durable", () -> acknowledgedPosition.get().doubleValue())
+    lagGauges.add(Gauge.builder("flowpipe.exporter.position.durable", () -> acknowledgedPosition.get().doubleValue())
         .description("last log position acknowledged: everything up to it is durable in the store").tags(tags)
-        .register(registry);
-    Gauge.builder("flowpipe.exporter.lag.records", () -> recordsNotDurable.get().doubleValue())
-        .description("records exported to the buffer but not yet durable").tags(tags).register(registry);
-    Gauge.builder("flowpipe.exporter.lag.documents", () -> documentsBuffered.get().doubleValue())
-        .description("documents buffered").tags(tags).register(registry);
-    Gauge.builder("flowpipe.exporter.lag.age", () -> oldestAgeMs.get().doubleValue())
-        .description("time since the engine wrote the oldest record not yet durable in the store").baseUnit("milliseconds").tags(tags).register(registry);
+        .register(registry));
+    lagGauges.add(Gauge.builder("flowpipe.exporter.lag.records", () -> recordsNotDurable.get().doubleValue())
+        .description("records exported to the buffer but not yet durable").tags(tags).register(registry));
+    lagGauges.add(Gauge.builder("flowpipe.exporter.lag.documents", () -> documentsBuffered.get().doubleValue())
+        .description("documents buffered").tags(tags).register(registry));
+    lagGauges.add(Gauge.builder("flowpipe.exporter.lag.age", () -> oldestAgeMs.get().doubleValue())
+        .description("time since the engine wrote the oldest record not yet durable in the store")
+        .baseUnit("milliseconds").tags(tags).register(registry));
+  }
+
+  /** Removes the lag gauges (counters and timers go on counting across the partition's exporters). */
+  public void close() {
+    lagGauges.forEach(registry::remove);
+    lagGauges.clear();
   }
 
   public void recordExported(ValueType valueType) {

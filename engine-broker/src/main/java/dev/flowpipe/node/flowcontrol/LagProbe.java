@@ -1,5 +1,6 @@
 package dev.flowpipe.node.flowcontrol;
 
+import io.atomix.raft.RaftServer.Role;
 import io.camunda.zeebe.broker.exporter.stream.ExporterDirector;
 import io.camunda.zeebe.broker.system.partitions.ZeebePartition;
 import io.camunda.zeebe.stream.impl.StreamProcessor;
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * age of the oldest record not yet durable from the exporter's {@code flowpipe.exporter.lag.age} gauge. Without that
  * gauge (another exporter) the age is estimated as backlog over export rate. Rates are the {@link LagWindow}'s.
  * Notices when this node takes over the partition's leadership (a new stream processor): the broker then builds a
- * new write limiter from its configuration, and positions start anew here.
+ * new write limiter from its configuration, and positions start anew here. Leadership is the partition's Raft role:
+ * a follower runs a stream processor too (replaying, to take over fast), so having one says nothing.
  */
 final class LagProbe {
 
@@ -37,12 +39,14 @@ final class LagProbe {
   }
 
   /**
-   * The partition's lag now, or empty when this node does not lead it (no stream processor) or it did not answer in
-   * time. {@code exportRate}: the window's, for estimating the age without our exporter's gauge.
+   * The partition's lag now, or empty when this node does not lead it or it did not answer in time. {@code exportRate}: the window's, for estimating the age without our exporter's gauge.
    */
   Optional<LagSample> sample(double exportRate) {
     try {
-      Optional<StreamProcessor> processor = partition.getStreamProcessor().join(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+      Role role = partition.getCurrentRole().join(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+      Optional<StreamProcessor> processor = role == Role.LEADER
+          ? partition.getStreamProcessor().join(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
+          : Optional.empty();
       if (processor.isEmpty()) {
         leading = null;
         return Optional.empty();
