@@ -25,6 +25,10 @@ import java.util.concurrent.LinkedBlockingQueue;
  * bandwidth is not limited, and the bytes held per direction are not bounded (a sender far ahead of its receiver
  * fills memory instead of being slowed). An end of stream is passed on as a half-close after the delay; a reset
  * closes both sides.
+ *
+ * <p>The delays can change while connections are open, and differ per direction ({@link #delay}): bytes toward the
+ * target ("up") model what the connecting side sends, bytes back ("down") what the target answers. A chunk is due at
+ * its arrival plus the delay in force then, and never before the chunk read ahead of it (order is kept).
  */
 public final class DelayingProxy implements AutoCloseable {
 
@@ -32,13 +36,28 @@ public final class DelayingProxy implements AutoCloseable {
 
   private final ServerSocket server;
   private final InetSocketAddress target;
-  private final long delayNanos;
+  private volatile long upNanos;
+  private volatile long downNanos;
   private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
 
   private DelayingProxy(ServerSocket server, InetSocketAddress target, Duration oneWayDelay) {
     this.server = server;
     this.target = target;
-    this.delayNanos = oneWayDelay.toNanos();
+    this.upNanos = oneWayDelay.toNanos();
+    this.downNanos = oneWayDelay.toNanos();
+  }
+
+  /**
+   * From now on, holds bytes sent toward the target for {@code up} and bytes coming back for {@code down}: a delay on
+   * one side's outgoing traffic only, or a round trip split unevenly.
+   */
+  public DelayingProxy delay(Duration up, Duration down) {
+    if (up.isNegative() || down.isNegative()) {
+      throw new IllegalArgumentException("delays must not be negative, were " + up + " and " + down);
+    }
+    upNanos = up.toNanos();
+    downNanos = down.toNanos();
+    return this;
   }
 
   /** A proxy on a free loopback port in front of {@code target}, delaying each direction by {@code oneWayDelay}. */
@@ -85,8 +104,8 @@ public final class DelayingProxy implements AutoCloseable {
       // each chunk should leave as soon as it is due, not wait to fill a segment
       client.setTcpNoDelay(true);
       upstream.setTcpNoDelay(true);
-      new Direction(client, upstream).start("up");
-      new Direction(upstream, client).start("down");
+      new Direction(client, upstream, true).start("up");
+      new Direction(upstream, client, false).start("down");
     } catch (IOException e) {
       closeBoth(client, upstream);
     }
@@ -110,11 +129,20 @@ public final class DelayingProxy implements AutoCloseable {
   private final class Direction {
     private final Socket from;
     private final Socket to;
+    private final boolean up;
     private final BlockingQueue<Chunk> chunks = new LinkedBlockingQueue<>();
+    private long lastDueNanos;
 
-    Direction(Socket from, Socket to) {
+    Direction(Socket from, Socket to, boolean up) {
       this.from = from;
       this.to = to;
+      this.up = up;
+    }
+
+    /** Now plus the delay in force, but not before the chunk ahead (a shortened delay must not reorder bytes). */
+    private long due() {
+      lastDueNanos = Math.max(lastDueNanos, System.nanoTime() + (up ? upNanos : downNanos));
+      return lastDueNanos;
     }
 
     void start(String name) {
@@ -129,11 +157,11 @@ public final class DelayingProxy implements AutoCloseable {
         InputStream in = from.getInputStream();
         int read;
         while ((read = in.read(buffer)) >= 0) {
-          chunks.add(new Chunk(System.nanoTime() + delayNanos, Arrays.copyOf(buffer, read), false));
+          chunks.add(new Chunk(due(), Arrays.copyOf(buffer, read), false));
         }
-        chunks.add(new Chunk(System.nanoTime() + delayNanos, null, false));
+        chunks.add(new Chunk(due(), null, false));
       } catch (IOException e) {
-        chunks.add(new Chunk(System.nanoTime() + delayNanos, null, true));
+        chunks.add(new Chunk(due(), null, true));
       }
     }
 

@@ -70,6 +70,30 @@ class DelayingProxyTest {
   }
 
   @Test
+  void delaysChangeOnAnOpenConnectionAndPerDirection() throws IOException {
+    try (DelayingProxy proxy = DelayingProxy.start(echoAddress(), Duration.ZERO);
+        Socket client = new Socket(proxy.address().getAddress(), proxy.port())) {
+      client.setTcpNoDelay(true);
+      roundTrip(client);
+      // bounds with room for a busy machine: a loopback round trip takes well under a millisecond
+      assertThat(timedRoundTrip(client)).as("no delay yet").isLessThan(ONE_WAY.multipliedBy(2));
+
+      proxy.delay(ONE_WAY.multipliedBy(4), Duration.ZERO); // only what the client sends is held
+      assertThat(timedRoundTrip(client)).isGreaterThanOrEqualTo(ONE_WAY.multipliedBy(4))
+          .isLessThan(ONE_WAY.multipliedBy(8));
+
+      proxy.delay(Duration.ZERO, Duration.ZERO);
+      assertThat(timedRoundTrip(client)).as("the delay removed").isLessThan(ONE_WAY.multipliedBy(2));
+    }
+  }
+
+  private static Duration timedRoundTrip(Socket client) throws IOException {
+    long start = System.nanoTime();
+    roundTrip(client);
+    return Duration.ofNanos(System.nanoTime() - start);
+  }
+
+  @Test
   void aLargeTransferIsNotSlowedToOneChunkPerDelay() throws IOException {
     // 8 MB is at least 128 chunks of the proxy's 64 KB each way: paced at one chunk per delay it would take 6 s each way
     byte[] payload = new byte[8 * 1024 * 1024];

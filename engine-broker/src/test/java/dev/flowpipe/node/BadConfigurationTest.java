@@ -37,6 +37,7 @@ class BadConfigurationTest {
         "flowpipe.store.embedded.jvm-options | UseParallelGC",
         "flowpipe.store.url | ftp://search:21",
         "flowpipe.broker.contact-points | just-a-host",
+        "flowpipe.broker.advertised-internal-port | 99999",
         "flowpipe.exporter.bulk.memory-limit | 12 apples",
         "flowpipe.exporter.bulk.refresh | sometimes",
         "flowpipe.exporter.bulk.in-flight | 5",

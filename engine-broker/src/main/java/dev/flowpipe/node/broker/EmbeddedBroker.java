@@ -76,8 +76,11 @@ public final class EmbeddedBroker implements AutoCloseable {
     cfg.getCluster().setClusterName(node.clusterName());
     cfg.getCluster().setInitialContactPoints(node.contactPoints());
     cfg.getNetwork().setHost(node.host());
+    cfg.getNetwork().setAdvertisedHost(node.advertisedHost());
     cfg.getNetwork().getCommandApi().setPort(node.commandPort());
+    cfg.getNetwork().getCommandApi().setAdvertisedPort(node.advertisedCommandPort());
     cfg.getNetwork().getInternalApi().setPort(node.internalPort());
+    cfg.getNetwork().getInternalApi().setAdvertisedPort(node.advertisedInternalPort());
     cfg.getThreads().setCpuThreadCount(node.cpuThreads());
     cfg.getThreads().setIoThreadCount(node.ioThreads());
     cfg.getData().setDirectory(properties.brokerDirectory().toAbsolutePath().toString());

@@ -17,6 +17,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param host address the broker's internal and command APIs bind to
  * @param commandPort port of the command API (broker-to-broker and gateway-to-broker requests)
  * @param internalPort port of the internal API (cluster membership and replication)
+ * @param advertisedHost the address other brokers and gateways use to reach this one; empty: {@code host} (set it
+ *     when {@code host} is a wildcard such as 0.0.0.0, or when the broker is reached through a proxy or a NAT)
+ * @param advertisedCommandPort the command API port others use; 0: {@code command-port}
+ * @param advertisedInternalPort the internal API port others use; 0: {@code internal-port}
  * @param cpuThreads threads that run the engine
  * @param ioThreads threads for I/O work, the exporters among it
  * @param shutdownTimeout how long a clean shutdown may take before the node gives up waiting
@@ -32,6 +36,9 @@ public record BrokerProperties(
     @DefaultValue("127.0.0.1") String host,
     @DefaultValue("26501") int commandPort,
     @DefaultValue("26502") int internalPort,
+    String advertisedHost,
+    @DefaultValue("0") int advertisedCommandPort,
+    @DefaultValue("0") int advertisedInternalPort,
     @DefaultValue("2") int cpuThreads,
     @DefaultValue("2") int ioThreads,
     @DefaultValue("30s") Duration shutdownTimeout,
@@ -56,6 +63,11 @@ public record BrokerProperties(
     Check.notBlank(P + "host", host);
     Check.port(P + "command-port", commandPort, false);
     Check.port(P + "internal-port", internalPort, false);
+    advertisedHost = advertisedHost == null || advertisedHost.isBlank() ? host : advertisedHost.trim();
+    advertisedPort(P + "advertised-command-port", advertisedCommandPort);
+    advertisedPort(P + "advertised-internal-port", advertisedInternalPort);
+    advertisedCommandPort = advertisedCommandPort == 0 ? commandPort : advertisedCommandPort;
+    advertisedInternalPort = advertisedInternalPort == 0 ? internalPort : advertisedInternalPort;
     Check.atLeast(P + "cpu-threads", cpuThreads, 1);
     Check.atLeast(P + "io-threads", ioThreads, 1);
     Check.positive(P + "shutdown-timeout", shutdownTimeout);
@@ -69,6 +81,12 @@ public record BrokerProperties(
         throw new IllegalArgumentException(
             P + "contact-points entries must be host:port, was '" + contactPoint + "'");
       }
+    }
+  }
+
+  private static void advertisedPort(String key, int value) {
+    if (value < 0 || value > 65535) {
+      throw new IllegalArgumentException(key + " must be a port up to 65535, or 0 for the port bound, was " + value);
     }
   }
 

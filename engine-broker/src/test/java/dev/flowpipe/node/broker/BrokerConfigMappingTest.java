@@ -28,6 +28,7 @@ class BrokerConfigMappingTest {
                 Map.entry("flowpipe.data-directory", "/tmp/node-2"),
                 Map.entry("flowpipe.broker.node-id", "2"),
                 Map.entry("flowpipe.broker.cluster-size", "3"),
+                Map.entry("flowpipe.store.url", "http://search:9200"),
                 Map.entry("flowpipe.broker.replication-factor", "3"),
                 Map.entry("flowpipe.broker.partitions-count", "6"),
                 Map.entry("flowpipe.broker.cluster-name", "prod"),
@@ -36,6 +37,8 @@ class BrokerConfigMappingTest {
                 Map.entry("flowpipe.broker.host", "0.0.0.0"),
                 Map.entry("flowpipe.broker.command-port", "36501"),
                 Map.entry("flowpipe.broker.internal-port", "36502"),
+                Map.entry("flowpipe.broker.advertised-host", "10.0.0.3"),
+                Map.entry("flowpipe.broker.advertised-internal-port", "46502"),
                 Map.entry("flowpipe.gateway.host", "0.0.0.0"),
                 Map.entry("flowpipe.gateway.port", "36500"),
                 Map.entry("flowpipe.exporter.bulk.delay", "20ms"),
@@ -53,6 +56,10 @@ class BrokerConfigMappingTest {
     assertThat(cfg.getCluster().getInitialContactPoints()).containsExactly("10.0.0.1:26502", "10.0.0.2:26502");
     assertThat(cfg.getNetwork().getCommandApi().getPort()).isEqualTo(36501);
     assertThat(cfg.getNetwork().getInternalApi().getPort()).isEqualTo(36502);
+    assertThat(cfg.getNetwork().getAdvertisedHost()).isEqualTo("10.0.0.3");
+    assertThat(cfg.getNetwork().getInternalApi().getAdvertisedAddress().getPort()).isEqualTo(46502);
+    assertThat(cfg.getNetwork().getCommandApi().getAdvertisedAddress().getPort())
+        .as("not given: the command port itself").isEqualTo(36501);
     assertThat(cfg.getGateway().isEnable()).isTrue();
     assertThat(cfg.getGateway().getNetwork().getPort()).isEqualTo(36500);
     assertThat(cfg.getData().getDirectory()).isEqualTo(Path.of("/tmp/node-2/broker").toString());
