@@ -6,6 +6,9 @@ import dev.flowpipe.node.flowcontrol.FlowControlEndpoint;
 import dev.flowpipe.node.flowcontrol.FlowControlService;
 import dev.flowpipe.node.store.RunningStore;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.simpleclient.bridge.SimpleclientCollector;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -32,6 +35,15 @@ public class NodeConfiguration {
       throw e;
     }
     return broker;
+  }
+
+  /**
+   * The broker counts processing, backpressure, exporting and Raft in the Prometheus simpleclient's default registry,
+   * which {@code /actuator/prometheus} does not read by itself; bridged, they appear there beside the node's own.
+   */
+  @Bean
+  SimpleclientCollector brokerMetrics(PrometheusRegistry registry) {
+    return SimpleclientCollector.builder().collectorRegistry(CollectorRegistry.defaultRegistry).register(registry);
   }
 
   @Bean(destroyMethod = "close")
