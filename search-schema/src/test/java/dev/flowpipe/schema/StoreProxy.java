@@ -27,6 +27,7 @@ public final class StoreProxy implements AutoCloseable {
       Set.of("connection", "content-length", "host", "transfer-encoding", "upgrade", "expect", "keep-alive");
 
   private final HttpServer server;
+  private final java.util.concurrent.ExecutorService executor = Executors.newFixedThreadPool(4);
   private final HttpClient client = HttpClient.newHttpClient();
   private final String target;
   private final String expected;
@@ -69,7 +70,7 @@ public final class StoreProxy implements AutoCloseable {
         ? null
         : "Basic " + Base64.getEncoder().encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    server.setExecutor(Executors.newFixedThreadPool(4));
+    server.setExecutor(executor);
     server.createContext("/", this::handle);
     server.start();
   }
@@ -233,5 +234,6 @@ public final class StoreProxy implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
+    executor.shutdownNow(); // the server leaves its executor running, which would keep a JVM such as the harness alive
   }
 }
