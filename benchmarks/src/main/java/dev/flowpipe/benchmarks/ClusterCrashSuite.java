@@ -89,10 +89,11 @@ final class ClusterCrashSuite {
         load.finishAndClose(progress);
         CrashCheck.Outcome outcome = CrashCheck.run(store, opensearch.url(), CrashSuite.NODE_PREFIX,
             cluster.recordDirectories(), settings.partitions(), oracle, () -> leadersAcknowledged(cluster), progress);
+        WebAppCheck webAppCheck = new WebAppCheck(store, CrashSuite.NODE_PREFIX, oracle);
         List<WebAppCheck.Result> webApps = new ArrayList<>();
         for (int id = 0; id < NODES; id++) {
           progress.accept("node " + id + "'s web app against the store and the client oracle");
-          webApps.add(WebAppCheck.run(id, cluster.node(id).httpPort(), store, CrashSuite.NODE_PREFIX, oracle));
+          webApps.add(webAppCheck.check(id, cluster.node(id).httpPort()));
         }
         boolean clusterChecks = webApps.stream().allMatch(WebAppCheck.Result::passed)
             && failovers.stream().allMatch(ClusterCrashReport.Failover::exportingResumed);
@@ -131,9 +132,11 @@ final class ClusterCrashSuite {
         partition, newLeaderAfter, resumedAfter < 0 ? "DID NOT acknowledge past " + acknowledgedBefore + " within "
             + EXPORT_RESUMES : String.format(Locale.ROOT, "acknowledged past it after %.1f s", resumedAfter)));
     cluster.restart(victim);
+    progress.accept(String.format(Locale.ROOT, "  node %d restarted, ready %.1f s after the kill", victim,
+        timeline.sinceKill()));
     ClusterTopology.awaitRejoined(gateway(cluster), victim, settings.partitions(), REJOIN);
     double rejoinedAfter = timeline.recovered();
-    progress.accept(String.format(Locale.ROOT, "  node %d restarted and rejoined %.1f s after the kill; leaders %s",
+    progress.accept(String.format(Locale.ROOT, "  node %d rejoined %.1f s after the kill; leaders %s",
         victim, rejoinedAfter, ClusterTopology.leaders(ClusterTopology.of(gateway(cluster)))));
     return new ClusterCrashReport.Failover(kill, at, partition, victim, gatewayKilled, newLeader, newLeaderAfter,
         resumedAfter, rejoinedAfter);

@@ -17,6 +17,7 @@ final class CrashCluster implements AutoCloseable {
   private final Path root;
   private final Path work;
   private final List<NodeProcess.Ports> ports = new ArrayList<>();
+  private final List<Path> nodeDirectories = new ArrayList<>();
   private final List<List<String>> arguments = new ArrayList<>();
   private final List<NodeProcess> nodes = new ArrayList<>();
   private final String recorderClasspath;
@@ -33,6 +34,8 @@ final class CrashCluster implements AutoCloseable {
     this.recorderClasspath = root.resolve("benchmarks/target/classes").toString();
     for (int id = 0; id < size; id++) {
       ports.add(NodeProcess.Ports.free());
+      // a scratch directory of its own, so that its node.log stays after the run (only top-level logs stay)
+      nodeDirectories.add(ScratchDirectories.create("bench-cluster-node-" + id + "-"));
     }
     String contactPoints = ports.stream().map(p -> "127.0.0.1:" + p.internal()).collect(Collectors.joining(","));
     for (int id = 0; id < size; id++) {
@@ -60,7 +63,7 @@ final class CrashCluster implements AutoCloseable {
   }
 
   private NodeProcess launch(int id) throws IOException {
-    return NodeProcess.launch(root, work.resolve("node-" + id), ports.get(id), arguments.get(id), recorderClasspath);
+    return NodeProcess.launch(root, nodeDirectories.get(id), ports.get(id), arguments.get(id), recorderClasspath);
   }
 
   int size() {

@@ -2,6 +2,9 @@ package dev.flowpipe.benchmarks;
 
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -21,5 +24,15 @@ interface ReadModelSource {
       store.refresh(index);
       new DocumentCursor(store, index).forEachRemaining(hit -> each.accept(hit.source()));
     };
+  }
+
+  /** {@code source} read once per entity and kept, for several checks of the same read model. */
+  static ReadModelSource kept(ReadModelSource source) {
+    Map<ReadModelIndex, List<Map<String, Object>>> documents = new HashMap<>();
+    return (entity, each) -> documents.computeIfAbsent(entity, e -> {
+      List<Map<String, Object>> read = new ArrayList<>();
+      source.forEach(e, read::add);
+      return read;
+    }).forEach(each);
   }
 }
