@@ -196,9 +196,14 @@ final class ReportPages {
     return html;
   }
 
-  @SuppressWarnings("unchecked")
   static HtmlReport crash(Map<String, Object> report) {
-    HtmlReport html = start("Crash suite: " + (Boolean.TRUE.equals(report.get("passed")) ? "passed" : "FAILED"),
+    return crash("Crash suite", report);
+  }
+
+  /** The crash suite's page under {@code name}. */
+  @SuppressWarnings("unchecked")
+  private static HtmlReport crash(String name, Map<String, Object> report) {
+    HtmlReport html = start(name + ": " + (Boolean.TRUE.equals(report.get("passed")) ? "passed" : "FAILED"),
         report);
     Map<String, Object> clean = (Map<String, Object>) report.get("cleanPass");
     Map<String, Object> client = (Map<String, Object>) report.get("clientOracle");
@@ -246,7 +251,7 @@ final class ReportPages {
   /** The crash suite's page, then each failover and each node's web app against the store. */
   @SuppressWarnings("unchecked")
   static HtmlReport clusterCrash(Map<String, Object> report) {
-    HtmlReport html = crash(report);
+    HtmlReport html = crash("Cluster crash suite", report);
     html.heading("Failovers (the clients' gateway: " + report.get("gateway") + ")");
     List<List<String>> failovers = new ArrayList<>();
     for (Map<String, Object> f : (List<Map<String, Object>>) report.get("failovers")) {
