@@ -41,8 +41,8 @@ public final class Benchmarks {
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
-          "usage: benchmarks/run overhead|overhead-interleaved|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|exporter-slow-link|refresh-layout|store-settings|search-latency|flow-control|load|ramp|crash [options]\n"
-              + "       benchmarks/run html overhead|availability|exporter-throughput|exporter-slow-link|search-latency|crash  (page from the saved JSON)");
+          "usage: benchmarks/run overhead|overhead-interleaved|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|exporter-slow-link|refresh-layout|store-settings|search-latency|flow-control|load|ramp|crash|cluster-crash [options]\n"
+              + "       benchmarks/run html overhead|availability|exporter-throughput|exporter-slow-link|search-latency|crash|cluster-crash  (page from the saved JSON)");
       System.exit(2);
     }
     Path root = Path.of(System.getProperty("flowpipe.project.root", ".")).toAbsolutePath();
@@ -87,6 +87,7 @@ public final class Benchmarks {
       case "load" -> LoadScenario.run(root, List.of(args).subList(1, args.length));
       case "ramp" -> ThroughputRamp.run(root, List.of(args).subList(1, args.length));
       case "crash" -> CrashSuite.run(root, List.of(args).subList(1, args.length));
+      case "cluster-crash" -> ClusterCrashSuite.run(root, List.of(args).subList(1, args.length));
       default -> throw new IllegalArgumentException("unknown scenario '" + args[0] + "'");
     };
     report.put("date", LocalDate.now().toString());
@@ -95,7 +96,7 @@ public final class Benchmarks {
     Files.createDirectories(out.getParent());
     JSON.writeValue(out.toFile(), report);
     // their windows (load, ramp) or differences (crash) make the JSON long; the summary was printed
-    if (!List.of("load", "ramp", "crash").contains(args[0])) {
+    if (!List.of("load", "ramp", "crash", "cluster-crash").contains(args[0])) {
       System.out.println(JSON.writeValueAsString(report));
     }
     System.out.println("report: " + out);

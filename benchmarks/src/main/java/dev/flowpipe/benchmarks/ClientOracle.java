@@ -3,8 +3,6 @@ package dev.flowpipe.benchmarks;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.schema.index.ReadModelIndex;
-import dev.flowpipe.schema.query.SearchHits;
-import dev.flowpipe.schema.store.SearchStore;
 import io.grpc.Status;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -212,21 +210,23 @@ final class ClientOracle {
     return summary;
   }
 
-  /** Compares what the clients know with the read model under {@code prefix}; call once the clients have stopped. */
-  synchronized Verdict check(SearchStore store, String prefix) {
+  /**
+   * Compares what the clients know with the read model as {@code source} shows it (the store, or a node's web app);
+   * call once the clients have stopped.
+   */
+  synchronized Verdict check(ReadModelSource source) {
     List<Mismatch> mismatches = new ArrayList<>();
-    int definite = checkInstances(store, prefix, mismatches);
-    checkVariables(store, prefix, mismatches);
-    checkIncidents(store, prefix, mismatches);
+    int definite = checkInstances(source, mismatches);
+    checkVariables(source, mismatches);
+    checkIncidents(source, mismatches);
     return new Verdict(instances.size(), definite, variables.size(), incidents.size(), mismatches);
   }
 
-  private int checkInstances(SearchStore store, String prefix, List<Mismatch> mismatches) {
+  private int checkInstances(ReadModelSource source, List<Mismatch> mismatches) {
     Map<Long, Map<String, Object>> found = new HashMap<>();
-    documents(store, ReadModelIndex.PROCESS_INSTANCE.indexName(prefix), hit -> {
-      Long key = DocumentCursor.key(hit);
-      if (key != null && instances.containsKey(key)) {
-        found.put(key, hit.source());
+    source.forEach(ReadModelIndex.PROCESS_INSTANCE, doc -> {
+      if (doc.get("key") instanceof Number key && instances.containsKey(key.longValue())) {
+        found.put(key.longValue(), doc);
       }
     });
     int definite = 0;
@@ -284,10 +284,9 @@ final class ClientOracle {
     return parent.cancel != null && parent.cancel != Outcome.REFUSED || parent.cancelUnanswered;
   }
 
-  private void checkVariables(SearchStore store, String prefix, List<Mismatch> mismatches) {
+  private void checkVariables(ReadModelSource source, List<Mismatch> mismatches) {
     Map<VariableId, String> found = new HashMap<>();
-    documents(store, ReadModelIndex.VARIABLE.indexName(prefix), hit -> {
-      Map<String, Object> doc = hit.source();
+    source.forEach(ReadModelIndex.VARIABLE, doc -> {
       if (!(doc.get("scopeKey") instanceof Number scope) || !(doc.get("name") instanceof String name)) {
         return;
       }
@@ -335,11 +334,11 @@ final class ClientOracle {
     return allowed;
   }
 
-  private void checkIncidents(SearchStore store, String prefix, List<Mismatch> mismatches) {
+  private void checkIncidents(ReadModelSource source, List<Mismatch> mismatches) {
     Map<Long, List<Map<String, Object>>> byJob = new HashMap<>();
-    documents(store, ReadModelIndex.INCIDENT.indexName(prefix), hit -> {
-      if (hit.source().get("jobKey") instanceof Number job && incidents.containsKey(job.longValue())) {
-        byJob.computeIfAbsent(job.longValue(), j -> new ArrayList<>()).add(hit.source());
+    source.forEach(ReadModelIndex.INCIDENT, doc -> {
+      if (doc.get("jobKey") instanceof Number job && incidents.containsKey(job.longValue())) {
+        byJob.computeIfAbsent(job.longValue(), j -> new ArrayList<>()).add(doc);
       }
     });
     for (Incident incident : incidents.values()) {
@@ -384,10 +383,5 @@ final class ClientOracle {
     if (!same) {
       mismatches.add(new Mismatch("incident " + field, what, String.valueOf(expected), String.valueOf(actual)));
     }
-  }
-
-  private static void documents(SearchStore store, String index, java.util.function.Consumer<SearchHits.Hit> each) {
-    store.refresh(index);
-    new DocumentCursor(store, index).forEachRemaining(each);
   }
 }

@@ -65,7 +65,7 @@ final class CrashLoad implements AutoCloseable {
    */
   record Rates(double instancesPerSecond, double variableWritesPerSecond, double cancellationsPerSecond) {}
 
-  private final URI gateway;
+  private URI gateway;
   private final SearchStore store;
   private final String indexPrefix;
   private final Rates rates;
@@ -115,6 +115,12 @@ final class CrashLoad implements AutoCloseable {
             .serviceTask("parked", t -> t.zeebeJobType("crash-nobody")).endEvent().done());
   }
 
+  /** As {@link #connect()}, through another gateway from now on (a cluster's client whose gateway node was killed). */
+  synchronized void connect(URI otherGateway) {
+    gateway = otherGateway;
+    connect();
+  }
+
   /** A new client and new workers, after the node (re)started; the old ones are closed. */
   synchronized void connect() {
     workers.forEach(JobWorker::close);
@@ -153,6 +159,13 @@ final class CrashLoad implements AutoCloseable {
     }
   }
 
+  /** Connects, deploys the models and starts the load. */
+  void begin() throws InterruptedException {
+    connect();
+    deploy();
+    start();
+  }
+
   /** Starts instances, variable writes, cancellations and incident resolution at their rates. */
   synchronized void start() {
     clientActions.add(every(rates.instancesPerSecond(), this::startInstance));
@@ -189,6 +202,17 @@ final class CrashLoad implements AutoCloseable {
       Thread.sleep(200);
     }
     return false;
+  }
+
+  /**
+   * Ends the load as a crash run does: {@link #finish} until the workers have been quiet for longer than the job
+   * timeout (at most 90 s), then closes it, saying on {@code progress} how it ended.
+   */
+  void finishAndClose(java.util.function.Consumer<String> progress) throws InterruptedException {
+    progress.accept("load finishing: no new commands; workers and incident resolution until quiet");
+    boolean quiet = finish(JOB_TIMEOUT.plusSeconds(2), Duration.ofSeconds(90));
+    close();
+    progress.accept("load finished" + (quiet ? "" : " (not quiet after 90 s: " + pendingWork() + ")"));
   }
 
   /** What kept {@link #finish} from being quiet. */

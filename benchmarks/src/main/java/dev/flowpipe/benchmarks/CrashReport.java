@@ -53,6 +53,32 @@ record CrashReport(String scenario, long seed, int kills, int partitions, List<D
   record Difference(String index, String id, String field, String expected, String actual, long expectedPosition,
       long actualPosition, String writtenIn) {}
 
+  /**
+   * The report of a run from its parts; it passed if the check passed and {@code otherChecksPassed} (what a scenario
+   * checks besides, e.g. the web apps of a cluster).
+   */
+  static CrashReport of(String scenario, CrashSettings settings, CrashTimeline timeline, ClientOracle oracle,
+      long commandsHeldBack, CrashCheck.Outcome outcome, boolean otherChecksPassed) {
+    Map<String, Object> loadSummary = oracle.summary();
+    loadSummary.put("commandsHeldBack", commandsHeldBack);
+    loadSummary.put("rates", settings.rates());
+    ReadModelDiff.Result diff = outcome.diff();
+    List<Difference> differences = diff.differences().stream().map(d -> new Difference(d.index(), d.id(), d.field(),
+        d.expected(), d.actual(), d.expectedPosition(), d.actualPosition(),
+        timeline.writtenIn(d.id(), d.actualPosition(), outcome.recorded()))).toList();
+    CleanPassCheck cleanPass = new CleanPassCheck(diff.compared(),
+        diff.indices().stream().mapToLong(ReadModelDiff.IndexCounts::actual).sum(), diff.lost(), diff.extra(),
+        diff.duplicated(), diff.different(), diff.indices(), differences);
+    ClientOracle.Verdict verdict = outcome.verdict();
+    ClientCheck client = new ClientCheck(verdict.instances(), verdict.instancesWithOneAllowedState(),
+        verdict.variables(), verdict.incidents(), verdict.mismatches().size(), verdict.mismatches());
+    List<Recorded> files = outcome.recorded().stream().map(r -> new Recorded(r.partition(), r.lines(), r.records(),
+        r.repeats(), r.firstPosition(), r.lastPosition())).toList();
+    return new CrashReport(scenario, settings.seed(), settings.kills(), settings.partitions(),
+        timeline.killedAtSeconds(), timeline.recoverySeconds(), loadSummary, files, outcome.caughtUp(), client,
+        cleanPass, outcome.exportPositions(), outcome.passed() && otherChecksPassed);
+  }
+
   long recordsRecorded() {
     return recorded.stream().mapToLong(Recorded::records).sum();
   }

@@ -1,7 +1,10 @@
 package dev.flowpipe.benchmarks;
 
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 
 /**
  * One crash-suite run.
@@ -32,10 +35,45 @@ record CrashSettings(int kills, int partitions, long seed, Duration minUptime, D
     nodeArguments = List.copyOf(nodeArguments);
   }
 
+  /**
+   * A node's arguments in a crash run: these settings' partitions and further arguments, the variable value limit the
+   * clean pass uses too, and the recording exporter writing to {@code records}. Either way a RESOURCE_EXHAUSTED answer
+   * is a refusal the oracle records, never retried.
+   */
+  List<String> nodeArgumentsRecordingTo(Path records, boolean flowControl) {
+    List<String> arguments = new ArrayList<>(List.of(
+        "--flowpipe.flow-control.enabled=" + flowControl,
+        "--flowpipe.broker.partitions-count=" + partitions,
+        "--flowpipe.exporter.variable-value-limit=" + CrashCheck.VARIABLE_VALUE_LIMIT,
+        "--flowpipe.broker.additional-exporters.recorder.class-name=" + RecordFileExporter.class.getName(),
+        "--flowpipe.broker.additional-exporters.recorder.args." + RecordFileExporter.DIRECTORY + "=" + records));
+    arguments.addAll(nodeArguments);
+    return arguments;
+  }
+
+  /** A seeded time under load before the next kill, between {@code minUptime} and {@code maxUptime}. */
+  Duration uptime(Random random) {
+    long min = minUptime.toMillis();
+    long span = maxUptime.toMillis() - min;
+    return Duration.ofMillis(min + (span == 0 ? 0 : (long) (random.nextDouble() * span)));
+  }
+
   /** {@code benchmarks/run crash}: 8-25 s under load between kills. */
   static CrashSettings benchmark(int kills, int partitions, long seed) {
     return new CrashSettings(kills, partitions, seed, Duration.ofSeconds(8), Duration.ofSeconds(25),
         Duration.ofSeconds(15), new CrashLoad.Rates(8, 6, 0.5), List.of());
+  }
+
+  /** {@code benchmarks/run cluster-crash}: three partitions, 10-25 s under load between kills. */
+  static CrashSettings cluster(int kills, long seed) {
+    return new CrashSettings(kills, 3, seed, Duration.ofSeconds(10), Duration.ofSeconds(25), Duration.ofSeconds(15),
+        new CrashLoad.Rates(8, 6, 0.5), List.of());
+  }
+
+  /** The test suite's cluster run: three partitions, 5-10 s under load between kills. */
+  static CrashSettings clusterTest(int kills, long seed) {
+    return new CrashSettings(kills, 3, seed, Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(3),
+        new CrashLoad.Rates(6, 6, 0.5), List.of());
   }
 
   /** The test suite's short run: 4-9 s between kills, a smaller store heap. */

@@ -53,6 +53,17 @@ final class NodeProcess implements AutoCloseable {
    */
   static NodeProcess start(Path root, Path workDir, Ports ports, List<String> extraArgs, String extraClasspath)
       throws Exception {
+    NodeProcess node = launch(root, workDir, ports, extraArgs, extraClasspath);
+    node.awaitReady();
+    return node;
+  }
+
+  /**
+   * As {@link #start(Path, Path, Ports, List, String)} without waiting until the node is ready: the nodes of a cluster
+   * become ready only together. Call {@link #awaitReady()} before using it.
+   */
+  static NodeProcess launch(Path root, Path workDir, Ports ports, List<String> extraArgs, String extraClasspath)
+      throws IOException {
     Files.createDirectories(workDir);
     Path log = workDir.resolve("node.log");
     List<String> command = new ArrayList<>(List.of(
@@ -80,15 +91,19 @@ final class NodeProcess implements AutoCloseable {
       process.descendants().forEach(ProcessHandle::destroy);
       process.destroy();
     }));
+    return node;
+  }
+
+  /** Waits (up to 120 s) until the node reports ready; stops it and fails, naming its log, if it does not. */
+  void awaitReady() throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-    while (!node.ready()) {
+    while (!ready()) {
       if (!process.isAlive() || System.nanoTime() > deadline) {
-        node.close();
+        close();
         throw new IllegalStateException("node did not become ready; see " + log);
       }
       Thread.sleep(200);
     }
-    return node;
   }
 
   private boolean ready() {

@@ -18,7 +18,8 @@ import java.util.Set;
 final class ReportPages {
 
   static final Set<String> SCENARIOS =
-      Set.of("overhead", "availability", "exporter-throughput", "exporter-slow-link", "search-latency", "crash");
+      Set.of("overhead", "availability", "exporter-throughput", "exporter-slow-link", "search-latency", "crash",
+          "cluster-crash");
   private static final int ROWS_SHOWN = 200;
 
   private ReportPages() {}
@@ -32,6 +33,7 @@ final class ReportPages {
       case "exporter-slow-link" -> exporterSlowLink(report);
       case "search-latency" -> searchLatency(report);
       case "crash" -> crash(report);
+      case "cluster-crash" -> clusterCrash(report);
       default -> null;
     };
     if (html == null) {
@@ -194,9 +196,14 @@ final class ReportPages {
     return html;
   }
 
-  @SuppressWarnings("unchecked")
   static HtmlReport crash(Map<String, Object> report) {
-    HtmlReport html = start("Crash suite: " + (Boolean.TRUE.equals(report.get("passed")) ? "passed" : "FAILED"),
+    return crash("Crash suite", report);
+  }
+
+  /** The crash suite's page under {@code name}. */
+  @SuppressWarnings("unchecked")
+  private static HtmlReport crash(String name, Map<String, Object> report) {
+    HtmlReport html = start(name + ": " + (Boolean.TRUE.equals(report.get("passed")) ? "passed" : "FAILED"),
         report);
     Map<String, Object> clean = (Map<String, Object>) report.get("cleanPass");
     Map<String, Object> client = (Map<String, Object>) report.get("clientOracle");
@@ -238,6 +245,32 @@ final class ReportPages {
           format(m.get("actual"))));
     }
     html.table(List.of("what", "key", "expected", "read model"), mismatchRows);
+    return html;
+  }
+
+  /** The crash suite's page, then each failover and each node's web app against the store. */
+  @SuppressWarnings("unchecked")
+  static HtmlReport clusterCrash(Map<String, Object> report) {
+    HtmlReport html = crash("Cluster crash suite", report);
+    html.heading("Failovers (the clients' gateway: " + report.get("gateway") + ")");
+    List<List<String>> failovers = new ArrayList<>();
+    for (Map<String, Object> f : (List<Map<String, Object>>) report.get("failovers")) {
+      failovers.add(List.of(format(f.get("kill")), format(f.get("atSeconds")), format(f.get("partition")),
+          format(f.get("killedNode")), format(f.get("clientGatewayKilled")), format(f.get("newLeader")),
+          format(f.get("newLeaderAfterSeconds")), format(f.get("exportingResumedAfterSeconds")),
+          format(f.get("rejoinedAfterSeconds"))));
+    }
+    html.table(List.of("kill", "at s", "partition", "killed node (its leader)", "clients' gateway killed",
+        "new leader", "new leader after s", "its exporter past the old ack after s", "rejoined after s"), failovers);
+    html.heading("Each node's web app against the store and the client oracle");
+    List<List<String>> webApps = new ArrayList<>();
+    for (Map<String, Object> w : (List<Map<String, Object>>) report.get("webApps")) {
+      List<String> counts = ((List<Map<String, Object>>) w.get("entities")).stream()
+          .map(e -> e.get("entity") + " " + format(e.get("webApp")) + "/" + format(e.get("store"))).toList();
+      webApps.add(List.of(format(w.get("node")), String.join(", ", counts), format(w.get("differenceCount")),
+          format(w.get("clientMismatchCount"))));
+    }
+    html.table(List.of("node", "items web app / store", "differences", "client mismatches"), webApps);
     return html;
   }
 

@@ -59,7 +59,32 @@ class RecordFilesTest {
       write(1, line(1, "a"), line(2, "b"), line(4, "d"));
 
       assertThatThrownBy(() -> RecordFiles.replay(directory, 1, record -> { }))
-          .hasMessageContaining("line 3").hasMessageContaining("records 3 to 3 are missing");
+          .hasMessageContaining("records 3 to 3 are missing");
+    }
+
+    @Test
+    void mergesTheFilesOfSeveralNodesEachOfWhichSkipsWhatAnotherExported() throws IOException {
+      // node a led positions 1-3, node b took over from 2 (its exporter's last known position) to 5, a again from 5
+      write(directory.resolve("a"), 1, line(1, "a"), line(2, "b"), line(3, "c"), line(5, "e"), line(6, "f"));
+      write(directory.resolve("b"), 1, line(2, "b"), line(3, "c"), line(4, "d"), line(5, "e"));
+      List<Long> fed = new ArrayList<>();
+
+      RecordFiles.Summary summary = RecordFiles.replay(List.of(directory.resolve("a"), directory.resolve("b"),
+          directory.resolve("c")), 1, record -> fed.add(record.getPosition()));
+
+      assertThat(fed).containsExactly(1L, 2L, 3L, 4L, 5L, 6L);
+      assertThat(summary.lines()).isEqualTo(9);
+      assertThat(summary.repeats()).isEqualTo(3);
+      assertThat(RecordFiles.partitions(List.of(directory.resolve("a"), directory.resolve("c")))).containsExactly(1);
+    }
+
+    @Test
+    void failsWhenTwoNodesHoldDifferentRecordsAtOnePosition() throws IOException {
+      write(directory.resolve("a"), 1, line(1, "a"), line(2, "b"));
+      write(directory.resolve("b"), 1, line(2, "not b"), line(3, "c"));
+
+      assertThatThrownBy(() -> RecordFiles.replay(List.of(directory.resolve("a"), directory.resolve("b")), 1,
+          record -> { })).hasMessageContaining("position 2 was exported again with different content");
     }
 
     @Test
@@ -120,6 +145,11 @@ class RecordFilesTest {
   }
 
   private void write(int partition, String... lines) throws IOException {
+    write(directory, partition, lines);
+  }
+
+  private static void write(Path directory, int partition, String... lines) throws IOException {
+    Files.createDirectories(directory);
     Files.writeString(RecordFileExporter.fileOf(directory, partition), String.join("\n", lines) + "\n");
   }
 
