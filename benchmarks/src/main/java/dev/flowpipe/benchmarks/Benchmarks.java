@@ -41,7 +41,7 @@ public final class Benchmarks {
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
-          "usage: benchmarks/run overhead|overhead-interleaved|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|exporter-slow-link|refresh-layout|store-settings|search-latency|flow-control|load|ramp|crash|cluster-crash [options]\n"
+          "usage: benchmarks/run overhead|overhead-interleaved|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|exporter-slow-link|refresh-layout|store-settings|search-latency|flow-control|load|ramp|scaling|crash|cluster-crash [options]\n"
               + "       benchmarks/run html overhead|availability|exporter-throughput|exporter-slow-link|search-latency|crash|cluster-crash  (page from the saved JSON)");
       System.exit(2);
     }
@@ -86,6 +86,7 @@ public final class Benchmarks {
           args.length > 4 ? Integer.parseInt(args[4]) : 30, args.length > 5 ? Integer.parseInt(args[5]) : 3);
       case "load" -> LoadScenario.run(root, List.of(args).subList(1, args.length));
       case "ramp" -> ThroughputRamp.run(root, List.of(args).subList(1, args.length));
+      case "scaling" -> ScalingRamp.run(root, List.of(args).subList(1, args.length));
       case "crash" -> CrashSuite.run(root, List.of(args).subList(1, args.length));
       case "cluster-crash" -> ClusterCrashSuite.run(root, List.of(args).subList(1, args.length));
       default -> throw new IllegalArgumentException("unknown scenario '" + args[0] + "'");

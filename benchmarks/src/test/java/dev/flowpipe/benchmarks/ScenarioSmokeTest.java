@@ -129,6 +129,14 @@ class ScenarioSmokeTest {
   }
 
   @Test
+  void theScalingConfigurationsAreNodesPartitionsReplicationAndABadOneIsNamed() {
+    assertThat(ScalingRamp.Config.parseAll("1/1/1, 3/3/3"))
+        .containsExactly(new ScalingRamp.Config(1, 1, 1), new ScalingRamp.Config(3, 3, 3));
+    assertThatThrownBy(() -> ScalingRamp.Config.parseAll("3/3")).hasMessageContaining("'3/3'");
+    assertThatThrownBy(() -> ScalingRamp.Config.parseAll("2/2/3")).hasMessageContaining("2/2/3");
+  }
+
+  @Test
   void theStoreNicenessArgumentTakesZeroToNineteenAndNamesABadOne() {
     assertThat(Benchmarks.storeNiceness("0,10")).containsExactly(0, 10);
     assertThatThrownBy(() -> Benchmarks.storeNiceness("0,high"))
