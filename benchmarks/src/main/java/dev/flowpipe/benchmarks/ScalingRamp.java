@@ -97,10 +97,8 @@ final class ScalingRamp {
       ClusterTopology.awaitLeaders(cluster.gateway(0), config.partitions(), Duration.ofMinutes(2));
       model.deploy(client);
       URI http = URI.create("http://127.0.0.1:" + cluster.node(0).httpPort());
-      if (!settings.warmUp().isZero()) {
-        LoadResult warmUp = new LoadGenerator(client, settings.load().withRate(settings.start())
-            .withDuration(settings.warmUp()).withNodeHttp(http), model, new ExporterLag.Reader(http),
-            System.out::println, 5).run();
+      LoadResult warmUp = ThroughputRamp.warmUp(client, settings, model, http, started);
+      if (warmUp != null) {
         System.out.println("warm-up: " + warmUp.summary());
       }
       List<ProcessHandle> nodes = new ArrayList<>();

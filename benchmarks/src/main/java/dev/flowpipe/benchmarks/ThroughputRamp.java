@@ -130,19 +130,13 @@ final class ThroughputRamp {
           ZeebeClient client = Benchmarks.client(node)) {
         model.deploy(client);
         URI http = URI.create("http://127.0.0.1:" + node.httpPort());
-        LoadResult warmUp = null;
         FlowControlRefusals refusals = new FlowControlRefusals(http);
         long refusedBeforeWarmUp = refusals.read();
-        if (!settings.warmUp().isZero()) {
-          // a fresh node's store is still warming up (JIT, first segments): not judged as a step
-          System.out.printf(Locale.ROOT, "[%.0f s] warm-up: %.1f PI/s for %d s (not a step)%n",
-              (System.nanoTime() - started) / 1e9, settings.start(), settings.warmUp().toSeconds());
-          warmUp = new LoadGenerator(client, settings.load().withRate(settings.start()).withDuration(settings.warmUp())
-              .withNodeHttp(http), model, new ExporterLag.Reader(http), System.out::println, 5).run();
-          System.out.println("warm-up: " + warmUp.summary() + ", refused by flow control "
-              + (refusals.read() - refusedBeforeWarmUp));
-        }
+        LoadResult warmUp = warmUp(client, settings, model, http, started);
         long warmUpRefused = refusals.read() - refusedBeforeWarmUp;
+        if (warmUp != null) {
+          System.out.println("warm-up: " + warmUp.summary() + ", refused by flow control " + warmUpRefused);
+        }
         ramps.add(new Ramp(variant, nodeArgs, warmUp, warmUpRefused, ramp(client, settings, model, http, started)));
       }
     }
@@ -151,13 +145,30 @@ final class ThroughputRamp {
     return report;
   }
 
+  /**
+   * The warm-up at the start rate (a fresh node's store is still warming up: JIT, first segments), not judged as a
+   * step; null when the settings ask for none.
+   */
+  static LoadResult warmUp(ZeebeClient client, Settings settings, LoadModel model, URI http, long started)
+      throws InterruptedException {
+    if (settings.warmUp().isZero()) {
+      return null;
+    }
+    System.out.printf(Locale.ROOT, "[%.0f s] warm-up: %.1f PI/s for %d s (not a step)%n",
+        (System.nanoTime() - started) / 1e9, settings.start(), settings.warmUp().toSeconds());
+    return new LoadGenerator(client, settings.load().withRate(settings.start()).withDuration(settings.warmUp())
+        .withNodeHttp(http), model, new ExporterLag.Reader(http), System.out::println, 5).run();
+  }
+
   static List<RampStep> ramp(ZeebeClient client, Settings settings, LoadModel model, URI http, long started)
       throws InterruptedException, java.io.IOException {
     List<RampStep> steps = new ArrayList<>();
     FlowControlRefusals refusals = new FlowControlRefusals(http);
     long rampStarted = System.nanoTime();
     for (double rate = settings.start(); rate <= settings.maxRate() + 1e-9; rate += settings.step()) {
-      if (System.nanoTime() - rampStarted + settings.stepLength().toNanos() > settings.budget().toNanos()) {
+      // the first step always runs: the settings require a budget of at least one step
+      long endOfNextStep = System.nanoTime() - rampStarted + settings.stepLength().toNanos();
+      if (!steps.isEmpty() && endOfNextStep > settings.budget().toNanos()) {
         System.out.printf(Locale.ROOT, "time budget of %d s per ramp reached: no step at %.1f PI/s%n",
             settings.budget().toSeconds(), rate);
         break;

@@ -14,7 +14,6 @@ import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.response.BrokerInfo;
 import io.camunda.zeebe.client.api.response.PartitionInfo;
 import io.camunda.zeebe.model.bpmn.Bpmn;
-import io.grpc.Status;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -24,11 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Random;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -75,12 +70,13 @@ class LeaderChangeKeepsTheLimitTest {
 
       int firstLeader = awaitLeader(nodes, -1);
       NodeProcess gatewayNode = nodes.get((firstLeader + 1) % 3);
-      try (ZeebeClient client = gatewayNode.client(); Load load = new Load(client)) {
+      try (ZeebeClient client = gatewayNode.client();
+          DegradedStoreExperiment load = new DegradedStoreExperiment(client, gatewayNode.httpPort(), "leader-change")) {
         client.newDeployResourceCommand()
             .addProcessModel(Bpmn.createExecutableProcess("leader-change").startEvent().endEvent().done(),
                 "leader-change.bpmn")
             .send().join();
-        load.start();
+        load.start(100); // instances a second; refusals are counted, never retried
 
         long engageStart = System.nanoTime();
         await("the first leader (node " + firstLeader + ") enforces a write limit").atMost(Duration.ofSeconds(60))
@@ -88,27 +84,27 @@ class LeaderChangeKeepsTheLimitTest {
             .until(() -> enforcedLimit(nodes.get(firstLeader)).isPresent());
         double engagedAfter = (System.nanoTime() - engageStart) / 1e9;
         assertRoles(nodes, firstLeader, -1);
-        long refusedBefore = load.refused.get();
+        long refusedBefore = load.rejected();
 
         nodes.get(firstLeader).kill();
         long killed = System.nanoTime();
         int newLeader = awaitLeader(nodes, firstLeader);
         double electedAfter = (System.nanoTime() - killed) / 1e9;
-        long createdAtTakeover = load.created.get();
+        long createdAtTakeover = load.acceptedKeys().size();
         await("the new leader (node " + newLeader + ") enforces a write limit")
             .atMost(LIMIT_AFTER_TAKEOVER).pollInterval(Duration.ofMillis(250))
             .until(() -> enforcedLimit(nodes.get(newLeader)).isPresent());
         double limitedAfter = (System.nanoTime() - killed) / 1e9;
         // the limit refuses commands on the new leader too, not only in its report
-        long refusedAtLimit = load.refused.get();
-        long createdAtLimit = load.created.get();
-        boolean refusing = awaitQuietly(Duration.ofSeconds(10), () -> load.refused.get() > refusedAtLimit);
+        long refusedAtLimit = load.rejected();
+        long createdAtLimit = load.acceptedKeys().size();
+        boolean refusing = awaitQuietly(Duration.ofSeconds(10), () -> load.rejected() > refusedAtLimit);
         JsonNode report = partition(nodes.get(newLeader));
         System.out.printf("[leader-change] first leader node %d engaged %.1f s after the load started (%d refused);"
                 + " killed; node %d led after %.1f s (%d created by then), its limit in force %.1f s after the kill;"
                 + " since then %d created, %d refused; report %s; other errors: %s%n",
             firstLeader, engagedAfter, refusedBefore, newLeader, electedAfter, createdAtTakeover, limitedAfter,
-            load.created.get() - createdAtLimit, load.refused.get() - refusedAtLimit, report, load.errors);
+            load.acceptedKeys().size() - createdAtLimit, load.rejected() - refusedAtLimit, report, load.errorKinds());
         assertThat(refusing).as("commands refused by the new leader's limit").isTrue();
         assertRoles(nodes, newLeader, firstLeader);
         assertThat(report.path("throttling").asBoolean()).as("the new leader's controller throttles").isTrue();
@@ -187,58 +183,6 @@ class LeaderChangeKeepsTheLimitTest {
       throw new AssertionError("no partition 1 in the flowControl report: " + body);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    }
-  }
-
-  /** Creates 100 instances a second, at most 50 in flight; counts refusals, never retries one. */
-  private static final class Load implements AutoCloseable {
-    final ZeebeClient client;
-    final AtomicLong created = new AtomicLong();
-    final AtomicLong refused = new AtomicLong();
-    final Map<String, AtomicLong> errors = new ConcurrentHashMap<>();
-    final Semaphore inFlight = new Semaphore(50);
-    final AtomicBoolean running = new AtomicBoolean(true);
-    final Thread thread = new Thread(this::run, "leader-change-load");
-
-    Load(ZeebeClient client) {
-      this.client = client;
-    }
-
-    void start() {
-      thread.start();
-    }
-
-    private void run() {
-      long next = System.nanoTime();
-      while (running.get()) {
-        next += 10_000_000L;
-        java.util.concurrent.locks.LockSupport.parkNanos(next - System.nanoTime());
-        try {
-          inFlight.acquire();
-        } catch (InterruptedException e) {
-          return;
-        }
-        client.newCreateInstanceCommand().bpmnProcessId("leader-change").latestVersion()
-            .requestTimeout(Duration.ofSeconds(5)).send()
-            .whenComplete((done, failure) -> {
-              inFlight.release();
-              if (failure == null) {
-                created.incrementAndGet();
-              } else if (Status.fromThrowable(failure).getCode() == Status.Code.RESOURCE_EXHAUSTED) {
-                refused.incrementAndGet();
-              } else {
-                errors.computeIfAbsent(Status.fromThrowable(failure).getCode().name(), k -> new AtomicLong())
-                    .incrementAndGet();
-              }
-            });
-      }
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      running.set(false);
-      thread.interrupt();
-      thread.join(5_000);
     }
   }
 }
