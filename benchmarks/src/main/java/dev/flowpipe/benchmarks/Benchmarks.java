@@ -41,8 +41,8 @@ public final class Benchmarks {
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
-          "usage: benchmarks/run overhead|overhead-interleaved|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|exporter-slow-link|refresh-layout|store-settings|search-latency|flow-control|load|ramp|scaling|crash|cluster-crash [options]\n"
-              + "       benchmarks/run html overhead|availability|exporter-throughput|exporter-slow-link|search-latency|crash|cluster-crash  (page from the saved JSON)");
+          "usage: benchmarks/run overhead|overhead-interleaved|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|exporter-slow-link|slow-store|refresh-layout|store-settings|search-latency|flow-control|load|ramp|scaling|slow-network|crash|cluster-crash [options]\n"
+              + "       benchmarks/run html overhead|availability|exporter-throughput|exporter-slow-link|slow-store|search-latency|crash|cluster-crash  (page from the saved JSON)");
       System.exit(2);
     }
     Path root = Path.of(System.getProperty("flowpipe.project.root", ".")).toAbsolutePath();
@@ -73,6 +73,8 @@ public final class Benchmarks {
       case "exporter-throughput" -> exporterThroughput(root, args.length > 1 ? Integer.parseInt(args[1]) : 20_000,
           bulkRefreshModes(args.length > 2 ? args[2] : "both"));
       case "exporter-slow-link" -> ExporterSlowLink.run(root, List.of(args).subList(1, args.length));
+      case "slow-store" -> ExporterSlowLink.run(root, ExporterSlowLink.slowStoreArguments(
+          List.of(args).subList(1, args.length)));
       case "flow-control" -> FlowControlScenario.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 40,
           args.length > 2 ? Double.parseDouble(args[2]) : 45);
       case "search-latency" ->
@@ -87,6 +89,8 @@ public final class Benchmarks {
       case "load" -> LoadScenario.run(root, List.of(args).subList(1, args.length));
       case "ramp" -> ThroughputRamp.run(root, List.of(args).subList(1, args.length));
       case "scaling" -> ScalingRamp.run(root, List.of(args).subList(1, args.length));
+      case "slow-network" -> SlowNetwork.run(root, List.of(args).subList(1, args.length),
+          root.resolve("benchmarks/results/slow-network.html"));
       case "crash" -> CrashSuite.run(root, List.of(args).subList(1, args.length));
       case "cluster-crash" -> ClusterCrashSuite.run(root, List.of(args).subList(1, args.length));
       default -> throw new IllegalArgumentException("unknown scenario '" + args[0] + "'");
@@ -97,7 +101,7 @@ public final class Benchmarks {
     Files.createDirectories(out.getParent());
     JSON.writeValue(out.toFile(), report);
     // their windows (load, ramp) or differences (crash) make the JSON long; the summary was printed
-    if (!List.of("load", "ramp", "crash", "cluster-crash").contains(args[0])) {
+    if (!List.of("load", "ramp", "crash", "cluster-crash", "slow-network").contains(args[0])) {
       System.out.println(JSON.writeValueAsString(report));
     }
     System.out.println("report: " + out);

@@ -19,6 +19,7 @@ final class CrashCluster implements AutoCloseable {
   private final List<NodeProcess.Ports> ports = new ArrayList<>();
   private final List<Path> nodeDirectories = new ArrayList<>();
   private final List<List<String>> arguments = new ArrayList<>();
+  private final List<List<String>> wrappers = new ArrayList<>();
   private final List<NodeProcess> nodes = new ArrayList<>();
   private final String recorderClasspath;
 
@@ -29,6 +30,37 @@ final class CrashCluster implements AutoCloseable {
    */
   CrashCluster(Path root, Path work, int size, int replicationFactor, String storeUrl,
       java.util.function.Function<Path, List<String>> nodeArguments) throws Exception {
+    this(root, work, size, replicationFactor, direct(storeUrl), nodeArguments);
+  }
+
+  /** How the nodes reach each other and the store. */
+  interface Wiring {
+    /** Node {@code id}'s contact points, store URL and, where it is reached other than on its ports, its addresses. */
+    List<String> arguments(int id, List<NodeProcess.Ports> ports);
+
+    /** The command node {@code id} is run by (see {@link NodeProcess#launch(Path, Path, NodeProcess.Ports, List,
+     * List, String)}); none by default. */
+    default List<String> wrapper(int id) {
+      return List.of();
+    }
+  }
+
+  /** Each node reached on its own ports, all writing to the run's own store, shared. */
+  static Wiring direct(String storeUrl) {
+    return (id, ports) -> List.of(
+        "--flowpipe.broker.contact-points=" + ports.stream().map(p -> "127.0.0.1:" + p.internal())
+            .collect(Collectors.joining(",")),
+        // a node's embedded store would go down with the node
+        "--flowpipe.store.url=" + storeUrl);
+  }
+
+  /**
+   * Launches {@code size} nodes wired by {@code wiring} and waits until each is ready.
+   *
+   * @param nodeArguments a node's arguments by its record directory
+   */
+  CrashCluster(Path root, Path work, int size, int replicationFactor, Wiring wiring,
+      java.util.function.Function<Path, List<String>> nodeArguments) throws Exception {
     this.root = root;
     this.work = work;
     this.recorderClasspath = root.resolve("benchmarks/target/classes").toString();
@@ -37,17 +69,15 @@ final class CrashCluster implements AutoCloseable {
       // a scratch directory of its own, so that its node.log stays after the run (only top-level logs stay)
       nodeDirectories.add(ScratchDirectories.create("bench-cluster-node-" + id + "-"));
     }
-    String contactPoints = ports.stream().map(p -> "127.0.0.1:" + p.internal()).collect(Collectors.joining(","));
     for (int id = 0; id < size; id++) {
       List<String> args = new ArrayList<>(nodeArguments.apply(recordDirectory(id)));
       args.addAll(List.of(
           "--flowpipe.broker.node-id=" + id,
           "--flowpipe.broker.cluster-size=" + size,
-          "--flowpipe.broker.replication-factor=" + replicationFactor,
-          "--flowpipe.broker.contact-points=" + contactPoints,
-          // the run's own store, shared: a node's embedded store would go down with the node
-          "--flowpipe.store.url=" + storeUrl));
+          "--flowpipe.broker.replication-factor=" + replicationFactor));
+      args.addAll(wiring.arguments(id, ports));
       arguments.add(args);
+      wrappers.add(wiring.wrapper(id));
     }
     try {
       for (int id = 0; id < size; id++) {
@@ -63,7 +93,8 @@ final class CrashCluster implements AutoCloseable {
   }
 
   private NodeProcess launch(int id) throws IOException {
-    return NodeProcess.launch(root, nodeDirectories.get(id), ports.get(id), arguments.get(id), recorderClasspath);
+    return NodeProcess.launch(root, nodeDirectories.get(id), ports.get(id), wrappers.get(id), arguments.get(id),
+        recorderClasspath);
   }
 
   int size() {

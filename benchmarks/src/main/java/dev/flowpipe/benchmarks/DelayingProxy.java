@@ -67,11 +67,20 @@ public final class DelayingProxy implements AutoCloseable {
 
   /** The same on a given loopback port (0: any free one), for a service that must be reached at a known address. */
   public static DelayingProxy start(int port, InetSocketAddress target, Duration oneWayDelay) throws IOException {
+    return start(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), target, oneWayDelay);
+  }
+
+  /**
+   * The same on a given address, e.g. one of loopback's other addresses (127.x.y.z): proxies on one port but different
+   * addresses tell apart who connects, when each client is given its own address for the same name.
+   */
+  public static DelayingProxy start(InetSocketAddress listenAt, InetSocketAddress target, Duration oneWayDelay)
+      throws IOException {
     if (oneWayDelay.isNegative()) {
       throw new IllegalArgumentException("one-way delay must not be negative, was " + oneWayDelay);
     }
-    DelayingProxy proxy =
-        new DelayingProxy(new ServerSocket(port, 50, InetAddress.getLoopbackAddress()), target, oneWayDelay);
+    DelayingProxy proxy = new DelayingProxy(
+        new ServerSocket(listenAt.getPort(), 50, listenAt.getAddress()), target, oneWayDelay);
     Thread.ofPlatform().daemon().name("delaying-proxy-accept-" + proxy.port()).start(proxy::acceptConnections);
     return proxy;
   }

@@ -5,6 +5,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The exporter's lag as the node publishes it at {@code /actuator/prometheus}: the age of the oldest record not yet
@@ -31,21 +32,38 @@ record ExporterLag(long ageMillis, long records) {
     return Math.round(Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)));
   }
 
-  /** Reads the lag of a node over HTTP, once a second from the load generator's sampler. */
+  /**
+   * Reads the lag of a node over HTTP, once a second from the load generator's sampler; of several nodes (a cluster,
+   * whose leaders export), the largest.
+   */
   static final class Reader {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private final URI prometheus;
+    private final List<URI> prometheus;
 
     Reader(URI nodeHttp) {
-      this.prometheus = nodeHttp.resolve("/actuator/prometheus");
+      this(List.of(nodeHttp));
     }
 
-    /** The current lag, or null if the node did not answer within a second or publishes no lag. */
+    Reader(List<URI> nodesHttp) {
+      this.prometheus = nodesHttp.stream().map(node -> node.resolve("/actuator/prometheus")).toList();
+    }
+
+    /** The current lag, or null if no node answered within a second with a lag. */
     ExporterLag read() {
+      ExporterLag largest = null;
+      for (URI node : prometheus) {
+        ExporterLag lag = read(node);
+        if (lag != null && (largest == null || lag.ageMillis() > largest.ageMillis())) {
+          largest = lag;
+        }
+      }
+      return largest;
+    }
+
+    private ExporterLag read(URI node) {
       try {
         HttpResponse<String> response = http.send(
-            HttpRequest.newBuilder(prometheus).timeout(Duration.ofSeconds(1)).build(),
-            HttpResponse.BodyHandlers.ofString());
+            HttpRequest.newBuilder(node).timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
         return response.statusCode() == 200 ? parse(response.body()) : null;
       } catch (Exception e) {
         if (e instanceof InterruptedException) {

@@ -105,6 +105,21 @@ final class ExporterSlowLink {
       Map<String, Object> freshnessBulks, double recordsPerSecond, double throughputSeconds,
       Map<String, Object> throughputBulks) {}
 
+  /**
+   * {@code slow-store [round trips ms] [in-flight values] [rounds] [measure seconds] [throughput instances]}: this
+   * scenario with the store 20 and 100 ms of round trip away and 1, 2 and 4 bulks in flight unless given.
+   */
+  static List<String> slowStoreArguments(List<String> args) {
+    List<String> full = new ArrayList<>(args);
+    if (full.isEmpty()) {
+      full.add("20,100");
+    }
+    if (full.size() < 2) {
+      full.add("1,2," + ExporterConfiguration.MAX_BULKS_IN_FLIGHT);
+    }
+    return full;
+  }
+
   static Map<String, Object> run(Path root, List<String> args) throws Exception {
     Settings settings = Settings.parse(args);
     String loadBefore = loadAverage();

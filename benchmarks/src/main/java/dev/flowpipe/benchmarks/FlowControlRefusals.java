@@ -5,22 +5,27 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Commands the node's write limit (our flow control) refused since it started, summed over partitions, as the node
  * publishes them at {@code /actuator/prometheus} ({@code flowpipe_flowcontrol_rejected_total}, the broker's own
  * outcome count). The client sees every refusal as RESOURCE_EXHAUSTED; this tells flow control's from the request
- * limiter's.
+ * limiter's. Over several nodes (a cluster, whose leaders each limit their partitions), the sum of their counts.
  */
 final class FlowControlRefusals {
 
   static final String METRIC = "flowpipe_flowcontrol_rejected_total";
 
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-  private final URI prometheus;
+  private final List<URI> prometheus;
 
   FlowControlRefusals(URI nodeHttp) {
-    this.prometheus = nodeHttp.resolve("/actuator/prometheus");
+    this(List.of(nodeHttp));
+  }
+
+  FlowControlRefusals(List<URI> nodesHttp) {
+    this.prometheus = nodesHttp.stream().map(node -> node.resolve("/actuator/prometheus")).toList();
   }
 
   /** The count in the node's Prometheus text; 0 when absent (no partition led yet). */
@@ -34,13 +39,17 @@ final class FlowControlRefusals {
     return Math.round(total);
   }
 
-  /** The count now; fails when the node does not answer (a step's figure must not silently read 0). */
+  /** The count now; fails when a node does not answer (a step's figure must not silently read 0). */
   long read() throws java.io.IOException, InterruptedException {
-    HttpResponse<String> response = http.send(
-        HttpRequest.newBuilder(prometheus).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
-    if (response.statusCode() != 200) {
-      throw new java.io.IOException(prometheus + " answered " + response.statusCode());
+    long total = 0;
+    for (URI node : prometheus) {
+      HttpResponse<String> response = http.send(
+          HttpRequest.newBuilder(node).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() != 200) {
+        throw new java.io.IOException(node + " answered " + response.statusCode());
+      }
+      total += parse(response.body());
     }
-    return parse(response.body());
+    return total;
   }
 }

@@ -64,9 +64,19 @@ final class NodeProcess implements AutoCloseable {
    */
   static NodeProcess launch(Path root, Path workDir, Ports ports, List<String> extraArgs, String extraClasspath)
       throws IOException {
+    return launch(root, workDir, ports, List.of(), extraArgs, extraClasspath);
+  }
+
+  /**
+   * As {@link #launch(Path, Path, Ports, List, String)}, the node's command run by {@code wrapper} (a command that
+   * ends by executing its arguments in its own process, e.g. to give the node a view of the system of its own).
+   */
+  static NodeProcess launch(Path root, Path workDir, Ports ports, List<String> wrapper, List<String> extraArgs,
+      String extraClasspath) throws IOException {
     Files.createDirectories(workDir);
     Path log = workDir.resolve("node.log");
-    List<String> command = new ArrayList<>(List.of(
+    List<String> command = new ArrayList<>(wrapper);
+    command.addAll(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx1g",
         "--enable-native-access=ALL-UNNAMED",

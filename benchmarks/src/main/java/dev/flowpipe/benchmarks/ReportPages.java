@@ -18,8 +18,8 @@ import java.util.Set;
 final class ReportPages {
 
   static final Set<String> SCENARIOS =
-      Set.of("overhead", "availability", "exporter-throughput", "exporter-slow-link", "search-latency", "crash",
-          "cluster-crash");
+      Set.of("overhead", "availability", "exporter-throughput", "exporter-slow-link", "slow-store", "search-latency",
+          "crash", "cluster-crash");
   private static final int ROWS_SHOWN = 200;
 
   private ReportPages() {}
@@ -30,7 +30,7 @@ final class ReportPages {
       case "overhead" -> overhead(report);
       case "availability" -> availability(report);
       case "exporter-throughput" -> exporterThroughput(report);
-      case "exporter-slow-link" -> exporterSlowLink(report);
+      case "exporter-slow-link", "slow-store" -> exporterSlowLink(report);
       case "search-latency" -> searchLatency(report);
       case "crash" -> crash(report);
       case "cluster-crash" -> clusterCrash(report);

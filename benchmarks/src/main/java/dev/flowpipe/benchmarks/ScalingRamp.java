@@ -109,7 +109,11 @@ final class ScalingRamp {
       List<Long> nodeCpuBefore = nodes.stream().map(CpuCost::cpuNanos).toList();
       long storeCpuBefore = CpuCost.cpuNanos(storeProcess);
       long rampStarted = System.nanoTime();
-      List<RampStep> steps = ThroughputRamp.ramp(client, settings, model, http, started);
+      List<URI> nodesHttp = new ArrayList<>();
+      for (int id = 0; id < cluster.size(); id++) {
+        nodesHttp.add(URI.create("http://127.0.0.1:" + cluster.node(id).httpPort()));
+      }
+      List<RampStep> steps = ThroughputRamp.ramp(client, settings, model, nodesHttp, started);
       double seconds = (System.nanoTime() - rampStarted) / 1e9;
       long completed = steps.stream().mapToLong(s -> s.result().total(LoadWindow::completed)).sum();
 
@@ -127,9 +131,9 @@ final class ScalingRamp {
           steps.stream().mapToDouble(RampStep::completedPerSecondLateInStep).max().orElse(0)));
       steps.stream().filter(s -> s.rate() == highest).findFirst().ifPresent(s -> {
         result.put("p99AtHighestCleanRateMillis", s.result().latency().getValueAtPercentile(99));
-        result.put("maxLagAtHighestCleanRateMillis", s.result().maxLagAgeMillis());
+        result.put("maxLagAtHighestCleanRateMillis", s.result().maxLagAgeMillis()); // the largest of any node's
       });
-      result.put("refusedByFlowControl", steps.stream().mapToLong(RampStep::refusedByFlowControl).sum());
+      result.put("refusedByFlowControl", steps.stream().mapToLong(RampStep::refusedByFlowControl).sum()); // all nodes
       List<Double> nodeCores = new ArrayList<>();
       double nodesCpuMillis = 0;
       for (int id = 0; id < nodes.size(); id++) {

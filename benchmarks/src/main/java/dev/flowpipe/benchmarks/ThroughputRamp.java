@@ -137,7 +137,8 @@ final class ThroughputRamp {
         if (warmUp != null) {
           System.out.println("warm-up: " + warmUp.summary() + ", refused by flow control " + warmUpRefused);
         }
-        ramps.add(new Ramp(variant, nodeArgs, warmUp, warmUpRefused, ramp(client, settings, model, http, started)));
+        ramps.add(new Ramp(variant, nodeArgs, warmUp, warmUpRefused,
+            ramp(client, settings, model, List.of(http), started)));
       }
     }
     Map<String, Object> report = report(settings, model, ramps);
@@ -160,10 +161,15 @@ final class ThroughputRamp {
         .withNodeHttp(http), model, new ExporterLag.Reader(http), System.out::println, 5).run();
   }
 
-  static List<RampStep> ramp(ZeebeClient client, Settings settings, LoadModel model, URI http, long started)
-      throws InterruptedException, java.io.IOException {
+  /**
+   * The steps on the node or cluster whose nodes answer HTTP at {@code nodesHttp}: refusals by flow control summed
+   * over them, the exporter lag the largest of theirs.
+   */
+  static List<RampStep> ramp(ZeebeClient client, Settings settings, LoadModel model, List<URI> nodesHttp,
+      long started) throws InterruptedException, java.io.IOException {
     List<RampStep> steps = new ArrayList<>();
-    FlowControlRefusals refusals = new FlowControlRefusals(http);
+    URI http = nodesHttp.getFirst();
+    FlowControlRefusals refusals = new FlowControlRefusals(nodesHttp);
     long rampStarted = System.nanoTime();
     for (double rate = settings.start(); rate <= settings.maxRate() + 1e-9; rate += settings.step()) {
       // the first step always runs: the settings require a budget of at least one step
@@ -177,8 +183,8 @@ final class ThroughputRamp {
       System.out.printf(Locale.ROOT, "[%.0f s] step %d: %.1f PI/s for %d s%n", (System.nanoTime() - started) / 1e9,
           steps.size() + 1, rate, settings.stepLength().toSeconds());
       long refusedBefore = refusals.read();
-      LoadResult result = new LoadGenerator(client, load, model, new ExporterLag.Reader(http), System.out::println,
-          5).run();
+      LoadResult result = new LoadGenerator(client, load, model, new ExporterLag.Reader(nodesHttp),
+          System.out::println, 5).run();
       RampStep step = new RampStep(rate, result, refusals.read() - refusedBefore);
       steps.add(step);
       System.out.printf(Locale.ROOT, "[%.0f s] step %d: %.1f PI/s offered -> created %.1f/s, completed %.1f/s "

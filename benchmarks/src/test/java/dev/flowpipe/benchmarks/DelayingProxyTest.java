@@ -3,11 +3,8 @@ package dev.flowpipe.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.Random;
@@ -20,29 +17,11 @@ class DelayingProxyTest {
 
   private static final Duration ONE_WAY = Duration.ofMillis(50);
 
-  private static ServerSocket echo;
+  private static EchoServer echo;
 
   @BeforeAll
   static void startEchoServer() throws IOException {
-    echo = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    Thread.ofPlatform().daemon().name("echo-accept").start(() -> {
-      while (!echo.isClosed()) {
-        try {
-          Socket connection = echo.accept();
-          Thread.ofPlatform().daemon().name("echo").start(() -> echoAll(connection));
-        } catch (IOException e) {
-          return;
-        }
-      }
-    });
-  }
-
-  private static void echoAll(Socket connection) {
-    try (connection) {
-      connection.getInputStream().transferTo(connection.getOutputStream());
-    } catch (IOException e) {
-      // the client went away
-    }
+    echo = EchoServer.start();
   }
 
   @AfterAll
@@ -51,7 +30,7 @@ class DelayingProxyTest {
   }
 
   private static InetSocketAddress echoAddress() {
-    return new InetSocketAddress(InetAddress.getLoopbackAddress(), echo.getLocalPort());
+    return echo.address();
   }
 
   @Test
@@ -113,10 +92,6 @@ class DelayingProxyTest {
   }
 
   private static void roundTrip(Socket client) throws IOException {
-    OutputStream out = client.getOutputStream();
-    InputStream in = client.getInputStream();
-    out.write('x');
-    out.flush();
-    assertThat(in.read()).isEqualTo('x');
+    EchoServer.roundTrip(client);
   }
 }
