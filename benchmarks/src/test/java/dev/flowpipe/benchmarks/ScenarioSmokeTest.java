@@ -2,6 +2,7 @@ package dev.flowpipe.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
@@ -89,6 +90,33 @@ class ScenarioSmokeTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'0,far'");
     assertThatThrownBy(() -> ExporterSlowLink.Settings.parse(List.of("20", "1,5")))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("[1, 5]");
+  }
+
+  @Test
+  void theSlowStoreIsTheSlowLinkAtTwentyAndOneHundredMillisWithOneTwoAndFourInFlight() {
+    var settings = ExporterSlowLink.Settings.parse(ExporterSlowLink.slowStoreArguments(List.of()));
+    assertThat(settings.roundTripsMillis()).containsExactly(20, 100);
+    assertThat(settings.inFlightOrder(1)).containsExactly(1, 2, 4);
+    assertThat(ExporterSlowLink.Settings.parse(ExporterSlowLink.slowStoreArguments(List.of("50"))).roundTripsMillis())
+        .containsExactly(50);
+  }
+
+  @Test
+  void theSlowNetworkRunsCalmAndDelayPhasesInTurnAndNamesABadArgument() {
+    var defaults = SlowNetwork.Settings.parse(List.of());
+    assertThat(defaults.rate()).isEqualTo(30);
+    assertThat(defaults.partitions()).isEqualTo(1);
+    assertThat(defaults.phases()).extracting(SlowNetwork.Phase::label, p -> p.delay().toMillis(),
+            SlowNetwork.Phase::seconds)
+        .containsExactly(tuple("calm", 0L, 60), tuple("100 ms", 100L, 120), tuple("calm", 0L, 60),
+            tuple("250 ms", 250L, 120), tuple("calm", 0L, 60));
+    var given = SlowNetwork.Settings.parse(List.of("10", "20", "PT0.05S", "15", "--partitions=3", "--payload=1KB"));
+    assertThat(given.phases()).extracting(SlowNetwork.Phase::seconds).containsExactly(15, 20, 15);
+    assertThat(given.load().payloadBytes()).isEqualTo(1024);
+    assertThatThrownBy(() -> SlowNetwork.Settings.parse(List.of("10", "20", "0ms")))
+        .hasMessageContaining("delays must be > 0");
+    assertThatThrownBy(() -> SlowNetwork.Settings.parse(List.of("fast"))).hasMessageContaining("'fast'");
+    assertThatThrownBy(() -> SlowNetwork.Settings.parse(List.of("--partitions=two"))).hasMessageContaining("'two'");
   }
 
   @Test
