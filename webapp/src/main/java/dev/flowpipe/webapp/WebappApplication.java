@@ -2,6 +2,9 @@ package dev.flowpipe.webapp;
 
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.webapp.config.WebappProperties;
+import dev.flowpipe.webapp.operations.EngineCommands;
+import dev.flowpipe.webapp.operations.WrittenPositions;
+import dev.flowpipe.webapp.operations.ZeebeEngineCommands;
 import dev.flowpipe.webapp.readmodel.ConnectingReadModel;
 import java.util.Map;
 import org.springframework.boot.SpringApplication;
@@ -31,6 +34,22 @@ public class WebappApplication {
         new StoreConnection(store.url(), store.username(), store.password(), store.connectTimeout(),
             store.requestTimeout()),
         store.indexPrefix());
+  }
+
+  /** The gateway of {@code flowpipe.webapp.operations.gateway-address}, or none (the operations answer 501). */
+  @Bean
+  EngineCommands engineCommands(WebappProperties properties) {
+    WebappProperties.Operations operations = properties.operations();
+    if (operations.gatewayAddress() == null || operations.gatewayAddress().isBlank()) {
+      return EngineCommands.NONE;
+    }
+    return ZeebeEngineCommands.connect(operations.gatewayAddress().trim(), operations.requestTimeout());
+  }
+
+  /** On its own the web app cannot see a broker's log: operations answer without a position to wait for. */
+  @Bean
+  WrittenPositions writtenPositions() {
+    return WrittenPositions.NONE;
   }
 
   public static void main(String[] args) {

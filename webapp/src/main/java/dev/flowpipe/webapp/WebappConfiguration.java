@@ -6,6 +6,8 @@ import dev.flowpipe.webapp.api.SearchService;
 import dev.flowpipe.webapp.api.UiController;
 import dev.flowpipe.webapp.config.SecurityConfiguration;
 import dev.flowpipe.webapp.config.WebappProperties;
+import dev.flowpipe.webapp.operations.OperationProblems;
+import dev.flowpipe.webapp.operations.OperationsController;
 import dev.flowpipe.webapp.readmodel.ReadModel;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -13,13 +15,16 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
 /**
- * The web app as a part of a Spring context: the search API, the UI (static resources under {@code /}), security and
- * configuration. The context must provide a {@link ReadModel}: the node gives its own store, the standalone
- * {@link WebappApplication} one reached by URL.
+ * The web app as a part of a Spring context: the search API, the operations, the UI (static resources under
+ * {@code /}), security and configuration. The context must provide a {@link ReadModel}, the
+ * {@link dev.flowpipe.webapp.operations.EngineCommands} and the
+ * {@link dev.flowpipe.webapp.operations.WrittenPositions}: the node gives its own store, gateway and log; the
+ * standalone {@link WebappApplication} a store reached by URL, a gateway by address (or none) and no positions.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(WebappProperties.class)
-@Import({SearchController.class, UiController.class, ProblemHandler.class, SecurityConfiguration.class})
+@Import({SearchController.class, OperationsController.class, UiController.class, ProblemHandler.class,
+    OperationProblems.class, SecurityConfiguration.class})
 public class WebappConfiguration {
 
   @Bean

@@ -62,15 +62,39 @@ class WebappPropertiesTest {
     });
   }
 
+  @Test
+  void aUserWithoutAPasswordOrRolesFailsNamingTheKey() {
+    runner.withPropertyValues("flowpipe.webapp.security.users[0].username=operator").run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(context.getStartupFailure()).hasStackTraceContaining("flowpipe.webapp.security.users[0].password");
+    });
+    runner.withPropertyValues("flowpipe.webapp.operations.gateway-address=localhost").run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(context.getStartupFailure()).hasStackTraceContaining("flowpipe.webapp.operations.gateway-address")
+          .hasStackTraceContaining("'localhost'");
+    });
+  }
+
+  @Test
+  void theOperationsFollowAuthenticationUnlessSetExplicitly() {
+    runner.run(context -> assertThat(context.getBean(WebappProperties.class).operationsEnabled()).isFalse());
+    runner.withPropertyValues("flowpipe.webapp.security.basic-auth=true", "flowpipe.webapp.security.username=r",
+        "flowpipe.webapp.security.password=p").run(context ->
+        assertThat(context.getBean(WebappProperties.class).operationsEnabled()).isTrue());
+    runner.withPropertyValues("flowpipe.webapp.operations.enabled=true").run(context ->
+        assertThat(context.getBean(WebappProperties.class).operationsEnabled()).isTrue());
+  }
+
   @Nested
   class Secrets {
     @Test
     void passwordsAreNeverPrinted() {
-      WebappProperties.Security security = new WebappProperties.Security(true, "reader", "s3cret");
+      WebappProperties.Security security = new WebappProperties.Security(true, "reader", "s3cret", java.util.List.of(
+          new WebappProperties.User("operator", "0perat0r", java.util.List.of(WebappProperties.Role.WRITE))));
       WebappProperties.Store store = new WebappProperties.Store(
           java.net.URI.create("http://h:9200"), "u", "hidden", java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1), "p");
 
-      assertThat(security.toString()).doesNotContain("s3cret").contains("****");
+      assertThat(security.toString()).doesNotContain("s3cret").doesNotContain("0perat0r").contains("****");
       assertThat(store.toString()).doesNotContain("hidden").contains("****");
     }
   }

@@ -37,6 +37,12 @@ public final class Http {
         .POST(HttpRequest.BodyPublishers.ofString(json)));
   }
 
+  /** A request of any method with a JSON body (PATCH, PUT...). */
+  public static Answer send(String method, String url, String json) {
+    return send(HttpRequest.newBuilder(URI.create(url)).header("Content-Type", "application/json")
+        .method(method, HttpRequest.BodyPublishers.ofString(json)));
+  }
+
   public static Answer get(String url) {
     return send(HttpRequest.newBuilder(URI.create(url)).GET());
   }

@@ -65,7 +65,9 @@ public final class SharedWebappNode implements ParameterResolver {
   private static Runs start() {
     TestNode node;
     try {
-      node = new TestNode(Files.createTempDirectory("webapp-node")).start();
+      // the operations are off without authentication unless switched on: on here, for OperationsOnNodeTest
+      node = new TestNode(Files.createTempDirectory("webapp-node"))
+          .with("flowpipe.webapp.operations.enabled", true).start();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

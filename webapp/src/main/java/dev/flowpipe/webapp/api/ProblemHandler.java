@@ -15,10 +15,10 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
 
 /**
  * Errors of the API as {@code application/problem+json}: a bad request part 400 (with {@code part} naming it), an
- * unknown key 404, the store unreachable 503. Spring's own request errors (unreadable JSON, wrong media type or
+ * unknown key 404, the store unreachable 503 (the operations' engine refusals: {@code OperationProblems}). Spring's own request errors (unreadable JSON, wrong media type or
  * method) keep their status and get the same body shape.
  */
-@RestControllerAdvice(assignableTypes = {SearchController.class, UiController.class})
+@RestControllerAdvice(basePackages = "dev.flowpipe.webapp")
 public class ProblemHandler extends ResponseEntityExceptionHandler {
 
   private static final Logger LOG = LoggerFactory.getLogger(ProblemHandler.class);

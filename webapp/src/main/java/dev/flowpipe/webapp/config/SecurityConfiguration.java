@@ -1,6 +1,10 @@
 package dev.flowpipe.webapp.config;
 
 import jakarta.servlet.DispatcherType;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
@@ -14,16 +18,32 @@ import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 
 /**
- * Read-only access: GET (and HEAD) everywhere, POST only to the search endpoints (and, inside the node, to its
- * flow-control settings); every other method is refused (403).
- * With {@code flowpipe.webapp.security.basic-auth} on, everything but the health probes needs the configured user.
+ * Reading: GET (and HEAD) everywhere, POST to the search endpoints (and, inside the node, to its flow-control
+ * settings). Writing: the operations' endpoints ({@link #OPERATIONS}), only where the operations are on (see
+ * {@link WebappProperties#operationsEnabled()}) and, with authentication, for users with the {@code write} role.
+ * Every other method and path is refused (403). With {@code flowpipe.webapp.security.basic-auth} on, everything but
+ * the health probes needs a configured user.
  */
 @Configuration(proxyBeanMethods = false)
 public class SecurityConfiguration {
 
+  private static final Logger LOG = LoggerFactory.getLogger(SecurityConfiguration.class);
+
+  /** The operations' endpoints, by method. */
+  static final Map<HttpMethod, List<String>> OPERATIONS = Map.of(
+      HttpMethod.POST, List.of("/v2/process-instances", "/v2/process-instances/*/cancellation",
+          "/v2/incidents/*/resolution", "/v2/messages/publication"),
+      HttpMethod.PATCH, List.of("/v2/jobs/*"),
+      HttpMethod.PUT, List.of("/v2/element-instances/*/variables"));
+
   @Bean
   SecurityFilterChain webappSecurity(HttpSecurity http, WebappProperties properties) throws Exception {
     boolean basicAuth = properties.security().basicAuth();
+    boolean operations = properties.operationsEnabled();
+    if (operations && !basicAuth) {
+      LOG.warn("flowpipe.webapp.operations.enabled is true with authentication off: anyone who reaches this port can"
+          + " cancel instances and change variables");
+    }
     http.csrf(csrf -> csrf.disable()) // no sessions, no cookies: nothing for a cross-site request to ride on
         .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
         .requestCache(cache -> cache.disable())
@@ -31,6 +51,16 @@ public class SecurityConfiguration {
             requests -> {
               requests.dispatcherTypeMatchers(DispatcherType.ERROR, DispatcherType.FORWARD).permitAll();
               requests.requestMatchers("/actuator/health", "/actuator/health/**").permitAll();
+              OPERATIONS.forEach((method, paths) -> {
+                var matcher = requests.requestMatchers(method, paths.toArray(String[]::new));
+                if (!operations) {
+                  matcher.denyAll();
+                } else if (basicAuth) {
+                  matcher.hasRole(WebappProperties.Role.WRITE.name());
+                } else {
+                  matcher.permitAll();
+                }
+              });
               allow(requests.requestMatchers(HttpMethod.GET), basicAuth);
               allow(requests.requestMatchers(HttpMethod.HEAD), basicAuth);
               allow(requests.requestMatchers(HttpMethod.POST, "/v2/*/search"), basicAuth);
@@ -54,14 +84,20 @@ public class SecurityConfiguration {
     }
   }
 
-  /** The one configured user, or none (which also keeps Spring Boot from generating a password). */
+  /**
+   * The configured users with their roles ({@code write} implies {@code read}), or none (which also keeps Spring Boot
+   * from generating a password).
+   */
   @Bean
   UserDetailsService webappUsers(WebappProperties properties) {
     InMemoryUserDetailsManager users = new InMemoryUserDetailsManager();
     WebappProperties.Security security = properties.security();
     if (security.basicAuth()) {
-      String password = security.password().startsWith("{") ? security.password() : "{noop}" + security.password();
-      users.createUser(User.withUsername(security.username()).password(password).roles("READER").build());
+      for (WebappProperties.User user : security.allUsers()) {
+        String password = user.password().startsWith("{") ? user.password() : "{noop}" + user.password();
+        users.createUser(User.withUsername(user.username()).password(password)
+            .roles(user.roles().stream().map(Enum::name).distinct().toArray(String[]::new)).build());
+      }
     }
     return users;
   }

@@ -2,6 +2,7 @@ package dev.flowpipe.webapp.config;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.convert.DurationStyle;
@@ -15,6 +16,7 @@ import org.springframework.boot.convert.DurationStyle;
  * @param security HTTP basic authentication
  * @param ui the browser UI
  * @param store the store to read when the web app runs on its own (inside the node it reads the node's store)
+ * @param operations the write operations (engine commands)
  */
 @ConfigurationProperties("flowpipe.webapp")
 public record WebappProperties(
@@ -22,7 +24,13 @@ public record WebappProperties(
     @DefaultValue Consistency consistency,
     @DefaultValue Security security,
     @DefaultValue Ui ui,
-    @DefaultValue Store store) {
+    @DefaultValue Store store,
+    @DefaultValue Operations operations) {
+
+  /** Whether the operations are served: as configured, else exactly when users must authenticate. */
+  public boolean operationsEnabled() {
+    return operations.enabled() == null ? security.basicAuth() : operations.enabled();
+  }
 
   private static final String P = "flowpipe.webapp.";
 
@@ -71,24 +79,94 @@ public record WebappProperties(
    * HTTP basic authentication ({@code flowpipe.webapp.security.*}); off by default (the app binds to loopback).
    *
    * @param basicAuth require a user name and password for the UI and the API
-   * @param username the one user
+   * @param username a user who may read (search and the UI), optional when {@code users} are given
    * @param password its password, plain or in Spring Security's {@code {id}hash} form; never printed
+   * @param users further users, each with its roles: {@code read} (search and the UI), {@code write} (the operations,
+   *     and read)
    */
-  public record Security(@DefaultValue("false") boolean basicAuth, String username, String password) {
+  public record Security(@DefaultValue("false") boolean basicAuth, String username, String password,
+      @DefaultValue List<User> users) {
     public Security {
-      if (basicAuth && (username == null || username.isBlank())) {
-        throw new IllegalArgumentException(
-            P + "security.username must be set when basic-auth is on, was '" + username + "'");
+      if (username != null && !username.isBlank() && (password == null || password.isEmpty())) {
+        throw new IllegalArgumentException(P + "security.password must be set with security.username, was empty");
       }
-      if (basicAuth && (password == null || password.isEmpty())) {
-        throw new IllegalArgumentException(P + "security.password must be set when basic-auth is on, was empty");
+      if (basicAuth && (username == null || username.isBlank()) && users.isEmpty()) {
+        throw new IllegalArgumentException(P + "security.username must be set when basic-auth is on (or users given"
+            + " in " + P + "security.users), was '" + username + "'");
       }
+      users = List.copyOf(users);
+      for (int i = 0; i < users.size(); i++) {
+        users.get(i).check(P + "security.users[" + i + "]");
+      }
+    }
+
+    /** Every user with its roles: {@code username} as a reader, then {@code users}. */
+    public List<User> allUsers() {
+      List<User> all = new java.util.ArrayList<>();
+      if (username != null && !username.isBlank()) {
+        all.add(new User(username, password, List.of(Role.READ)));
+      }
+      all.addAll(users);
+      return all;
     }
 
     @Override
     public String toString() {
       return "Security[basicAuth=" + basicAuth + ", username=" + username + ", password="
-          + (password == null ? null : "****") + "]";
+          + (password == null ? null : "****") + ", users=" + users + "]";
+    }
+  }
+
+  /** What a user may do. */
+  public enum Role {
+    /** Search and the UI. */
+    READ,
+    /** The operations, and what {@code READ} may. */
+    WRITE
+  }
+
+  /**
+   * One user ({@code flowpipe.webapp.security.users[i]}).
+   *
+   * @param password plain or in Spring Security's {@code {id}hash} form; never printed
+   * @param roles {@code read}, {@code write} or both (default {@code read})
+   */
+  public record User(String username, String password, @DefaultValue("read") List<Role> roles) {
+    void check(String key) {
+      if (username == null || username.isBlank()) {
+        throw new IllegalArgumentException(key + ".username must be set, was '" + username + "'");
+      }
+      if (password == null || password.isEmpty()) {
+        throw new IllegalArgumentException(key + ".password must be set, was empty");
+      }
+      if (roles == null || roles.isEmpty()) {
+        throw new IllegalArgumentException(key + ".roles must name read and/or write, was empty");
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "User[username=" + username + ", password=****, roles=" + roles + "]";
+    }
+  }
+
+  /**
+   * The write operations ({@code flowpipe.webapp.operations.*}).
+   *
+   * @param enabled serve them; unset: exactly when {@code security.basic-auth} is on (without authentication anyone
+   *     who reaches the port could cancel instances)
+   * @param gatewayAddress {@code host:port} of the Zeebe gateway the web app on its own sends the commands to; inside
+   *     the node, ignored (the node's own gateway is used); unset: the operations answer 501
+   * @param requestTimeout how long a command may wait for the engine's answer
+   */
+  public record Operations(Boolean enabled, String gatewayAddress, @DefaultValue("20s") Duration requestTimeout) {
+    public Operations {
+      positive(P + "operations.request-timeout", requestTimeout);
+      if (gatewayAddress != null && !gatewayAddress.isBlank()
+          && !gatewayAddress.trim().matches("[A-Za-z0-9.\\-\\[\\]:]+:\\d{1,5}")) {
+        throw new IllegalArgumentException(P + "operations.gateway-address must be host:port, was '" + gatewayAddress
+            + "'");
+      }
     }
   }
 

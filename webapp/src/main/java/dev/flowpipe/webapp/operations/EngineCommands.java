@@ -1,0 +1,82 @@
+package dev.flowpipe.webapp.operations;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * The engine's commands the web app's operations send: what a Zeebe gateway offers, in the web app's terms. Inside the
+ * node they go through the node's own gateway; the web app on its own is given a gateway's address, or has none
+ * ({@link #NONE}). A command the engine refuses throws {@link EngineCommandException} saying why.
+ */
+public interface EngineCommands {
+
+  /** No gateway: every command fails with {@link EngineCommandException.Kind#NOT_CONFIGURED}. */
+  EngineCommands NONE = new EngineCommands() {
+    @Override
+    public void cancelProcessInstance(long processInstanceKey) {
+      throw notConfigured();
+    }
+
+    @Override
+    public void resolveIncident(long incidentKey) {
+      throw notConfigured();
+    }
+
+    @Override
+    public void updateJob(long jobKey, Integer retries, Duration timeout) {
+      throw notConfigured();
+    }
+
+    @Override
+    public void setVariables(long elementInstanceKey, Map<String, Object> variables, boolean local) {
+      throw notConfigured();
+    }
+
+    @Override
+    public CreatedInstance createProcessInstance(InstanceToCreate instance) {
+      throw notConfigured();
+    }
+
+    @Override
+    public PublishedMessage publishMessage(MessageToPublish message) {
+      throw notConfigured();
+    }
+
+    private EngineCommandException notConfigured() {
+      return new EngineCommandException(EngineCommandException.Kind.NOT_CONFIGURED,
+          "this web app has no gateway to send commands to: set flowpipe.webapp.operations.gateway-address"
+              + " (host:port of a Zeebe gateway), or use the web app inside the node");
+    }
+  };
+
+  void cancelProcessInstance(long processInstanceKey);
+
+  void resolveIncident(long incidentKey);
+
+  /** Sets a job's retries and/or its timeout (null: leave as it is). */
+  void updateJob(long jobKey, Integer retries, Duration timeout);
+
+  /** Creates or updates variables on a scope: locally (that scope only) or propagated to where they exist above. */
+  void setVariables(long elementInstanceKey, Map<String, Object> variables, boolean local);
+
+  CreatedInstance createProcessInstance(InstanceToCreate instance);
+
+  PublishedMessage publishMessage(MessageToPublish message);
+
+  /**
+   * A process instance to start: by definition key, or by BPMN process id and version (-1: the latest).
+   *
+   * @param processDefinitionKey null to use the id and version
+   */
+  record InstanceToCreate(Long processDefinitionKey, String processDefinitionId, int processDefinitionVersion,
+      Map<String, Object> variables, String tenantId) {}
+
+  record CreatedInstance(long processDefinitionKey, String processDefinitionId, int processDefinitionVersion,
+      long processInstanceKey, String tenantId) {}
+
+  /** A message to publish; {@code timeToLive} zero: correlate now or never. */
+  record MessageToPublish(String name, String correlationKey, Duration timeToLive, String messageId,
+      Map<String, Object> variables, String tenantId) {}
+
+  record PublishedMessage(long messageKey, String tenantId) {}
+}

@@ -1,0 +1,179 @@
+package dev.flowpipe.webapp.operations;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.flowpipe.webapp.api.NotFoundException;
+import dev.flowpipe.webapp.api.SearchService;
+import dev.flowpipe.webapp.query.Entity;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.web.bind.annotation.PatchMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The operations: engine commands in the request and answer shapes of Camunda's REST API v2 (cancel an instance,
+ * resolve an incident, change a job, set variables, create an instance, publish a message). Each answer carries, where
+ * this process can tell, the log position its effect is written at or below ({@value #POSITION_HEADER}:
+ * {@code <partitionId>:<position>}), which a search's {@code consistency.positions} waits for: the next read then
+ * shows the effect. Every operation is logged with the user and the outcome ({@code dev.flowpipe.webapp.operations}).
+ */
+@RestController
+@RequestMapping(path = "/v2", produces = MediaType.APPLICATION_JSON_VALUE)
+public class OperationsController {
+
+  /** The answer header naming the position a read must wait for to see the operation's effect. */
+  public static final String POSITION_HEADER = "Flowpipe-Written-Position";
+
+  private static final Logger AUDIT = LoggerFactory.getLogger("dev.flowpipe.webapp.operations");
+
+  private final EngineCommands engine;
+  private final WrittenPositions positions;
+  private final SearchService readModel;
+
+  public OperationsController(EngineCommands engine, WrittenPositions positions, SearchService readModel) {
+    this.engine = engine;
+    this.positions = positions;
+    this.readModel = readModel;
+  }
+
+  @PostMapping("/process-instances/{processInstanceKey}/cancellation")
+  public ResponseEntity<Void> cancel(@PathVariable String processInstanceKey,
+      @RequestBody(required = false) JsonNode ignoredBody) {
+    long key = OperationRequests.key("processInstanceKey", processInstanceKey);
+    return audited("cancel process instance", key, () -> {
+      engine.cancelProcessInstance(key);
+      return noContent(key);
+    });
+  }
+
+  /** For an incident of a job without retries left, the job's retries are raised to 1 first, as Operate does. */
+  @PostMapping("/incidents/{incidentKey}/resolution")
+  public ResponseEntity<Void> resolveIncident(@PathVariable String incidentKey,
+      @RequestBody(required = false) JsonNode ignoredBody) {
+    long key = OperationRequests.key("incidentKey", incidentKey);
+    return audited("resolve incident", key, () -> {
+      Long jobKey = jobWithoutRetries(key);
+      if (jobKey != null) {
+        engine.updateJob(jobKey, 1, null);
+      }
+      engine.resolveIncident(key);
+      return noContent(key);
+    });
+  }
+
+  // {key}, not the v2 spec's {jobKey}: one path template with GET /v2/jobs/{key} (the name is not on the wire)
+  @PatchMapping("/jobs/{key}")
+  public ResponseEntity<Void> updateJob(@PathVariable("key") String jobKey,
+      @RequestBody(required = false) JsonNode body) {
+    long key = OperationRequests.key("jobKey", jobKey);
+    OperationRequests.JobChange change = OperationRequests.JobChange.of(body);
+    return audited("update job " + change, key, () -> {
+      engine.updateJob(key, change.retries(), change.timeout());
+      return noContent(key);
+    });
+  }
+
+  @PutMapping("/element-instances/{elementInstanceKey}/variables")
+  public ResponseEntity<Void> setVariables(@PathVariable String elementInstanceKey,
+      @RequestBody(required = false) JsonNode body) {
+    long key = OperationRequests.key("elementInstanceKey", elementInstanceKey);
+    OperationRequests.VariablesChange change = OperationRequests.VariablesChange.of(body);
+    return audited("set variables " + change.variables().keySet() + (change.local() ? " locally" : ""), key, () -> {
+      engine.setVariables(key, change.variables(), change.local());
+      return noContent(key);
+    });
+  }
+
+  @PostMapping("/process-instances")
+  public ResponseEntity<Map<String, Object>> createProcessInstance(@RequestBody(required = false) JsonNode body) {
+    EngineCommands.InstanceToCreate instance = OperationRequests.instanceToCreate(body);
+    String target = instance.processDefinitionKey() != null ? "definition " + instance.processDefinitionKey()
+        : instance.processDefinitionId() + " version " + instance.processDefinitionVersion();
+    return audited("create process instance of " + target, null, () -> {
+      EngineCommands.CreatedInstance created = engine.createProcessInstance(instance);
+      Map<String, Object> answer = new LinkedHashMap<>();
+      answer.put("processDefinitionKey", Long.toString(created.processDefinitionKey()));
+      answer.put("processDefinitionId", created.processDefinitionId());
+      answer.put("processDefinitionVersion", created.processDefinitionVersion());
+      answer.put("tenantId", created.tenantId());
+      answer.put("variables", Map.of());
+      answer.put("processInstanceKey", Long.toString(created.processInstanceKey()));
+      return withPosition(ResponseEntity.ok(), created.processInstanceKey()).body(answer);
+    });
+  }
+
+  @PostMapping("/messages/publication")
+  public ResponseEntity<Map<String, Object>> publishMessage(@RequestBody(required = false) JsonNode body) {
+    EngineCommands.MessageToPublish message = OperationRequests.messageToPublish(body);
+    return audited("publish message " + message.name(), null, () -> {
+      EngineCommands.PublishedMessage published = engine.publishMessage(message);
+      Map<String, Object> answer = new LinkedHashMap<>();
+      answer.put("tenantId", published.tenantId());
+      answer.put("messageKey", Long.toString(published.messageKey()));
+      return withPosition(ResponseEntity.ok(), published.messageKey()).body(answer);
+    });
+  }
+
+  /** The job of a job incident whose retries the read model shows used up; null for other incidents or unknown. */
+  private Long jobWithoutRetries(long incidentKey) {
+    try {
+      Object jobKey = readModel.get(Entity.INCIDENTS, Long.toString(incidentKey)).get("jobKey");
+      if (jobKey == null) {
+        return null;
+      }
+      Object retries = readModel.get(Entity.JOBS, jobKey.toString()).get("retries");
+      return retries instanceof Number n && n.intValue() > 0 ? null : Long.valueOf(jobKey.toString());
+    } catch (NotFoundException e) {
+      return null; // not (yet) in the read model: the engine knows the incident and decides
+    }
+  }
+
+  private ResponseEntity<Void> noContent(long key) {
+    return withPosition(ResponseEntity.status(HttpStatus.NO_CONTENT), key).build();
+  }
+
+  private ResponseEntity.BodyBuilder withPosition(ResponseEntity.BodyBuilder answer, long key) {
+    int partition = partitionOf(key);
+    OptionalLong position = positions.lastWritten(partition);
+    if (position.isPresent()) {
+      answer.header(POSITION_HEADER, partition + ":" + position.getAsLong());
+    }
+    return answer;
+  }
+
+  /** A Zeebe key carries the partition that made it in the bits above its 51-bit counter. */
+  static int partitionOf(long key) {
+    return (int) (key >> 51);
+  }
+
+  private static <T> ResponseEntity<T> audited(String operation, Long key, Supplier<ResponseEntity<T>> action) {
+    String user = user();
+    String target = key == null ? "" : " " + key;
+    try {
+      ResponseEntity<T> answer = action.get();
+      AUDIT.info("user '{}': {}{}: done ({})", user, operation, target, answer.getStatusCode().value());
+      return answer;
+    } catch (RuntimeException e) {
+      AUDIT.info("user '{}': {}{}: not done: {}", user, operation, target, e.getMessage());
+      throw e;
+    }
+  }
+
+  private static String user() {
+    Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
+    return authentication == null ? "anonymous" : authentication.getName();
+  }
+}

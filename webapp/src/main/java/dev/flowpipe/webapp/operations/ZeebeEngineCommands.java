@@ -1,0 +1,115 @@
+package dev.flowpipe.webapp.operations;
+
+import io.camunda.zeebe.client.ZeebeClient;
+import io.camunda.zeebe.client.api.ZeebeFuture;
+import io.camunda.zeebe.client.api.command.ClientStatusException;
+import io.camunda.zeebe.client.api.command.CreateProcessInstanceCommandStep1.CreateProcessInstanceCommandStep3;
+import io.camunda.zeebe.client.api.command.PublishMessageCommandStep1.PublishMessageCommandStep3;
+import io.camunda.zeebe.client.api.response.ProcessInstanceEvent;
+import io.camunda.zeebe.client.api.response.PublishMessageResponse;
+import java.time.Duration;
+import java.util.Map;
+
+/** The engine's commands through a Zeebe gateway, with the official client; the gateway's refusals as their kind. */
+public final class ZeebeEngineCommands implements EngineCommands, AutoCloseable {
+
+  private final ZeebeClient client;
+
+  public ZeebeEngineCommands(ZeebeClient client) {
+    this.client = client;
+  }
+
+  /** A client of the gateway at {@code host:port}, plaintext, with the given request timeout. */
+  public static ZeebeEngineCommands connect(String gatewayAddress, Duration requestTimeout) {
+    return new ZeebeEngineCommands(ZeebeClient.newClientBuilder().grpcAddress(java.net.URI.create(
+        "http://" + gatewayAddress)).usePlaintext().defaultRequestTimeout(requestTimeout).build());
+  }
+
+  @Override
+  public void cancelProcessInstance(long processInstanceKey) {
+    join(client.newCancelInstanceCommand(processInstanceKey).send());
+  }
+
+  @Override
+  public void resolveIncident(long incidentKey) {
+    join(client.newResolveIncidentCommand(incidentKey).send());
+  }
+
+  @Override
+  public void updateJob(long jobKey, Integer retries, Duration timeout) {
+    if (retries != null) {
+      join(client.newUpdateRetriesCommand(jobKey).retries(retries).send());
+    }
+    if (timeout != null) {
+      join(client.newUpdateTimeoutCommand(jobKey).timeout(timeout).send());
+    }
+  }
+
+  @Override
+  public void setVariables(long elementInstanceKey, Map<String, Object> variables, boolean local) {
+    join(client.newSetVariablesCommand(elementInstanceKey).variables(variables).local(local).send());
+  }
+
+  @Override
+  public CreatedInstance createProcessInstance(InstanceToCreate instance) {
+    var start = client.newCreateInstanceCommand();
+    CreateProcessInstanceCommandStep3 command = instance.processDefinitionKey() != null
+        ? start.processDefinitionKey(instance.processDefinitionKey())
+        : instance.processDefinitionVersion() < 0
+            ? start.bpmnProcessId(instance.processDefinitionId()).latestVersion()
+            : start.bpmnProcessId(instance.processDefinitionId()).version(instance.processDefinitionVersion());
+    if (!instance.variables().isEmpty()) {
+      command = command.variables(instance.variables());
+    }
+    if (instance.tenantId() != null) {
+      command = command.tenantId(instance.tenantId());
+    }
+    ProcessInstanceEvent created = join(command.send());
+    return new CreatedInstance(created.getProcessDefinitionKey(), created.getBpmnProcessId(), created.getVersion(),
+        created.getProcessInstanceKey(), created.getTenantId());
+  }
+
+  @Override
+  public PublishedMessage publishMessage(MessageToPublish message) {
+    PublishMessageCommandStep3 command = client.newPublishMessageCommand().messageName(message.name())
+        .correlationKey(message.correlationKey() == null ? "" : message.correlationKey())
+        .timeToLive(message.timeToLive());
+    if (message.messageId() != null) {
+      command = command.messageId(message.messageId());
+    }
+    if (!message.variables().isEmpty()) {
+      command = command.variables(message.variables());
+    }
+    if (message.tenantId() != null) {
+      command = command.tenantId(message.tenantId());
+    }
+    PublishMessageResponse published = join(command.send());
+    return new PublishedMessage(published.getMessageKey(), published.getTenantId());
+  }
+
+  private static <T> T join(ZeebeFuture<T> future) {
+    try {
+      return future.join();
+    } catch (ClientStatusException e) {
+      throw new EngineCommandException(kind(e.getStatusCode()), e.getMessage(), e);
+    } catch (io.camunda.zeebe.client.api.command.ClientException e) {
+      throw new EngineCommandException(EngineCommandException.Kind.UNAVAILABLE, e.getMessage(), e);
+    }
+  }
+
+  /** The gateway's gRPC status as the kind of refusal (the same mapping as Camunda's REST gateway makes). */
+  static EngineCommandException.Kind kind(io.grpc.Status.Code code) {
+    return switch (code) {
+      case NOT_FOUND -> EngineCommandException.Kind.NOT_FOUND;
+      case FAILED_PRECONDITION, ALREADY_EXISTS, ABORTED -> EngineCommandException.Kind.REJECTED;
+      case INVALID_ARGUMENT, OUT_OF_RANGE -> EngineCommandException.Kind.INVALID;
+      case DEADLINE_EXCEEDED -> EngineCommandException.Kind.TIMED_OUT;
+      default -> EngineCommandException.Kind.UNAVAILABLE;
+    };
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+}

@@ -1,0 +1,147 @@
+package dev.flowpipe.webapp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.flowpipe.schema.SharedOpenSearch;
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.schema.store.SearchStore;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Who may send the operations, on the web app on its own without a gateway (so an operation that passes the access
+ * rules answers 501, naming the setting): with authentication a user with the write role, without it nobody unless
+ * the operations are switched on. The operations against a real engine: {@code OperationsOnNodeTest} in engine-broker.
+ */
+@ExtendWith(SharedOpenSearch.class)
+class OperationsAccessTest {
+
+  private static final String CANCEL = "/v2/process-instances/2251799813685249/cancellation";
+
+  private static TestWebapp start(EmbeddedSearchStore node, SearchStore store, Map<String, Object> settings) {
+    String prefix = SharedOpenSearch.uniquePrefix();
+    ReadModelFixture.write(store, prefix, "1s");
+    Map<String, Object> all = new LinkedHashMap<>(Map.of(
+        "flowpipe.webapp.store.url", node.url(), "flowpipe.webapp.store.index-prefix", prefix));
+    all.putAll(settings);
+    return TestWebapp.start(all);
+  }
+
+  @Nested
+  @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+  class WithAuthentication {
+
+    private TestWebapp app;
+
+    @BeforeAll
+    void start(EmbeddedSearchStore node, SearchStore store) {
+      app = OperationsAccessTest.start(node, store, Map.of(
+          "flowpipe.webapp.security.basic-auth", true,
+          "flowpipe.webapp.security.users[0].username", "reader",
+          "flowpipe.webapp.security.users[0].password", "r",
+          "flowpipe.webapp.security.users[1].username", "operator",
+          "flowpipe.webapp.security.users[1].password", "o",
+          "flowpipe.webapp.security.users[1].roles", "write"));
+    }
+
+    @AfterAll
+    void stop() {
+      app.close();
+    }
+
+    @Test
+    void anOperationNeedsAUserWithTheWriteRole() {
+      assertThat(app.as(null, null).post(CANCEL, "{}").status()).isEqualTo(401);
+      assertThat(app.as("reader", "r").post(CANCEL, "{}").status()).isEqualTo(403);
+
+      TestWebapp.Answer answer = app.as("operator", "o").post(CANCEL, "{}");
+      assertThat(answer.status()).isEqualTo(501);
+      assertThat(answer.contentType()).startsWith("application/problem+json");
+      assertThat(answer.json().path("detail").asText()).contains("flowpipe.webapp.operations.gateway-address");
+    }
+
+    @Test
+    void everyOperationsPathIsGuarded() {
+      app.as("reader", "r");
+      assertThat(app.post("/v2/process-instances", "{\"processDefinitionId\": \"p\"}").status()).isEqualTo(403);
+      assertThat(app.post("/v2/incidents/2251799813685250/resolution", "{}").status()).isEqualTo(403);
+      assertThat(app.post("/v2/messages/publication", "{\"name\": \"m\"}").status()).isEqualTo(403);
+      assertThat(send("PATCH", "/v2/jobs/2251799813685251", "{\"changeset\": {\"retries\": 1}}").status())
+          .isEqualTo(403);
+      assertThat(send("PUT", "/v2/element-instances/2251799813685252/variables", "{\"variables\": {}}").status())
+          .isEqualTo(403);
+
+      app.as("operator", "o");
+      assertThat(send("PATCH", "/v2/jobs/2251799813685251", "{\"changeset\": {\"retries\": 1}}").status())
+          .isEqualTo(501);
+      assertThat(send("PUT", "/v2/element-instances/2251799813685252/variables", "{\"variables\": {\"a\": 1}}")
+          .status()).isEqualTo(501);
+    }
+
+    @Test
+    void theWriteRoleReadsToo() {
+      assertThat(app.as("operator", "o").post("/v2/process-instances/search", "{}").status()).isEqualTo(200);
+      assertThat(app.as("reader", "r").post("/v2/process-instances/search", "{}").status()).isEqualTo(200);
+    }
+
+    @Test
+    void aBadRequestIsNamedBeforeTheEngineIsAsked() {
+      app.as("operator", "o");
+      TestWebapp.Answer badKey = app.post("/v2/process-instances/abc/cancellation", "{}");
+      assertThat(badKey.status()).isEqualTo(400);
+      assertThat(badKey.json().path("part").asText()).isEqualTo("processInstanceKey");
+
+      TestWebapp.Answer noChange = send("PATCH", "/v2/jobs/2251799813685251", "{\"changeset\": {}}");
+      assertThat(noChange.status()).isEqualTo(400);
+      assertThat(noChange.json().path("part").asText()).isEqualTo("changeset");
+
+      TestWebapp.Answer both = app.post("/v2/process-instances",
+          "{\"processDefinitionId\": \"p\", \"processDefinitionKey\": \"2251799813685253\"}");
+      assertThat(both.status()).isEqualTo(400);
+      assertThat(both.json().path("part").asText()).isEqualTo("processDefinitionKey");
+
+      TestWebapp.Answer negativeRetries = send("PATCH", "/v2/jobs/2251799813685251",
+          "{\"changeset\": {\"retries\": -1}}");
+      assertThat(negativeRetries.json().path("part").asText()).isEqualTo("changeset.retries");
+    }
+
+    private TestWebapp.Answer send(String method, String path, String json) {
+      return app.send(HttpRequest.newBuilder(URI.create(app.baseUrl() + path)).header("Content-Type",
+          "application/json").method(method, HttpRequest.BodyPublishers.ofString(json)));
+    }
+  }
+
+  @Nested
+  @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+  class WithoutAuthentication {
+
+    private TestWebapp off;
+    private TestWebapp on;
+
+    @BeforeAll
+    void start(EmbeddedSearchStore node, SearchStore store) {
+      off = OperationsAccessTest.start(node, store, Map.of());
+      on = OperationsAccessTest.start(node, store, Map.of("flowpipe.webapp.operations.enabled", true));
+    }
+
+    @AfterAll
+    void stop() {
+      off.close();
+      on.close();
+    }
+
+    @Test
+    void theOperationsAreOffUnlessSwitchedOn() {
+      assertThat(off.post(CANCEL, "{}").status()).isEqualTo(403);
+      assertThat(on.post(CANCEL, "{}").status()).isEqualTo(501);
+    }
+  }
+}
