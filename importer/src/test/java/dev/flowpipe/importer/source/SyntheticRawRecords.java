@@ -69,7 +69,7 @@ public final class SyntheticRawRecords {
         .toList();
   }
 
-  /** Writes the records that {@code which} selects into their day-indices, as the stock exporter would. */
+  /** Writes the records that {@code which} selects into their day-indices, as the stock exporter would, searchable. */
   @SuppressWarnings("unchecked")
   public void writeTo(SearchStore store, RawRecordIndices indices, Predicate<Stored> which) {
     List<DocumentWrite> writes = new ArrayList<>();
@@ -91,6 +91,8 @@ public final class SyntheticRawRecords {
         throw new IllegalStateException("raw records not written: " + outcome.failures());
       }
     }
+    // searchable now, as after the stock indices' next refresh: a test can then expect the importer to see them
+    store.refresh(indices.prefix() + "_*");
   }
 
   /** One partition's log: keys, positions, sequences and times as the engine and the stock exporter give them. */
