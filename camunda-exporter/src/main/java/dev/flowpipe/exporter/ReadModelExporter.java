@@ -62,7 +62,8 @@ public final class ReadModelExporter implements Exporter {
   /** Longest wait at close for the bulks in flight and a last flush. */
   static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
 
-  private static final Set<ValueType> EXPORTED =
+  /** The value types the handlers read (events only): what the importer reads from raw record indices too. */
+  public static final Set<ValueType> EXPORTED =
       Set.of(ValueType.PROCESS, ValueType.PROCESS_INSTANCE, ValueType.VARIABLE, ValueType.INCIDENT, ValueType.JOB,
           ValueType.JOB_BATCH);
 
@@ -130,12 +131,16 @@ public final class ReadModelExporter implements Exporter {
 
   /** The one record-to-document transformation; the importer uses the same list. */
   public static List<ExportHandler> handlers(ExporterConfiguration config) {
-    String prefix = config.indexPrefix();
+    return handlers(config.indexPrefix(), config.variableValueLimit());
+  }
+
+  /** The handlers writing under {@code prefix}, truncating variable values above {@code variableValueLimit}. */
+  public static List<ExportHandler> handlers(String prefix, int variableValueLimit) {
     return List.of(
         new ProcessDefinitionHandler(prefix),
         new ProcessInstanceHandler(prefix),
         new FlowNodeInstanceHandler(prefix),
-        new VariableHandler(prefix, config.variableValueLimit()),
+        new VariableHandler(prefix, variableValueLimit),
         new IncidentHandler(prefix),
         new JobHandler(prefix));
   }

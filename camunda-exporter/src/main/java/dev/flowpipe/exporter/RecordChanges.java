@@ -12,9 +12,10 @@ import org.slf4j.Logger;
 /**
  * The document changes of one record: those of every handler that handles it. A handler that throws must not stop
  * the partition (the broker would offer the same record again for ever): its changes are replaced by a dead letter
- * holding the record and the reason, and the other handlers' changes stand.
+ * holding the record and the reason, and the other handlers' changes stand. The exporter and the importer both turn
+ * records into documents through this one class.
  */
-final class RecordChanges {
+public final class RecordChanges {
 
   private final List<ExportHandler> handlers;
   private final String indexPrefix;
@@ -23,7 +24,7 @@ final class RecordChanges {
   private final Logger log;
   private final Runnable deadLetterCounter;
 
-  RecordChanges(List<ExportHandler> handlers, String indexPrefix, int partitionId, InstantSource clock, Logger log,
+  public RecordChanges(List<ExportHandler> handlers, String indexPrefix, int partitionId, InstantSource clock, Logger log,
       Runnable deadLetterCounter) {
     this.handlers = List.copyOf(handlers);
     this.indexPrefix = indexPrefix;
@@ -33,7 +34,8 @@ final class RecordChanges {
     this.deadLetterCounter = deadLetterCounter;
   }
 
-  List<DocumentChange> of(Record<?> record) {
+  /** The changes of this record, computed now (the broker reuses record objects). */
+  public List<DocumentChange> of(Record<?> record) {
     List<DocumentChange> changes = new ArrayList<>(2);
     for (ExportHandler handler : handlers) {
       try {

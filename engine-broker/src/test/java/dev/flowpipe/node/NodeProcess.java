@@ -51,6 +51,11 @@ public final class NodeProcess implements AutoCloseable {
    * defaults: free ports, the data directory, an embedded store of 512 MB.
    */
   public static NodeProcess launch(Path data, Map<String, Object> settings) throws IOException {
+    return launch(data, settings, List.of());
+  }
+
+  /** As {@link #launch(Path, Map)}, with these jars on the node's class path too (e.g. another exporter's). */
+  public static NodeProcess launch(Path data, Map<String, Object> settings, List<Path> extraJars) throws IOException {
     Map<String, Object> all = new LinkedHashMap<>();
     all.put("flowpipe.data-directory", data);
     all.put("server.port", TestNode.freePort());
@@ -66,11 +71,17 @@ public final class NodeProcess implements AutoCloseable {
     Path log = Files.createTempFile(data.getParent(), "node", ".log");
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m",
-        "-cp", System.getProperty("java.class.path"), NodeApplication.class.getName()));
+        "-cp", classPath(extraJars), NodeApplication.class.getName()));
     all.forEach((key, value) -> command.add("--" + key + "=" + value));
     Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     return new NodeProcess(process, Integer.parseInt(String.valueOf(all.get("server.port"))),
         Integer.parseInt(String.valueOf(all.get("flowpipe.gateway.port"))), log);
+  }
+
+  private static String classPath(List<Path> extraJars) {
+    List<String> entries = new ArrayList<>(List.of(System.getProperty("java.class.path")));
+    extraJars.forEach(jar -> entries.add(jar.toString()));
+    return String.join(java.io.File.pathSeparator, entries);
   }
 
   /**

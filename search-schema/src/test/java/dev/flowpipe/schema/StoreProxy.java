@@ -32,6 +32,8 @@ public final class StoreProxy implements AutoCloseable {
   private final String target;
   private final String expected;
   private volatile int maxBodyBytes = Integer.MAX_VALUE;
+  private volatile int maxSearchSize = Integer.MAX_VALUE;
+  private volatile boolean down;
   private volatile boolean halfBulks;
   private volatile java.util.Random failingBulks;
   private volatile double failingShare;
@@ -78,6 +80,21 @@ public final class StoreProxy implements AutoCloseable {
   /** From now on, answers 413 to bulk requests whose body is larger than this. */
   public StoreProxy limitBodyTo(int bytes) {
     this.maxBodyBytes = bytes;
+    return this;
+  }
+
+  /**
+   * From now on, answers 413 to searches asking for more than {@code documents} hits, as a store does whose answer
+   * would be too large.
+   */
+  public StoreProxy limitSearchSizeTo(int documents) {
+    this.maxSearchSize = documents;
+    return this;
+  }
+
+  /** While down, answers every request with 503 and forwards nothing: a store that is unavailable. */
+  public StoreProxy down(boolean down) {
+    this.down = down;
     return this;
   }
 
@@ -168,6 +185,15 @@ public final class StoreProxy implements AutoCloseable {
         return;
       }
       byte[] requestBody = exchange.getRequestBody().readAllBytes();
+      if (down) {
+        exchange.sendResponseHeaders(503, -1);
+        return;
+      }
+      if (maxSearchSize < Integer.MAX_VALUE && exchange.getRequestURI().getPath().endsWith("/_search")
+          && searchSize(requestBody) > maxSearchSize) {
+        exchange.sendResponseHeaders(413, -1);
+        return;
+      }
       if (requestBody.length > maxBodyBytes && exchange.getRequestURI().getPath().endsWith("/_bulk")) {
         exchange.sendResponseHeaders(413, -1);
         return;
@@ -218,6 +244,11 @@ public final class StoreProxy implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  private static int searchSize(byte[] body) {
+    var size = java.util.regex.Pattern.compile("\"size\"\\s*:\\s*(\\d+)").matcher(new String(body, StandardCharsets.UTF_8));
+    return size.find() ? Integer.parseInt(size.group(1)) : 10;
   }
 
   /** Bulk bodies here are index operations: an action line and a document line each. */

@@ -82,11 +82,11 @@ class ReadModelFromRealRunsTest {
           .endEvent("end")
           .done();
 
-  private static final BpmnModelInstance FRAGILE =
+  static final BpmnModelInstance FRAGILE =
       Bpmn.createExecutableProcess("fragile").startEvent().serviceTask("fail", t -> t.zeebeJobType("fragile"))
           .endEvent().done();
 
-  private static final BpmnModelInstance WAITING =
+  static final BpmnModelInstance WAITING =
       Bpmn.createExecutableProcess("waiting").startEvent().serviceTask("never", t -> t.zeebeJobType("never"))
           .endEvent().done();
 
@@ -150,7 +150,8 @@ class ReadModelFromRealRunsTest {
     node.close();
   }
 
-  private static ActivatedJob activate(ZeebeClient client, String type) {
+  /** Activates one job of {@code type} (waiting up to 30 s for one), as worker "tester". */
+  static ActivatedJob activate(ZeebeClient client, String type) {
     List<ActivatedJob> jobs = new ArrayList<>();
     await("a " + type + " job").atMost(Duration.ofSeconds(30)).until(() -> {
       jobs.addAll(client.newActivateJobsCommand().jobType(type).maxJobsToActivate(1).workerName("tester")
@@ -304,7 +305,8 @@ class ReadModelFromRealRunsTest {
     return ReadModelIndex.entities();
   }
 
-  private static List<Map<String, Object>> documents(SearchStore target, String index) {
+  /** Every document of the index, ordered by key, after a refresh. */
+  static List<Map<String, Object>> documents(SearchStore target, String index) {
     target.refresh(index);
     return target.all(index, 10_000);
   }

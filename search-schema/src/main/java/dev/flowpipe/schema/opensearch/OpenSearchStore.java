@@ -335,6 +335,11 @@ public final class OpenSearchStore implements SearchStore {
       throw classify(what, e);
     } catch (TransportException e) {
       throw new StoreUnavailableException(what + " failed: " + e.getMessage(), e);
+    } catch (ResponseException e) {
+      if (e.status() == 413) {
+        throw new RequestTooLargeException(what + " refused as too large (HTTP 413)", e);
+      }
+      throw new StoreUnavailableException(what + " failed: " + e.getMessage(), e);
     } catch (IOException e) {
       throw new StoreUnavailableException(what + " failed: " + e.getMessage(), e);
     }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.schema.store.QueryRejectedException;
+import dev.flowpipe.schema.store.RequestTooLargeException;
 import dev.flowpipe.schema.store.StoreUnavailableException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -103,8 +104,12 @@ public final class SearchJson {
    *
    * @throws QueryRejectedException when the store refused the query (400, or every shard failed for the query's sake)
    * @throws StoreUnavailableException when the store is overloaded or failing (429, 5xx)
+   * @throws RequestTooLargeException when the store refuses the search as too large (413): ask for fewer hits
    */
   public static SearchHits hits(String what, int status, String answer) {
+    if (status == 413) {
+      throw new RequestTooLargeException(what + " refused as too large (HTTP 413)", null);
+    }
     if (status == 400) {
       throw new QueryRejectedException(what + ": the store refused the search: " + answer, null);
     }

@@ -73,6 +73,7 @@ public interface SearchStore extends AutoCloseable {
    * exactly. Indices that do not exist count as empty.
    *
    * @throws QueryRejectedException when the store refuses the query as malformed
+   * @throws RequestTooLargeException when the store refuses the search as too large (HTTP 413): ask for fewer hits
    */
   SearchHits search(SearchQuery query);
 

@@ -1,0 +1,305 @@
+package dev.flowpipe.importer;
+
+import dev.flowpipe.exporter.ReadModelExporter;
+import dev.flowpipe.exporter.RecordChanges;
+import dev.flowpipe.exporter.batch.DocumentBuffer;
+import dev.flowpipe.exporter.batch.RecentDocuments;
+import dev.flowpipe.exporter.error.DeadLetters;
+import dev.flowpipe.exporter.handler.DocumentChange;
+import dev.flowpipe.exporter.store.BulkWriter;
+import dev.flowpipe.exporter.store.ExportPositionMarker;
+import dev.flowpipe.exporter.store.RetryPolicy;
+import dev.flowpipe.importer.config.ImporterSettings;
+import dev.flowpipe.importer.cursor.CursorStore;
+import dev.flowpipe.importer.cursor.PartitionCursor;
+import dev.flowpipe.importer.merge.PartitionMerge;
+import dev.flowpipe.importer.merge.VisibilityWatermark;
+import dev.flowpipe.importer.metrics.ImporterMetrics;
+import dev.flowpipe.importer.source.RawRecord;
+import dev.flowpipe.importer.source.RawRecordIndices;
+import dev.flowpipe.importer.source.RawRecordParser;
+import dev.flowpipe.importer.source.Sequences;
+import dev.flowpipe.importer.source.SequenceReader;
+import dev.flowpipe.schema.query.Criterion;
+import dev.flowpipe.schema.query.SearchHits;
+import dev.flowpipe.schema.query.SearchQuery;
+import dev.flowpipe.schema.query.SortField;
+import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.schema.store.StoreUnavailableException;
+import io.camunda.zeebe.protocol.record.ValueType;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The import of one partition, one {@link #step()} at a time on one thread: a reader per value type
+ * ({@link SequenceReader}), their records merged into log order ({@link PartitionMerge}, as far as the
+ * {@link VisibilityWatermark} allows), turned into document changes by the exporter's own handlers
+ * ({@link RecordChanges}), folded in a {@link DocumentBuffer} and written by the exporter's {@link BulkWriter}, with the
+ * partition's cursor in the same bulk ({@link CursorStore}). Memory is bounded: each reader holds at most a page, and
+ * the merge stops feeding the buffer at the bulk size until it is written. After a failed read or write, nothing moves
+ * on until the {@link RetryPolicy}'s back-off has passed and the same write has succeeded.
+ */
+public final class PartitionImport {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PartitionImport.class);
+
+  /** The value types the read model is made of, in a fixed order. */
+  public static final List<ValueType> VALUE_TYPES = List.copyOf(EnumSet.copyOf(ReadModelExporter.EXPORTED));
+
+  private final int partitionId;
+  private final SearchStore source;
+  private final ImporterSettings settings;
+  private final InstantSource clock;
+  private final List<String> patterns;
+  private final List<SequenceReader> readers = new ArrayList<>();
+  private final VisibilityWatermark watermark;
+  private final PartitionMerge merge;
+  private final RecordChanges recordChanges;
+  private final DocumentBuffer buffer;
+  private final BulkWriter writer;
+  private final CursorStore cursors;
+  private final RetryPolicy retry;
+  private final ImporterMetrics metrics;
+  private final boolean fresh;
+  private PartitionCursor covered;
+  private PartitionCursor durable;
+  // the resume cursor the store holds (as far as this import knows): a confirmation is due when it lags durable
+  private PartitionCursor storedResume;
+  private long lastProbeMillis = -1;
+  private long lateSeen;
+  private boolean gapAlarmed;
+  private volatile boolean caughtUp;
+  private volatile long durableTimestamp = -1;
+
+  public PartitionImport(int partitionId, SearchStore source, SearchStore target, ImporterSettings settings,
+      InstantSource clock, MeterRegistry registry) {
+    this.partitionId = partitionId;
+    this.source = source;
+    this.settings = settings;
+    this.clock = clock;
+    RawRecordIndices indices = new RawRecordIndices(settings.sourcePrefix());
+    this.patterns = indices.patterns(VALUE_TYPES);
+    this.metrics = new ImporterMetrics(registry, partitionId);
+    this.cursors = new CursorStore(target, settings.indexPrefix());
+    PartitionCursor resume = cursors.resumeOf(partitionId, VALUE_TYPES);
+    this.fresh = resume.isStart();
+    this.covered = resume;
+    this.durable = resume;
+    this.storedResume = resume;
+    this.durableTimestamp = resume.lastTimestamp();
+    RawRecordParser parser = new RawRecordParser();
+    for (ValueType type : VALUE_TYPES) {
+      SequenceReader reader = new SequenceReader(source, indices, partitionId, type, resume.sequence(type),
+          settings.pageSize(), parser, clock);
+      readers.add(reader);
+      metrics.distance(type, reader, r -> Sequences.counter(r.lastSequence())
+          - Sequences.counter(durable.sequence(type)) + r.unreadAfterPage());
+    }
+    this.watermark = new VisibilityWatermark(settings.visibilityGrace());
+    this.merge = new PartitionMerge(readers, watermark);
+    String prefix = settings.indexPrefix();
+    this.recordChanges = new RecordChanges(ReadModelExporter.handlers(prefix, settings.variableValueLimit()), prefix,
+        partitionId, clock, LOG, metrics::failure);
+    this.buffer = new DocumentBuffer(new RecentDocuments(settings.recentDocuments()));
+    DeadLetters deadLetters =
+        new DeadLetters(target, prefix, partitionId, DeadLetters.MAX_COPY_CHARS, LOG, metrics::failure, clock);
+    this.writer = new BulkWriter(target, deadLetters, settings.bulkRefresh(),
+        new ExportPositionMarker(target, prefix, partitionId, LOG));
+    this.retry = new RetryPolicy("importer-partition-" + partitionId, settings.retryBackoff(),
+        settings.maxRetryBackoff(), clock, LOG, metrics::failure);
+    metrics.status(this::lagMillis, () -> caughtUp);
+    LOG.info("partition {}: importing after {}", partitionId, resume.isStart() ? "nothing (fresh)" : resume);
+  }
+
+  /**
+   * One round: write what a failed write left, move the watermark, read where the merge needs it, merge, write.
+   * Returns how long to wait before the next round (0: at once).
+   */
+  public long step() {
+    if (!retry.mayAttempt()) {
+      return retry.millisUntilNextAttempt();
+    }
+    try {
+      if ((!covered.equals(durable) || !buffer.isEmpty()) && !flush()) {
+        return retry.millisUntilNextAttempt();
+      }
+      moveWatermark();
+      boolean read = readWhereNeeded();
+      int merged = mergeIntoBuffer();
+      if (!covered.equals(durable) && !flush()) {
+        return retry.millisUntilNextAttempt();
+      }
+      updateCaughtUp();
+      if (caughtUp && !storedResume.equals(durable)) {
+        confirm();
+      }
+      retry.succeeded();
+      if (merged > 0 || read) {
+        return 0;
+      }
+      return Math.min(settings.pollInterval().toMillis(), watermark.millisUntilCompletion(clock.millis()));
+    } catch (StoreUnavailableException e) {
+      caughtUp = false;
+      retry.failed("partition " + partitionId + ": " + e.getMessage());
+      return retry.millisUntilNextAttempt();
+    }
+  }
+
+  /** Takes a probe when none waits; completes the pending one once its grace has passed (refreshing first). */
+  private void moveWatermark() {
+    long now = clock.millis();
+    if (watermark.completionDue(now)) {
+      for (String pattern : patterns) {
+        source.refresh(pattern);
+      }
+      watermark.completed(clock.millis());
+    }
+    now = clock.millis();
+    if (watermark.probeDue() && (lastProbeMillis < 0 || now - lastProbeMillis >= settings.pollInterval().toMillis())) {
+      lastProbeMillis = now;
+      watermark.probed(highestSearchablePosition(), now);
+    }
+  }
+
+  /** The highest position of the partition searchable now in any value type's indices, -1 for none. */
+  private long highestSearchablePosition() {
+    List<Criterion> criteria = List.of(new Criterion.Range("sequence", null, Sequences.of(partitionId, 1),
+        Sequences.start(partitionId + 1), null));
+    SearchHits hits = source.search(new SearchQuery(patterns, criteria,
+        List.of(new SortField("position", true, false)), 0, 1, List.of(), List.of()));
+    return hits.hits().isEmpty() || !(hits.hits().getFirst().source().get("position") instanceof Number position)
+        ? -1 : position.longValue();
+  }
+
+  private boolean readWhereNeeded() {
+    long now = clock.millis();
+    boolean read = false;
+    for (SequenceReader reader : readers) {
+      boolean gapStale = reader.gap() != null && now - reader.lastReadStartMillis() >= settings.pollInterval().toMillis();
+      if (merge.needsRead(reader) || (reader.isEmpty() && gapStale)) {
+        read |= reader.read() > 0;
+        handleGap(reader, now);
+      }
+    }
+    return read;
+  }
+
+  /**
+   * A hole proven to lie below the complete watermark is not a record that is merely not searchable yet. On a fresh
+   * import, a hole before the first record is the start of a source trimmed by retention. Anywhere else the importer
+   * waits: the stock exporter numbers without holes and writes a failed bulk again until it succeeds, so the record
+   * comes; if it never does (deleted indices), the import of this partition stops there, and says so.
+   */
+  private void handleGap(SequenceReader reader, long now) {
+    SequenceReader.Gap gap = reader.gap();
+    if (gap == null || gap.foundPosition() > watermark.completePosition()
+        || reader.lastReadStartMillis() < watermark.completedAtMillis()) {
+      return;
+    }
+    if (fresh && Sequences.counter(reader.lastSequence()) == 0) {
+      reader.acceptGapAsStart();
+      return;
+    }
+    if (!gapAlarmed && now - gap.sinceMillis() >= settings.gapAlarm().toMillis()) {
+      gapAlarmed = true;
+      LOG.error("partition {} {}: record {} has not become searchable for {} ms although record {} (position {}) has;"
+              + " the import of this partition waits for it", partitionId, reader.valueType(),
+          gap.expectedCounter(), now - gap.sinceMillis(), gap.foundCounter(), gap.foundPosition());
+    }
+  }
+
+  private int mergeIntoBuffer() {
+    int merged = 0;
+    long nanos = nanos();
+    while (buffer.size() < settings.bulkSize() && buffer.estimatedBytes() < settings.bulkMemoryLimitBytes()) {
+      RawRecord next = merge.next();
+      if (next == null) {
+        break;
+      }
+      List<DocumentChange> changes = recordChanges.of(next.record());
+      buffer.add(changes, next.position(), next.record().getTimestamp(), nanos);
+      covered = covered.after(next);
+      merged++;
+    }
+    if (merge.late() > lateSeen) {
+      LOG.error("partition {}: {} records became searchable after later records were imported; their changes to"
+          + " documents already past them are lost", partitionId, merge.late() - lateSeen);
+      metrics.late(merge.late() - lateSeen);
+      lateSeen = merge.late();
+    }
+    return merged;
+  }
+
+  /** Writes the buffer with the cursor of what it covers; true when all of it is durable. */
+  private boolean flush() {
+    buffer.add(List.of(cursors.change(covered, durable)), covered.lastPosition(), covered.lastTimestamp(), nanos());
+    BulkWriter.Result result = writer.flush(buffer);
+    if (!result.complete()) {
+      metrics.failure();
+      retry.failed("partition " + partitionId + ": " + result.retryable() + " documents not written");
+      return false;
+    }
+    long records = recordsBetween(durable, covered);
+    durable = covered;
+    durableTimestamp = durable.lastTimestamp();
+    metrics.imported(records);
+    return true;
+  }
+
+  /** Writes the cursor alone, with nothing left to re-read after a restart. */
+  private void confirm() {
+    buffer.add(List.of(cursors.change(durable, durable)), durable.lastPosition(), durable.lastTimestamp(), nanos());
+    if (writer.flush(buffer).complete()) {
+      storedResume = durable;
+    }
+  }
+
+  private static long recordsBetween(PartitionCursor from, PartitionCursor to) {
+    long count = 0;
+    for (ValueType type : VALUE_TYPES) {
+      count += Sequences.counter(to.sequence(type)) - Sequences.counter(from.sequence(type));
+    }
+    return count;
+  }
+
+  private void updateCaughtUp() {
+    boolean readersDone = true;
+    for (SequenceReader reader : readers) {
+      readersDone &= reader.isEmpty() && reader.atEnd() && reader.lastReadStartMillis() >= 0;
+    }
+    caughtUp = readersDone && covered.equals(durable) && watermark.probeDue()
+        && watermark.completePosition() >= 0 && buffer.isEmpty();
+  }
+
+  private double lagMillis() {
+    if (caughtUp) {
+      return 0;
+    }
+    long newest = durableTimestamp;
+    return newest < 0 ? Double.NaN : Math.max(0, clock.millis() - newest);
+  }
+
+  private long nanos() {
+    var now = clock.instant();
+    return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+  }
+
+  public int partitionId() {
+    return partitionId;
+  }
+
+  /** Whether everything searchable in the source for this partition is imported and durable. */
+  public boolean caughtUp() {
+    return caughtUp;
+  }
+
+  /** The cursor up to which everything is durable. */
+  public PartitionCursor durable() {
+    return durable;
+  }
+}

@@ -1,0 +1,77 @@
+package dev.flowpipe.importer.merge;
+
+import java.time.Duration;
+
+/**
+ * Up to which log position every record of a partition is searchable, for every value type at once.
+ *
+ * <p>Why it is needed: the stock exporter writes each value type to indices of its own, and each index becomes
+ * searchable at its own refresh. The counters of one value type show a record of that type that is not searchable yet
+ * once a later one of the same type is; they say nothing about a record of another type. Records of different types
+ * change the same documents (an incident marks its process instance), and the read model must apply them in log order,
+ * so a partition's types are merged by position, and the merge must know that no record below a position is still
+ * coming.
+ *
+ * <p>How: a probe takes the highest position searchable now, {@code M}. The stock exporter sends its bulks one after
+ * another and each only after the previous one was written, so every record below {@code M} was written before, or
+ * in the same bulk as, the record at {@code M}; a bulk's items land on their shards within moments of each other. So
+ * once {@code grace} has passed and the partition's indices have been refreshed, every record up to {@code M} is
+ * searchable: the watermark is complete. (The exception: a bulk the store applied only in part, which the stock
+ * exporter writes again later. Its missing records of one type show as a hole below a later record of that type, which
+ * stops the merge; only missing records that were the newest of their type can arrive after the merge passed them, and
+ * the importer counts and logs those as late.)
+ */
+public final class VisibilityWatermark {
+
+  private final long graceMillis;
+  private long pendingPosition = -1;
+  private long pendingReadyMillis;
+  private long completePosition = -1;
+  private long completedAtMillis = -1;
+
+  public VisibilityWatermark(Duration grace) {
+    if (grace.isNegative()) {
+      throw new IllegalArgumentException("grace must be >= 0, was " + grace);
+    }
+    this.graceMillis = grace.toMillis();
+  }
+
+  /** Whether a probe should be taken: none is waiting for its grace. */
+  public boolean probeDue() {
+    return pendingPosition < 0;
+  }
+
+  /** A probe found {@code position} the highest searchable at {@code probeMillis} (-1: nothing searchable). */
+  public void probed(long position, long probeMillis) {
+    if (position > completePosition) {
+      pendingPosition = position;
+      pendingReadyMillis = probeMillis + graceMillis;
+    }
+  }
+
+  /** Whether the pending probe's grace has passed: refresh, then call {@link #completed}. */
+  public boolean completionDue(long nowMillis) {
+    return pendingPosition >= 0 && nowMillis >= pendingReadyMillis;
+  }
+
+  /** Millis until {@link #completionDue} (Long.MAX_VALUE when nothing is pending). */
+  public long millisUntilCompletion(long nowMillis) {
+    return pendingPosition < 0 ? Long.MAX_VALUE : Math.max(0, pendingReadyMillis - nowMillis);
+  }
+
+  /** The indices were refreshed after the grace: reads started at or after {@code refreshedAtMillis} see it all. */
+  public void completed(long refreshedAtMillis) {
+    completePosition = Math.max(completePosition, pendingPosition);
+    completedAtMillis = refreshedAtMillis;
+    pendingPosition = -1;
+  }
+
+  /** Every record up to here is searchable to reads started at or after {@link #completedAtMillis()}; -1: none. */
+  public long completePosition() {
+    return completePosition;
+  }
+
+  public long completedAtMillis() {
+    return completedAtMillis;
+  }
+}
