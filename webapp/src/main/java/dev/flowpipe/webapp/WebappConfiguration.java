@@ -5,7 +5,14 @@ import dev.flowpipe.webapp.api.SearchController;
 import dev.flowpipe.webapp.api.SearchService;
 import dev.flowpipe.webapp.api.UiController;
 import dev.flowpipe.webapp.config.SecurityConfiguration;
+import dev.flowpipe.webapp.batch.BatchController;
+import dev.flowpipe.webapp.batch.BatchOperationStore;
+import dev.flowpipe.webapp.batch.BatchOperations;
 import dev.flowpipe.webapp.config.WebappProperties;
+import dev.flowpipe.webapp.operations.EngineCommands;
+import java.time.InstantSource;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.ApplicationListener;
 import dev.flowpipe.webapp.operations.OperationProblems;
 import dev.flowpipe.webapp.operations.OperationsController;
 import dev.flowpipe.webapp.readmodel.ReadModel;
@@ -23,12 +30,31 @@ import org.springframework.context.annotation.Import;
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(WebappProperties.class)
-@Import({SearchController.class, OperationsController.class, UiController.class, ProblemHandler.class,
+@Import({SearchController.class, OperationsController.class, BatchController.class, UiController.class,
+    ProblemHandler.class,
     OperationProblems.class, SecurityConfiguration.class})
 public class WebappConfiguration {
 
   @Bean
   SearchService searchService(ReadModel readModel, WebappProperties properties) {
     return new SearchService(readModel, properties);
+  }
+
+  @Bean
+  BatchOperations batchOperations(ReadModel readModel, SearchService search, EngineCommands engine,
+      WebappProperties properties) {
+    return new BatchOperations(new BatchOperationStore(readModel), search, engine, InstantSource.system(),
+        properties.operations().batchParallelism(), properties.operations().batchMaxItems());
+  }
+
+  /** Batches a stop left active go on once the app is up (where the operations are on). */
+  @Bean
+  ApplicationListener<ApplicationReadyEvent> resumeBatchOperations(BatchOperations batches,
+      WebappProperties properties) {
+    return event -> {
+      if (properties.operationsEnabled()) {
+        batches.resume();
+      }
+    };
   }
 }

@@ -147,6 +147,33 @@ class OperationsOnNodeTest {
   }
 
   @Test
+  void aBatchCancelsEveryActiveInstanceTheFilterMatches() {
+    List<String> keys = List.of(create("ops-wait", "{\"orderId\": \"b-1\"}"), create("ops-wait",
+        "{\"orderId\": \"b-2\"}")).stream().map(a -> a.json().path("processInstanceKey").asText()).toList();
+    String filter = "{\"processInstanceKey\": {\"$in\": [\"" + String.join("\", \"", keys) + "\"]}}";
+    // the instances must be searchable for the batch to find them: the last create's position says when
+    searchAfter(create("ops-wait", "{}"), "process-instances", filter);
+
+    Answer started = Http.post(url("/v2/process-instances/cancellation"), "{\"filter\": " + filter + "}");
+
+    assertThat(started.status()).as(started.raw().body()).isEqualTo(200);
+    assertThat(started.json().path("batchOperationType").asText()).isEqualTo("CANCEL_PROCESS_INSTANCE");
+    String batch = started.json().path("batchOperationKey").asText();
+    // a batch runs in the background by design: its progress is what a client follows
+    JsonNode ended = await().atMost(Duration.ofSeconds(30)).until(
+        () -> Http.get(url("/v2/batch-operations/" + batch)).json(), b -> !"ACTIVE".equals(b.path("state").asText()));
+    assertThat(ended.path("state").asText()).isEqualTo("COMPLETED");
+    assertThat(ended.path("operationsTotalCount").asInt()).isEqualTo(2);
+    JsonNode items = Http.post(url("/v2/batch-operation-items/search"),
+        "{\"filter\": {\"batchOperationKey\": \"" + batch + "\"}}").json();
+    assertThat(items.path("items")).extracting(i -> i.path("itemKey").asText() + " " + i.path("state").asText())
+        .containsExactlyInAnyOrder(keys.get(0) + " COMPLETED", keys.get(1) + " COMPLETED");
+    await().atMost(Duration.ofSeconds(30)).until(() -> Http.post(url("/v2/process-instances/search"),
+        "{\"filter\": " + filter + "}").json().path("items").findValuesAsText("state").stream()
+        .allMatch(state -> state.equals("CANCELED") || state.equals("TERMINATED")));
+  }
+
+  @Test
   void theEnginesRefusalsAreAnsweredAsCamundasApiDoes() {
     Answer unknownProcess = create("ops-no-such-process", "{}");
     assertThat(unknownProcess.status()).as(unknownProcess.raw().body()).isEqualTo(404);

@@ -32,7 +32,8 @@ public class SecurityConfiguration {
   /** The operations' endpoints, by method. */
   static final Map<HttpMethod, List<String>> OPERATIONS = Map.of(
       HttpMethod.POST, List.of("/v2/process-instances", "/v2/process-instances/*/cancellation",
-          "/v2/incidents/*/resolution", "/v2/messages/publication"),
+          "/v2/incidents/*/resolution", "/v2/messages/publication", "/v2/process-instances/cancellation",
+          "/v2/process-instances/incident-resolution"),
       HttpMethod.PATCH, List.of("/v2/jobs/*"),
       HttpMethod.PUT, List.of("/v2/element-instances/*/variables"));
 

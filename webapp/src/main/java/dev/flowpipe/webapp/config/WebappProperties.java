@@ -158,10 +158,20 @@ public record WebappProperties(
    * @param gatewayAddress {@code host:port} of the Zeebe gateway the web app on its own sends the commands to; inside
    *     the node, ignored (the node's own gateway is used); unset: the operations answer 501
    * @param requestTimeout how long a command may wait for the engine's answer
+   * @param batchParallelism how many commands of a batch operation are in flight at once
+   * @param batchMaxItems the most items one batch operation may have; a filter matching more is refused
    */
-  public record Operations(Boolean enabled, String gatewayAddress, @DefaultValue("20s") Duration requestTimeout) {
+  public record Operations(Boolean enabled, String gatewayAddress, @DefaultValue("20s") Duration requestTimeout,
+      @DefaultValue("4") int batchParallelism, @DefaultValue("10000") int batchMaxItems) {
     public Operations {
       positive(P + "operations.request-timeout", requestTimeout);
+      if (batchParallelism < 1 || batchParallelism > 64) {
+        throw new IllegalArgumentException(P + "operations.batch-parallelism must be 1 to 64, was " + batchParallelism);
+      }
+      if (batchMaxItems < 1 || batchMaxItems > 1_000_000) {
+        throw new IllegalArgumentException(P + "operations.batch-max-items must be 1 to 1000000, was "
+            + batchMaxItems);
+      }
       if (gatewayAddress != null && !gatewayAddress.isBlank()
           && !gatewayAddress.trim().matches("[A-Za-z0-9.\\-\\[\\]:]+:\\d{1,5}")) {
         throw new IllegalArgumentException(P + "operations.gateway-address must be host:port, was '" + gatewayAddress

@@ -1,20 +1,13 @@
 package dev.flowpipe.webapp.operations;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.flowpipe.webapp.api.NotFoundException;
 import dev.flowpipe.webapp.api.SearchService;
-import dev.flowpipe.webapp.query.Entity;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.security.core.Authentication;
-import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.web.bind.annotation.PatchMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -37,23 +30,21 @@ public class OperationsController {
   /** The answer header naming the position a read must wait for to see the operation's effect. */
   public static final String POSITION_HEADER = "Flowpipe-Written-Position";
 
-  private static final Logger AUDIT = LoggerFactory.getLogger("dev.flowpipe.webapp.operations");
-
   private final EngineCommands engine;
   private final WrittenPositions positions;
-  private final SearchService readModel;
+  private final IncidentResolution incidents;
 
   public OperationsController(EngineCommands engine, WrittenPositions positions, SearchService readModel) {
     this.engine = engine;
     this.positions = positions;
-    this.readModel = readModel;
+    this.incidents = new IncidentResolution(engine, readModel);
   }
 
   @PostMapping("/process-instances/{processInstanceKey}/cancellation")
   public ResponseEntity<Void> cancel(@PathVariable String processInstanceKey,
       @RequestBody(required = false) JsonNode ignoredBody) {
     long key = OperationRequests.key("processInstanceKey", processInstanceKey);
-    return audited("cancel process instance", key, () -> {
+    return OperationAudit.audited("cancel process instance", key, () -> {
       engine.cancelProcessInstance(key);
       return noContent(key);
     });
@@ -64,12 +55,8 @@ public class OperationsController {
   public ResponseEntity<Void> resolveIncident(@PathVariable String incidentKey,
       @RequestBody(required = false) JsonNode ignoredBody) {
     long key = OperationRequests.key("incidentKey", incidentKey);
-    return audited("resolve incident", key, () -> {
-      Long jobKey = jobWithoutRetries(key);
-      if (jobKey != null) {
-        engine.updateJob(jobKey, 1, null);
-      }
-      engine.resolveIncident(key);
+    return OperationAudit.audited("resolve incident", key, () -> {
+      incidents.resolve(key);
       return noContent(key);
     });
   }
@@ -80,7 +67,7 @@ public class OperationsController {
       @RequestBody(required = false) JsonNode body) {
     long key = OperationRequests.key("jobKey", jobKey);
     OperationRequests.JobChange change = OperationRequests.JobChange.of(body);
-    return audited("update job " + change, key, () -> {
+    return OperationAudit.audited("update job " + change, key, () -> {
       engine.updateJob(key, change.retries(), change.timeout());
       return noContent(key);
     });
@@ -91,7 +78,7 @@ public class OperationsController {
       @RequestBody(required = false) JsonNode body) {
     long key = OperationRequests.key("elementInstanceKey", elementInstanceKey);
     OperationRequests.VariablesChange change = OperationRequests.VariablesChange.of(body);
-    return audited("set variables " + change.variables().keySet() + (change.local() ? " locally" : ""), key, () -> {
+    return OperationAudit.audited("set variables " + change.variables().keySet() + (change.local() ? " locally" : ""), key, () -> {
       engine.setVariables(key, change.variables(), change.local());
       return noContent(key);
     });
@@ -102,7 +89,7 @@ public class OperationsController {
     EngineCommands.InstanceToCreate instance = OperationRequests.instanceToCreate(body);
     String target = instance.processDefinitionKey() != null ? "definition " + instance.processDefinitionKey()
         : instance.processDefinitionId() + " version " + instance.processDefinitionVersion();
-    return audited("create process instance of " + target, null, () -> {
+    return OperationAudit.audited("create process instance of " + target, null, () -> {
       EngineCommands.CreatedInstance created = engine.createProcessInstance(instance);
       Map<String, Object> answer = new LinkedHashMap<>();
       answer.put("processDefinitionKey", Long.toString(created.processDefinitionKey()));
@@ -118,27 +105,13 @@ public class OperationsController {
   @PostMapping("/messages/publication")
   public ResponseEntity<Map<String, Object>> publishMessage(@RequestBody(required = false) JsonNode body) {
     EngineCommands.MessageToPublish message = OperationRequests.messageToPublish(body);
-    return audited("publish message " + message.name(), null, () -> {
+    return OperationAudit.audited("publish message " + message.name(), null, () -> {
       EngineCommands.PublishedMessage published = engine.publishMessage(message);
       Map<String, Object> answer = new LinkedHashMap<>();
       answer.put("tenantId", published.tenantId());
       answer.put("messageKey", Long.toString(published.messageKey()));
       return withPosition(ResponseEntity.ok(), published.messageKey()).body(answer);
     });
-  }
-
-  /** The job of a job incident whose retries the read model shows used up; null for other incidents or unknown. */
-  private Long jobWithoutRetries(long incidentKey) {
-    try {
-      Object jobKey = readModel.get(Entity.INCIDENTS, Long.toString(incidentKey)).get("jobKey");
-      if (jobKey == null) {
-        return null;
-      }
-      Object retries = readModel.get(Entity.JOBS, jobKey.toString()).get("retries");
-      return retries instanceof Number n && n.intValue() > 0 ? null : Long.valueOf(jobKey.toString());
-    } catch (NotFoundException e) {
-      return null; // not (yet) in the read model: the engine knows the incident and decides
-    }
   }
 
   private ResponseEntity<Void> noContent(long key) {
@@ -157,23 +130,5 @@ public class OperationsController {
   /** A Zeebe key carries the partition that made it in the bits above its 51-bit counter. */
   static int partitionOf(long key) {
     return (int) (key >> 51);
-  }
-
-  private static <T> ResponseEntity<T> audited(String operation, Long key, Supplier<ResponseEntity<T>> action) {
-    String user = user();
-    String target = key == null ? "" : " " + key;
-    try {
-      ResponseEntity<T> answer = action.get();
-      AUDIT.info("user '{}': {}{}: done ({})", user, operation, target, answer.getStatusCode().value());
-      return answer;
-    } catch (RuntimeException e) {
-      AUDIT.info("user '{}': {}{}: not done: {}", user, operation, target, e.getMessage());
-      throw e;
-    }
-  }
-
-  private static String user() {
-    Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
-    return authentication == null ? "anonymous" : authentication.getName();
   }
 }

@@ -1,0 +1,104 @@
+package dev.flowpipe.webapp.batch;
+
+import dev.flowpipe.schema.query.Criterion;
+import dev.flowpipe.schema.query.SearchHits;
+import dev.flowpipe.schema.query.SearchQuery;
+import dev.flowpipe.schema.query.SortField;
+import dev.flowpipe.schema.store.DocumentWrite;
+import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.webapp.readmodel.ReadModel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Where batch operations and their items are kept: one index beside the read model,
+ * {@code <prefix>-batch-operation-v1}, a document per batch (id: its key) and per item (id: batch key and item key).
+ * Kept in the store so that a batch goes on after a restart of the web app or the node.
+ */
+public final class BatchOperationStore {
+
+  static final String KIND = "kind";
+  private static final String MAPPINGS = """
+      {"mappings": {"properties": {
+        "kind": {"type": "keyword"}, "batchOperationKey": {"type": "keyword"}, "batchOperationType": {"type": "keyword"},
+        "state": {"type": "keyword"}, "itemKey": {"type": "keyword"}, "processInstanceKey": {"type": "keyword"},
+        "startDate": {"type": "date"}, "endDate": {"type": "date"}, "processedDate": {"type": "date"},
+        "errorMessage": {"type": "text", "index": false}, "user": {"type": "keyword"},
+        "filter": {"type": "object", "enabled": false}}}}
+      """;
+
+  private final ReadModel readModel;
+  private volatile boolean indexReady;
+
+  public BatchOperationStore(ReadModel readModel) {
+    this.readModel = readModel;
+  }
+
+  String index() {
+    return readModel.indexPrefix() + "-batch-operation-v1";
+  }
+
+  private SearchStore store() {
+    SearchStore store = readModel.store();
+    if (!indexReady) {
+      if (!store.indexExists(index())) {
+        store.createIndex(index(), MAPPINGS);
+      }
+      indexReady = true;
+    }
+    return store;
+  }
+
+  void putBatch(Map<String, Object> batch) {
+    store().put(index(), (String) batch.get("batchOperationKey"), batch);
+  }
+
+  Optional<Map<String, Object>> batch(String key) {
+    return store().get(index(), key).filter(document -> "batch".equals(document.get(KIND)));
+  }
+
+  /** Writes new items in one bulk, searchable when it returns. */
+  void addItems(List<Map<String, Object>> items) {
+    if (items.isEmpty()) {
+      return;
+    }
+    List<DocumentWrite> writes = new ArrayList<>();
+    for (Map<String, Object> item : items) {
+      writes.add(new DocumentWrite(index(), itemId(item), 1, item));
+    }
+    var outcome = store().bulk(writes, true);
+    if (!outcome.failures().isEmpty()) {
+      throw new IllegalStateException("the store refused batch items: " + outcome.failures());
+    }
+  }
+
+  void putItem(Map<String, Object> item) {
+    store().put(index(), itemId(item), item);
+  }
+
+  private static String itemId(Map<String, Object> item) {
+    return item.get("batchOperationKey") + "-" + item.get("itemKey");
+  }
+
+  /** Batches in one state, oldest first. */
+  List<Map<String, Object>> batchesIn(String state) {
+    store().refresh(index());
+    return store().search(SearchQuery.of(index(), List.of(new Criterion.Equals(KIND, "batch"),
+        new Criterion.Equals("state", state)), List.of(new SortField("batchOperationKey", false, false)), 1000))
+        .hits().stream().map(SearchHits.Hit::source).toList();
+  }
+
+  /** One page of a batch's items, optionally in one state, in item order. */
+  SearchHits items(String batchKey, String state, int from, int size) {
+    List<Criterion> criteria = new ArrayList<>(List.of(new Criterion.Equals(KIND, "item"),
+        new Criterion.Equals("batchOperationKey", batchKey)));
+    if (state != null) {
+      criteria.add(new Criterion.Equals("state", state));
+    }
+    store().refresh(index());
+    return store().search(new SearchQuery(List.of(index()), criteria,
+        List.of(new SortField("itemKey", false, false)), from, size, List.of(), List.of()));
+  }
+}

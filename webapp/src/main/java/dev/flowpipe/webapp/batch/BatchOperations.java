@@ -1,0 +1,273 @@
+package dev.flowpipe.webapp.batch;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flowpipe.schema.query.SearchHits;
+import dev.flowpipe.schema.store.StoreUnavailableException;
+import dev.flowpipe.webapp.api.SearchAnswer;
+import dev.flowpipe.webapp.api.SearchService;
+import dev.flowpipe.webapp.operations.EngineCommandException;
+import dev.flowpipe.webapp.operations.EngineCommands;
+import dev.flowpipe.webapp.operations.IncidentResolution;
+import dev.flowpipe.webapp.operations.OperationAudit;
+import dev.flowpipe.webapp.query.BadRequestException;
+import dev.flowpipe.webapp.query.Entity;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Batch operations: cancel every active root instance a search filter matches, or resolve every active incident of
+ * the instances it matches. Creating one finds the items (through the search API, so the filter is the search's) and
+ * keeps the batch and its items in the store ({@link BatchOperationStore}); the items are then carried out in the
+ * background, {@code parallelism} at a time, each item's outcome stored as it ends, the batch's counts after each page.
+ * A batch still active when the process stopped is taken up again at the next start ({@link #resume()}): items not yet
+ * done are sent again; one whose instance or incident the engine no longer knows (it was done just before the stop)
+ * counts as skipped.
+ */
+public final class BatchOperations implements AutoCloseable {
+
+  /** The kinds of batch, named as Camunda's REST API v2 names them. */
+  public enum Type { CANCEL_PROCESS_INSTANCE, RESOLVE_INCIDENT }
+
+  private static final Logger LOG = LoggerFactory.getLogger(BatchOperations.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int PAGE = 100;
+
+  private final BatchOperationStore store;
+  private final SearchService search;
+  private final EngineCommands engine;
+  private final IncidentResolution incidents;
+  private final InstantSource clock;
+  private final int maxItems;
+  private final ExecutorService runner = Executors.newSingleThreadExecutor(
+      Thread.ofPlatform().daemon().name("batch-operations").factory());
+  private final ExecutorService workers;
+  private final AtomicLong lastKey = new AtomicLong();
+
+  public BatchOperations(BatchOperationStore store, SearchService search, EngineCommands engine,
+      InstantSource clock, int parallelism, int maxItems) {
+    this.store = store;
+    this.search = search;
+    this.engine = engine;
+    this.incidents = new IncidentResolution(engine, search);
+    this.clock = clock;
+    this.maxItems = maxItems;
+    this.workers = Executors.newFixedThreadPool(parallelism,
+        Thread.ofPlatform().daemon().name("batch-operation-item-", 0).factory());
+  }
+
+  /** Finds the items of a new batch, stores it and starts it; returns the stored batch. */
+  public Map<String, Object> create(Type type, JsonNode request, String user) {
+    JsonNode filter = request == null ? null : request.get("filter");
+    if (filter == null || !filter.isObject()) {
+      throw new BadRequestException("filter", "a batch operation needs a filter (an object, as in a search)");
+    }
+    String key = nextKey();
+    List<Map<String, Object>> items = type == Type.CANCEL_PROCESS_INSTANCE ? cancellations(key, (ObjectNode) filter)
+        : resolutions(key, (ObjectNode) filter);
+    Map<String, Object> batch = new LinkedHashMap<>();
+    batch.put(BatchOperationStore.KIND, "batch");
+    batch.put("batchOperationKey", key);
+    batch.put("batchOperationType", type.name());
+    batch.put("state", items.isEmpty() ? "COMPLETED" : "ACTIVE");
+    batch.put("startDate", clock.instant().toString());
+    batch.put("endDate", items.isEmpty() ? clock.instant().toString() : null);
+    batch.put("operationsTotalCount", items.size());
+    batch.put("operationsCompletedCount", 0);
+    batch.put("operationsFailedCount", 0);
+    batch.put("user", user);
+    batch.put("filter", JSON.convertValue(filter, Map.class));
+    store.addItems(items);
+    store.putBatch(batch);
+    if (!items.isEmpty()) {
+      runner.submit(() -> run(batch));
+    }
+    return batch;
+  }
+
+  public Optional<Map<String, Object>> batch(String key) {
+    return store.batch(key);
+  }
+
+  public SearchHits items(String batchKey, String state, int from, int size) {
+    return store.items(batchKey, state, from, size);
+  }
+
+  /** Takes up the batches a stop left active; tries again every 5 s while the store cannot be reached. */
+  public void resume() {
+    runner.submit(() -> {
+      while (!Thread.currentThread().isInterrupted()) {
+        try {
+          for (Map<String, Object> batch : store.batchesIn("ACTIVE")) {
+            LOG.info("taking up batch operation {} ({}) where it stopped", batch.get("batchOperationKey"),
+                batch.get("batchOperationType"));
+            run(new LinkedHashMap<>(batch));
+          }
+          return;
+        } catch (StoreUnavailableException e) {
+          LOG.info("batch operations wait for the store to resume: {}", e.getMessage());
+          try {
+            Thread.sleep(5_000);
+          } catch (InterruptedException interrupted) {
+            return;
+          }
+        }
+      }
+    });
+  }
+
+  private String nextKey() {
+    long candidate = clock.millis() * 1_000;
+    return Long.toString(lastKey.updateAndGet(last -> Math.max(last + 1, candidate)));
+  }
+
+  /** Only active root instances can be cancelled: the filter's state and parent are overridden, as in the v2 API. */
+  private List<Map<String, Object>> cancellations(String key, ObjectNode filter) {
+    ObjectNode instances = filter.deepCopy();
+    instances.put("state", "ACTIVE");
+    instances.set("parentProcessInstanceKey", JSON.createObjectNode().put("$exists", false));
+    List<Map<String, Object>> items = new ArrayList<>();
+    forEachMatch(Entity.PROCESS_INSTANCES, instances, instance -> items.add(item(key, Type.CANCEL_PROCESS_INSTANCE,
+        instance.get("processInstanceKey"), instance.get("processInstanceKey"))));
+    return items;
+  }
+
+  private List<Map<String, Object>> resolutions(String key, ObjectNode filter) {
+    ObjectNode instances = filter.deepCopy();
+    instances.put("state", "ACTIVE");
+    instances.put("hasIncident", true);
+    List<Object> instanceKeys = new ArrayList<>();
+    forEachMatch(Entity.PROCESS_INSTANCES, instances, instance -> instanceKeys.add(instance.get("processInstanceKey")));
+    List<Map<String, Object>> items = new ArrayList<>();
+    for (int from = 0; from < instanceKeys.size(); from += PAGE) {
+      ObjectNode incidentFilter = JSON.createObjectNode().put("state", "ACTIVE");
+      incidentFilter.set("processInstanceKey", JSON.createObjectNode().set("$in",
+          JSON.valueToTree(instanceKeys.subList(from, Math.min(instanceKeys.size(), from + PAGE)))));
+      forEachMatch(Entity.INCIDENTS, incidentFilter, incident -> items.add(item(key, Type.RESOLVE_INCIDENT,
+          incident.get("incidentKey"), incident.get("processInstanceKey"))));
+    }
+    return items;
+  }
+
+  /** Every item a search finds, page after page; more than {@code maxItems} is refused before anything is stored. */
+  private void forEachMatch(Entity entity, ObjectNode filter, java.util.function.Consumer<Map<String, Object>> each) {
+    String after = null;
+    long seen = 0;
+    while (true) {
+      ObjectNode request = JSON.createObjectNode();
+      request.set("filter", filter);
+      ObjectNode page = request.putObject("page").put("limit", 1000);
+      if (after != null) {
+        page.put("after", after);
+      }
+      SearchAnswer answer = search.search(entity, request);
+      for (Map<String, Object> item : answer.items()) {
+        if (++seen > maxItems) {
+          throw new BadRequestException("filter", "matches more than " + maxItems + " items (flowpipe.webapp"
+              + ".operations.batch-max-items); narrow it");
+        }
+        each.accept(item);
+      }
+      if (answer.items().isEmpty() || answer.page().endCursor() == null) {
+        return;
+      }
+      after = answer.page().endCursor();
+    }
+  }
+
+  private static Map<String, Object> item(String batchKey, Type type, Object itemKey, Object processInstanceKey) {
+    Map<String, Object> item = new LinkedHashMap<>();
+    item.put(BatchOperationStore.KIND, "item");
+    item.put("batchOperationKey", batchKey);
+    item.put("operationType", type.name());
+    item.put("itemKey", String.valueOf(itemKey));
+    item.put("processInstanceKey", String.valueOf(processInstanceKey));
+    item.put("state", "ACTIVE");
+    item.put("processedDate", null);
+    item.put("errorMessage", null);
+    return item;
+  }
+
+  /** Carries out the batch's items not yet done, page after page, then sets its end state. */
+  private void run(Map<String, Object> batch) {
+    String key = (String) batch.get("batchOperationKey");
+    Type type = Type.valueOf((String) batch.get("batchOperationType"));
+    String user = (String) batch.get("user");
+    try {
+      while (!Thread.currentThread().isInterrupted()) {
+        List<SearchHits.Hit> page = store.items(key, "ACTIVE", 0, PAGE).hits();
+        if (page.isEmpty()) {
+          break;
+        }
+        List<CompletableFuture<Void>> running = new ArrayList<>();
+        for (SearchHits.Hit hit : page) {
+          Map<String, Object> item = new LinkedHashMap<>(hit.source());
+          running.add(CompletableFuture.runAsync(() -> carryOut(type, item, user), workers));
+        }
+        CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).get();
+        updateCounts(batch);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // stopping: what is not done stays active for the next start
+    } catch (RuntimeException | java.util.concurrent.ExecutionException e) {
+      LOG.warn("batch operation {} stopped; it goes on at the next start: {}", key, e.toString());
+    }
+  }
+
+  private void carryOut(Type type, Map<String, Object> item, String user) {
+    long itemKey = Long.parseLong((String) item.get("itemKey"));
+    String state;
+    String error = null;
+    try {
+      if (type == Type.CANCEL_PROCESS_INSTANCE) {
+        engine.cancelProcessInstance(itemKey);
+      } else {
+        incidents.resolve(itemKey);
+      }
+      state = "COMPLETED";
+    } catch (EngineCommandException e) {
+      state = e.kind() == EngineCommandException.Kind.NOT_FOUND ? "SKIPPED" : "FAILED";
+      error = e.getMessage();
+    }
+    item.put("state", state);
+    item.put("processedDate", clock.instant().toString());
+    item.put("errorMessage", error);
+    store.putItem(item);
+    OperationAudit.logItem(user, type.name(), (String) item.get("itemKey"),
+        state + (error == null ? "" : ": " + error));
+  }
+
+  private void updateCounts(Map<String, Object> batch) {
+    String key = (String) batch.get("batchOperationKey");
+    long completed = store.items(key, "COMPLETED", 0, 0).total() + store.items(key, "SKIPPED", 0, 0).total();
+    long failed = store.items(key, "FAILED", 0, 0).total();
+    long active = store.items(key, "ACTIVE", 0, 0).total();
+    batch.put("operationsCompletedCount", completed);
+    batch.put("operationsFailedCount", failed);
+    if (active == 0) {
+      batch.put("state", failed == 0 ? "COMPLETED" : completed == 0 ? "FAILED" : "PARTIALLY_COMPLETED");
+      batch.put("endDate", Instant.from(clock.instant()).toString());
+    }
+    store.putBatch(batch);
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    runner.shutdownNow();
+    workers.shutdownNow();
+    runner.awaitTermination(5, TimeUnit.SECONDS);
+  }
+}
