@@ -1,6 +1,11 @@
 package dev.flowpipe.node;
 
 import dev.flowpipe.node.broker.EmbeddedBroker;
+import dev.flowpipe.node.broker.ZeebeBrokerSettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
 import dev.flowpipe.node.config.NodeProperties;
 import dev.flowpipe.node.flowcontrol.FlowControlEndpoint;
 import dev.flowpipe.node.flowcontrol.FlowControlService;
@@ -19,15 +24,22 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 public class NodeConfiguration {
 
+  private static final Logger LOG = LoggerFactory.getLogger(NodeConfiguration.class);
+
   @Bean(destroyMethod = "close")
   RunningStore runningStore(NodeProperties properties) {
     return RunningStore.start(properties);
   }
 
   @Bean(destroyMethod = "close")
-  EmbeddedBroker embeddedBroker(NodeProperties properties, RunningStore store, MeterRegistry meterRegistry) {
+  EmbeddedBroker embeddedBroker(NodeProperties properties, RunningStore store, MeterRegistry meterRegistry,
+      Environment environment) {
+    Binder binder = Binder.get(environment);
+    for (String key : ZeebeBrokerSettings.overridden(binder)) {
+      LOG.warn("{} is ignored: the node's own key decides this setting", key);
+    }
     // the embedded store boots while the broker starts; the node is up only when both are
-    EmbeddedBroker broker = EmbeddedBroker.start(properties, store, meterRegistry);
+    EmbeddedBroker broker = EmbeddedBroker.start(properties, ZeebeBrokerSettings.bind(binder), store, meterRegistry);
     try {
       store.awaitReady();
     } catch (RuntimeException e) {

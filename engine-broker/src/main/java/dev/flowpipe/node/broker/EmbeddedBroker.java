@@ -67,8 +67,15 @@ public final class EmbeddedBroker implements AutoCloseable {
 
   /** Builds the broker configuration from the node's settings: one place maps our keys onto Zeebe's. */
   static BrokerCfg brokerConfig(NodeProperties properties, StoreConnection connection) {
+    return brokerConfig(properties, connection, new BrokerCfg());
+  }
+
+  /**
+   * As {@link #brokerConfig(NodeProperties, StoreConnection)}, on top of {@code cfg} (Zeebe's own settings, see
+   * {@link ZeebeBrokerSettings}): the node's keys overwrite what they own; Zeebe's exporters stay beside ours.
+   */
+  static BrokerCfg brokerConfig(NodeProperties properties, StoreConnection connection, BrokerCfg cfg) {
     var node = properties.broker();
-    BrokerCfg cfg = new BrokerCfg();
     cfg.getCluster().setNodeId(node.nodeId());
     cfg.getCluster().setPartitionsCount(node.partitionsCount());
     cfg.getCluster().setReplicationFactor(node.replicationFactor());
@@ -86,7 +93,7 @@ public final class EmbeddedBroker implements AutoCloseable {
     cfg.getData().setDirectory(properties.brokerDirectory().toAbsolutePath().toString());
     cfg.getGateway().setEnable(true);
     cfg.getGateway().getNetwork().setHost(properties.gateway().host()).setPort(properties.gateway().port());
-    Map<String, ExporterCfg> exporters = new LinkedHashMap<>();
+    Map<String, ExporterCfg> exporters = new LinkedHashMap<>(cfg.getExporters());
     node.additionalExporters().forEach((id, additional) -> {
       ExporterCfg exporter = new ExporterCfg();
       exporter.setClassName(additional.className());
@@ -111,7 +118,13 @@ public final class EmbeddedBroker implements AutoCloseable {
 
   /** Starts the broker and waits until it has started (partitions may still be electing leaders). */
   public static EmbeddedBroker start(NodeProperties properties, RunningStore store, MeterRegistry meterRegistry) {
-    BrokerCfg cfg = brokerConfig(properties, store.connection());
+    return start(properties, new BrokerCfg(), store, meterRegistry);
+  }
+
+  /** As {@link #start(NodeProperties, RunningStore, MeterRegistry)}, on top of Zeebe's own settings {@code zeebe}. */
+  public static EmbeddedBroker start(NodeProperties properties, BrokerCfg zeebe, RunningStore store,
+      MeterRegistry meterRegistry) {
+    BrokerCfg cfg = brokerConfig(properties, store.connection(), zeebe);
     ActorScheduler scheduler =
         ActorScheduler.newActorScheduler()
             .setCpuBoundActorThreadCount(cfg.getThreads().getCpuThreadCount())

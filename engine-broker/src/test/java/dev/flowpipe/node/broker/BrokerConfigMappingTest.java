@@ -81,4 +81,31 @@ class BrokerConfigMappingTest {
 
     assertThat(cfg.getExporters()).isEmpty();
   }
+
+  @Test
+  void zeebesOwnSettingsPassThroughAndTheNodesKeysDecideWhereBothNameOne() {
+    Binder yaml = new Binder(new MapConfigurationPropertySource(Map.of(
+        "zeebe.broker.data.snapshot-period", "7m",
+        "zeebe.broker.data.disk.free-space.processing", "3GB",
+        "zeebe.broker.backpressure.algorithm", "vegas",
+        "zeebe.broker.network.host", "10.9.9.9",
+        "zeebe.broker.cluster.partitionsCount", "9",
+        "zeebe.broker.exporters.other.class-name", "com.example.OtherExporter",
+        "flowpipe.broker.partitions-count", "2")));
+    NodeProperties properties = yaml.bindOrCreate("flowpipe", NodeProperties.class);
+
+    var cfg = EmbeddedBroker.brokerConfig(properties, StoreConnection.of("http://search:9200"),
+        ZeebeBrokerSettings.bind(yaml));
+
+    assertThat(cfg.getData().getSnapshotPeriod()).hasMinutes(7);
+    assertThat(cfg.getData().getDisk().getFreeSpace().getProcessing().toBytes()).isEqualTo(3L * 1024 * 1024 * 1024);
+    assertThat(cfg.getBackpressure().getAlgorithm().name()).isEqualTo("VEGAS");
+    assertThat(cfg.getNetwork().getHost()).as("the node's default decides").isEqualTo("127.0.0.1");
+    assertThat(cfg.getCluster().getPartitionsCount()).isEqualTo(2);
+    assertThat(cfg.getExporters()).containsKeys("other", EmbeddedBroker.EXPORTER_ID);
+    assertThat(cfg.getExporters().get("other").getClassName()).isEqualTo("com.example.OtherExporter");
+    assertThat(ZeebeBrokerSettings.overridden(yaml)).containsExactlyInAnyOrder(
+        "zeebe.broker.cluster.partitions-count (decided by flowpipe.broker.partitions-count)",
+        "zeebe.broker.network.host (decided by flowpipe.broker.host)");
+  }
 }
