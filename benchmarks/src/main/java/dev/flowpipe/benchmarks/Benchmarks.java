@@ -542,22 +542,22 @@ public final class Benchmarks {
   }
 
   /**
-   * The published quantiles of one timer in the node's Prometheus text, in ms, as "p50", "p99", and its "max" (the
-   * largest value of the timer's last few minutes: Micrometer's decaying maximum); only lines that contain
-   * {@code label} (e.g. {@code reason="delay"}; "" for all).
+   * The p50 and p99 of one timer in the node's Prometheus text, in ms, interpolated in its histogram's buckets (see
+   * {@link PrometheusHistogram}: over the node's life so far), and its "max" (the largest value of the timer's last
+   * few minutes: Micrometer's decaying maximum); only series whose lines contain {@code label} (e.g.
+   * {@code reason="delay"}; "" for all).
    */
   static Map<String, Object> quantilesMillis(String prometheus, String metric, String label) {
     Map<String, Object> quantiles = new LinkedHashMap<>();
+    PrometheusHistogram histogram = PrometheusHistogram.parse(prometheus, metric, label);
+    if (histogram.count() > 0) {
+      quantiles.put("p50", Math.round(histogram.quantile(0.5) * 1000));
+      quantiles.put("p99", Math.round(histogram.quantile(0.99) * 1000));
+    }
     Long max = null;
     for (String line : prometheus.split("\n")) {
-      if (!line.contains(label)) {
-        continue;
-      }
-      if (line.startsWith(metric + "{") && line.contains("quantile=")) {
-        String quantile = line.replaceAll(".*quantile=\"([0-9.]+)\".*", "$1");
-        quantiles.put("p" + (int) Math.round(Double.parseDouble(quantile) * 100), millis(line));
-      } else if (line.startsWith(metric + "_max{")) {
-        max = millis(line);
+      if (line.contains(label) && line.startsWith(metric + "_max{")) {
+        max = Math.max(max == null ? 0 : max, millis(line));
       }
     }
     if (max != null) {

@@ -187,30 +187,41 @@ class ScenarioSmokeTest {
   }
 
   @Test
-  void readsTheExportersLatencyQuantilesFromPrometheusText() {
+  void readsTheExportersLatencyQuantilesFromTheHistogramsBucketsOverEveryPartition() {
+    // partition 1: 10 observations at most 0.1 s, 10 more at most 0.2 s; partition 2: 20 at most 0.2 s
     String text = """
-        # TYPE flowpipe_exporter_export_latency_seconds summary
-        flowpipe_exporter_export_latency_seconds{partition="1",quantile="0.5"} 0.18
-        flowpipe_exporter_export_latency_seconds{partition="1",quantile="0.99"} 0.432
-        flowpipe_exporter_export_latency_seconds_count{partition="1"} 10
+        # TYPE flowpipe_exporter_export_latency_seconds histogram
+        flowpipe_exporter_export_latency_seconds_bucket{partition="1",le="0.1"} 10
+        flowpipe_exporter_export_latency_seconds_bucket{partition="1",le="0.2"} 20
+        flowpipe_exporter_export_latency_seconds_bucket{partition="1",le="+Inf"} 20
+        flowpipe_exporter_export_latency_seconds_bucket{partition="2",le="0.1"} 0
+        flowpipe_exporter_export_latency_seconds_bucket{partition="2",le="0.2"} 20
+        flowpipe_exporter_export_latency_seconds_bucket{partition="2",le="+Inf"} 20
+        flowpipe_exporter_export_latency_seconds_count{partition="1"} 20
+        flowpipe_exporter_export_latency_seconds_max{partition="1"} 0.19
+        flowpipe_exporter_export_latency_seconds_max{partition="2"} 0.2
         """;
 
-    assertThat(Benchmarks.exporterLatency(text)).containsEntry("p50", 180L).containsEntry("p99", 432L);
+    // 40 in all, 10 of them at most 0.1 s: the 20th lies 10 / 30 into (0.1, 0.2], the 39.6th 29.6 / 30
+    assertThat(Benchmarks.exporterLatency(text)).containsEntry("p50", 133L).containsEntry("p99", 199L)
+        .containsEntry("max", 200L);
   }
 
   @Test
   void readsTheQuantilesOfOneFlushReasonOnly() {
     String text = """
-        flowpipe_exporter_flush_duration_seconds{partition="1",reason="size",quantile="0.5"} 0.3
-        flowpipe_exporter_flush_duration_seconds{partition="1",reason="delay",quantile="0.5"} 0.021
-        flowpipe_exporter_flush_duration_seconds{partition="1",reason="delay",quantile="0.99"} 0.25
+        flowpipe_exporter_flush_duration_seconds_bucket{partition="1",reason="size",le="1.0"} 5
+        flowpipe_exporter_flush_duration_seconds_bucket{partition="1",reason="size",le="+Inf"} 5
+        flowpipe_exporter_flush_duration_seconds_bucket{partition="1",reason="delay",le="0.02"} 0
+        flowpipe_exporter_flush_duration_seconds_bucket{partition="1",reason="delay",le="0.04"} 100
+        flowpipe_exporter_flush_duration_seconds_bucket{partition="1",reason="delay",le="+Inf"} 100
         flowpipe_exporter_flush_duration_seconds_max{partition="1",reason="size"} 2.0
-        flowpipe_exporter_flush_duration_seconds_max{partition="1",reason="delay"} 0.9125
+        flowpipe_exporter_flush_duration_seconds_max{partition="1",reason="delay"} 0.0395
         """;
 
     assertThat(Benchmarks.quantilesMillis(text, "flowpipe_exporter_flush_duration_seconds", "reason=\"delay\""))
-        .containsOnly(java.util.Map.entry("p50", 21L), java.util.Map.entry("p99", 250L),
-            java.util.Map.entry("max", 913L));
+        .containsOnly(java.util.Map.entry("p50", 30L), java.util.Map.entry("p99", 40L),
+            java.util.Map.entry("max", 40L));
   }
 
   @Test

@@ -134,8 +134,10 @@ class NodeEndToEndTest {
         .contains("valueType=\"PROCESS_INSTANCE\"")
         .contains("flowpipe_exporter_flush_duration_seconds_count{")
         .contains("flowpipe_exporter_bulk_size_documents_count{")
-        .contains("flowpipe_exporter_export_latency_seconds{")
-        .contains("flowpipe_exporter_arrival_delay_seconds{")
+        // histograms, so quantiles aggregate over partitions and nodes
+        .contains("flowpipe_exporter_export_latency_seconds_bucket{")
+        .contains("flowpipe_exporter_arrival_delay_seconds_bucket{")
+        .contains("flowpipe_exporter_flush_duration_seconds_bucket{")
         .contains("flowpipe_exporter_lag_records{")
         .contains("flowpipe_exporter_lag_age_milliseconds{");
   }

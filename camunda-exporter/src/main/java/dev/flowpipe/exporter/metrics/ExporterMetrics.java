@@ -39,6 +39,10 @@ public final class ExporterMetrics {
   private final Counter acknowledged;
   private final List<Gauge> lagGauges = new ArrayList<>();
 
+  // the timers are histograms (buckets, not client-side quantiles), so quantiles aggregate over partitions and nodes
+  private static final Duration SHORTEST = Duration.ofMillis(1);
+  private static final Duration LONGEST = Duration.ofMinutes(5);
+
   public ExporterMetrics(MeterRegistry registry, int partitionId, InstantSource clock) {
     this.clock = clock;
     this.registry = registry;
@@ -47,11 +51,13 @@ public final class ExporterMetrics {
         .baseUnit("documents").tags(tags).register(registry);
     exportLatency = Timer.builder("flowpipe.exporter.export.latency")
         .description("engine timestamp of the oldest record in a flush to the flush being durable")
-        .publishPercentiles(0.5, 0.99).tags(tags).register(registry);
+        .publishPercentileHistogram().minimumExpectedValue(SHORTEST).maximumExpectedValue(LONGEST).tags(tags)
+        .register(registry);
     arrivalDelay = Timer.builder("flowpipe.exporter.arrival.delay")
         .description("engine timestamp of the first record of a batch to its arrival in the exporter: the broker's "
             + "share of the export latency")
-        .publishPercentiles(0.5, 0.99).tags(tags).register(registry);
+        .publishPercentileHistogram().minimumExpectedValue(SHORTEST).maximumExpectedValue(LONGEST).tags(tags)
+        .register(registry);
     retries = Counter.builder("flowpipe.exporter.retries").description("flush attempts after a failed one")
         .tags(tags).register(registry);
     failures = Counter.builder("flowpipe.exporter.failures").description("flushes that failed")
@@ -99,7 +105,8 @@ public final class ExporterMetrics {
   public void flushed(BulkFlushPolicy.Reason reason, int documents, Duration took, long oldestRecordTimestamp) {
     flushes.computeIfAbsent(reason, r -> Timer.builder("flowpipe.exporter.flush.duration")
         .description("time to write one bulk").tags(tags.and("reason", r.name().toLowerCase()))
-        .publishPercentiles(0.5, 0.99).register(registry)).record(took);
+        .publishPercentileHistogram().minimumExpectedValue(SHORTEST).maximumExpectedValue(LONGEST)
+        .register(registry)).record(took);
     bulkSize.record(documents);
     if (oldestRecordTimestamp > 0) {
       exportLatency.record(Duration.ofMillis(Math.max(0, clock.millis() - oldestRecordTimestamp)));
