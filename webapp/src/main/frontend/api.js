@@ -21,7 +21,11 @@ function typeOf(property) {
 
 function render(doc) {
   main.replaceChildren();
-  main.append(el('h1', `${doc.info.title} ${doc.info.version}`));
+  const back = el('p');
+  const home = el('a', 'flowpipe');
+  home.href = './';
+  back.append(home);
+  main.append(back, el('h1', `${doc.info.title} ${doc.info.version}`));
   const raw = el('p');
   const link = el('a', 'openapi.yaml');
   link.href = 'openapi.yaml';
