@@ -1,5 +1,6 @@
 // Bundles the UI (src/main/frontend) with esbuild into the directory given as the first argument
-// (the Maven build passes target/classes/static), copying the HTML, the CSS and bpmn-js's stylesheets beside it.
+// (the Maven build passes target/classes/static), copying the HTML, the CSS, the API page and bpmn-js's stylesheets
+// beside it.
 import { build } from 'esbuild';
 import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +20,9 @@ await build({
 });
 
 cpSync('src/main/frontend/index.html', join(out, 'index.html'));
+// the API page: plain HTML and a dependency-free module, copied as they are
+cpSync('src/main/frontend/api.html', join(out, 'api.html'));
+cpSync('src/main/frontend/api.js', join(out, 'api.js'));
 cpSync('src/main/frontend/app.css', join(out, 'css', 'app.css'));
 for (const sheet of ['diagram-js.css', 'bpmn-js.css']) {
   cpSync(join('node_modules/bpmn-js/dist/assets', sheet), join(out, 'css', sheet));

@@ -114,7 +114,7 @@ function instances(params) {
     <form id="filter-form" class="filters">
       <label>Process id<input name="processDefinitionId" value="${v('processDefinitionId')}"></label>
       <label>Version<input name="version" type="number" min="1" value="${v('version')}"></label>
-      <label>State<select name="state">${option('state', '', 'any')}${option('state', 'ACTIVE', 'active')}${option('state', 'COMPLETED', 'completed')}${option('state', 'CANCELED', 'canceled')}</select></label>
+      <label>State<select name="state">${option('state', '', 'any')}${option('state', 'ACTIVE', 'active')}${option('state', 'COMPLETED', 'completed')}${option('state', 'TERMINATED', 'terminated (canceled)')}</select></label>
       <label>Incident<select name="hasIncident">${option('hasIncident', '', 'any')}${option('hasIncident', 'true', 'with incident')}${option('hasIncident', 'false', 'without')}</select></label>
       <label>Started from<input name="startFrom" type="datetime-local" value="${v('startFrom')}"></label>
       <label>Started to<input name="startTo" type="datetime-local" value="${v('startTo')}"></label>

@@ -3,6 +3,7 @@ package dev.flowpipe.benchmarks;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.webapp.query.ApiField;
 import dev.flowpipe.webapp.query.Entity;
+import dev.flowpipe.webapp.query.FieldType;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -98,8 +99,8 @@ final class WebAppCheck {
     source.forEach(entity.index(), document -> {
       Map<String, Object> item = new LinkedHashMap<>();
       for (ApiField field : entity.fields()) {
-        Object value = document.get(field.stored());
-        if (value != null) {
+        Object value = WebAppReadModel.canonical(field, document.get(field.stored()));
+        if (value != null && field.type() != FieldType.PRESENCE) {
           item.put(field.stored(), value instanceof Number n ? normalized(n) : value);
         }
       }

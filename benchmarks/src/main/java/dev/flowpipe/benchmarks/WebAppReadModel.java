@@ -16,6 +16,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -70,17 +71,36 @@ final class WebAppReadModel implements ReadModelSource {
     }
   }
 
-  /** An item with the read model's field names, keys as numbers (the API writes them as strings). */
+  /**
+   * An item with the read model's field names, keys as numbers (the API writes them as strings), states and types as
+   * the first stored value their API name stands for ({@link #canonical}); derived fields (an element instance's
+   * hasIncident) left out.
+   */
   static Map<String, Object> document(Entity entity, JsonNode item) {
     Map<String, Object> document = new LinkedHashMap<>();
     for (ApiField field : entity.fields()) {
       JsonNode value = item.get(field.name());
-      if (value != null && !value.isNull()) {
-        document.put(field.stored(), field.type() == FieldType.KEY ? (Object) Long.parseLong(value.asText())
-            : JSON.convertValue(value, Object.class));
+      if (value == null || value.isNull() || field.type() == FieldType.PRESENCE) {
+        continue;
       }
+      Object stored = field.type() == FieldType.KEY ? (Object) Long.parseLong(value.asText())
+          : field.vocabulary() != null ? field.vocabulary().stored(value.asText()).getFirst()
+          : JSON.convertValue(value, Object.class);
+      document.put(field.stored(), stored);
     }
     return document;
+  }
+
+  /**
+   * A stored state or type as {@link #document} reads it back from the API: the API may name several stored values
+   * alike (a job a worker holds is CREATED there), so both sides of a comparison go through the API's name.
+   */
+  static Object canonical(ApiField field, Object stored) {
+    if (field.vocabulary() == null || !(stored instanceof String value)) {
+      return stored;
+    }
+    List<String> back = field.vocabulary().stored(field.vocabulary().name(value));
+    return back.isEmpty() ? stored : back.getFirst();
   }
 
   private JsonNode send(HttpRequest.Builder request) {

@@ -37,10 +37,22 @@ public class SharedOpenSearch implements ParameterResolver {
 
   @Override
   public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-    Running running =
-        context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
-            .getOrComputeIfAbsent("shared-" + engine, key -> Running.start(engine), Running.class);
-    return parameter.getParameter().getType() == SearchStore.class ? running.client : running.node;
+    return parameter.getParameter().getType() == SearchStore.class ? store(context) : node(context);
+  }
+
+  /** A client on the shared node, which starts on first use. */
+  protected SearchStore store(ExtensionContext context) {
+    return running(context).client;
+  }
+
+  /** The shared node, started on first use. */
+  protected EmbeddedSearchStore node(ExtensionContext context) {
+    return running(context).node;
+  }
+
+  private Running running(ExtensionContext context) {
+    return context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
+        .getOrComputeIfAbsent("shared-" + engine, key -> Running.start(engine), Running.class);
   }
 
   public static String uniquePrefix() {

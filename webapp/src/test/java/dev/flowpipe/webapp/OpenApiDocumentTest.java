@@ -21,6 +21,11 @@ import org.yaml.snakeyaml.Yaml;
 /** The hand-written OpenAPI document is served and says what the code does: the same paths and the same fields. */
 class OpenApiDocumentTest {
 
+  private static final Map<Entity, String> SCHEMA_NAMES = Map.of(
+      Entity.PROCESS_DEFINITIONS, "ProcessDefinition", Entity.PROCESS_INSTANCES, "ProcessInstance",
+      Entity.ELEMENT_INSTANCES, "ElementInstance", Entity.VARIABLES, "Variable", Entity.INCIDENTS, "Incident",
+      Entity.JOBS, "Job");
+
   private static TestWebapp app;
   private static Map<String, Object> document;
 
@@ -75,19 +80,46 @@ class OpenApiDocumentTest {
   @SuppressWarnings("unchecked")
   void describesEveryFieldOfEveryEntity() {
     Map<String, Object> schemas = (Map<String, Object>) ((Map<String, Object>) document.get("components")).get("schemas");
-    Map<Entity, String> names = Map.of(
-        Entity.PROCESS_DEFINITIONS, "ProcessDefinition", Entity.PROCESS_INSTANCES, "ProcessInstance",
-        Entity.ELEMENT_INSTANCES, "ElementInstance", Entity.VARIABLES, "Variable", Entity.INCIDENTS, "Incident",
-        Entity.JOBS, "Job");
     for (Entity entity : Entity.values()) {
-      Map<String, Object> schema = (Map<String, Object>) schemas.get(names.get(entity));
+      Map<String, Object> schema = (Map<String, Object>) schemas.get(SCHEMA_NAMES.get(entity));
       Set<String> documented = ((Map<String, Object>) schema.get("properties")).keySet();
-      List<String> fields = new ArrayList<>(entity.fields().stream().map(ApiField::name).toList());
-      if (entity == Entity.ELEMENT_INSTANCES) {
-        fields.add("hasIncident");
-      }
+      List<String> fields = entity.fields().stream().map(ApiField::name).toList();
       assertThat(documented).as(entity.path()).containsExactlyInAnyOrderElementsOf(fields);
     }
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void listsTheValuesOfEveryStateAndTypeAsTheCodeAcceptsThem() {
+    Map<String, Object> schemas = (Map<String, Object>) ((Map<String, Object>) document.get("components")).get("schemas");
+    for (Entity entity : Entity.values()) {
+      Map<String, Object> properties =
+          (Map<String, Object>) ((Map<String, Object>) schemas.get(SCHEMA_NAMES.get(entity))).get("properties");
+      for (ApiField field : entity.fields()) {
+        Object documented = ((Map<String, Object>) properties.get(field.name())).get("enum");
+        if (field.vocabulary() == null) {
+          assertThat(documented).as(entity.path() + " " + field.name()).isNull();
+        } else {
+          assertThat((List<String>) documented).as(entity.path() + " " + field.name())
+              .containsExactlyElementsOf(field.vocabulary().names());
+        }
+      }
+    }
+  }
+
+  @Test
+  void isBrowsableFromTheUi() {
+    TestWebapp.Answer page = app.get("/api.html");
+    TestWebapp.Answer asJson = app.get("/ui/openapi");
+
+    assertThat(app.get("/").body()).contains("<a href=\"api.html\">API</a>");
+    assertThat(page.status()).isEqualTo(200);
+    assertThat(page.body()).contains("<script type=\"module\" src=\"api.js\">");
+    assertThat(app.get("/api.js").status()).isEqualTo(200);
+    assertThat(asJson.status()).isEqualTo(200);
+    assertThat(asJson.json().path("paths").has("/v2/process-instances/search")).isTrue();
+    assertThat(asJson.json().path("components").path("schemas").path("ProcessInstance").path("properties")
+        .path("state").path("enum").toString()).isEqualTo("[\"ACTIVE\",\"COMPLETED\",\"TERMINATED\"]");
   }
 
   /** {@code /v2/{entity:a|b}/search} -> {@code /v2/a/search}, {@code /v2/b/search}. */

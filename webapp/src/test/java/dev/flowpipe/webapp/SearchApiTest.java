@@ -3,17 +3,12 @@ package dev.flowpipe.webapp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
-import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.webapp.TestWebapp.Answer;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -22,33 +17,22 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** The search API of the standalone web app on a real OpenSearch holding {@link ReadModelFixture}. */
-@ExtendWith(SharedOpenSearch.class)
+@ExtendWith(FixtureWebapp.class)
 class SearchApiTest {
 
   private static TestWebapp app;
 
   @BeforeAll
-  static void start(SearchStore store, EmbeddedSearchStore node) {
-    String prefix = SharedOpenSearch.uniquePrefix();
-    ReadModelFixture.write(store, prefix, "1s");
-    app = TestWebapp.start(Map.of("flowpipe.webapp.store.url", node.url(), "flowpipe.webapp.store.index-prefix", prefix));
-  }
-
-  @AfterAll
-  static void stop() {
-    app.close();
+  static void start(TestWebapp onFixture) {
+    app = onFixture;
   }
 
   private static JsonNode search(String entity, String request) {
-    Answer answer = app.post("/v2/" + entity + "/search", request);
-    assertThat(answer.status()).as(answer.body()).isEqualTo(200);
-    return answer.json();
+    return app.search(entity, request);
   }
 
   private static List<String> keys(JsonNode answer, String keyField) {
-    List<String> keys = new ArrayList<>();
-    answer.path("items").forEach(item -> keys.add(item.path(keyField).asText()));
-    return keys;
+    return TestWebapp.values(answer, keyField);
   }
 
   private static List<String> instances(String filter) {

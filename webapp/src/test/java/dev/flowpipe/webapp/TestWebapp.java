@@ -42,6 +42,22 @@ public final class TestWebapp implements AutoCloseable {
     return new TestWebapp(application.run(args.toArray(String[]::new)));
   }
 
+  /** {@code POST /v2/<entity>/search}, which must answer 200. */
+  public JsonNode search(String entity, String request) {
+    Answer answer = post("/v2/" + entity + "/search", request);
+    if (answer.status() != 200) {
+      throw new AssertionError("expected 200 to " + request + ", was " + answer.status() + ": " + answer.body());
+    }
+    return answer.json();
+  }
+
+  /** One field of every item of a search answer, as text. */
+  public static List<String> values(JsonNode answer, String field) {
+    List<String> values = new ArrayList<>();
+    answer.path("items").forEach(item -> values.add(item.path(field).asText()));
+    return values;
+  }
+
   public String baseUrl() {
     return baseUrl;
   }

@@ -104,7 +104,8 @@ public final class SharedWebappNode implements ParameterResolver {
     }
   }
 
-  private static List<ActivatedJob> activate(ZeebeClient client, String type, int count) {
+  /** Activates {@code count} jobs of a type (for five minutes), waiting until there are as many. */
+  static List<ActivatedJob> activate(ZeebeClient client, String type, int count) {
     List<ActivatedJob> jobs = new ArrayList<>();
     await().atMost(Duration.ofSeconds(30)).until(() -> {
       jobs.addAll(client.newActivateJobsCommand().jobType(type).maxJobsToActivate(count - jobs.size())

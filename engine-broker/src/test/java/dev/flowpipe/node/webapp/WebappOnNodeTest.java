@@ -8,6 +8,7 @@ import dev.flowpipe.node.webapp.Http.Answer;
 import dev.flowpipe.node.webapp.SharedWebappNode.Runs;
 import dev.flowpipe.webapp.readmodel.ReadModel;
 import io.camunda.zeebe.client.ZeebeClient;
+import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -157,6 +158,39 @@ class WebappOnNodeTest {
 
       assertThat(answer.header("Flowpipe-Consistency")).isEqualTo("reached");
       assertThat(values(answer.json(), "value")).containsExactly("\"fresh-too\"");
+    }
+  }
+
+  @Nested
+  class InCamundaV2Terms {
+
+    @Test
+    void aCancelledInstanceIsTerminatedAndAJobAWorkerHoldsIsCreated() {
+      long held;
+      long cancelled;
+      try (ZeebeClient client = runs.node().client()) {
+        client.newDeployResourceCommand().addProcessModel(Bpmn.createExecutableProcess("webapp-v2-states").startEvent()
+            .serviceTask("work", t -> t.zeebeJobType("webapp-v2-work")).endEvent().done(), "webapp-v2-states.bpmn")
+            .send().join();
+        held = client.newCreateInstanceCommand().bpmnProcessId("webapp-v2-states").latestVersion().send().join()
+            .getProcessInstanceKey();
+        cancelled = client.newCreateInstanceCommand().bpmnProcessId("webapp-v2-states").latestVersion().send().join()
+            .getProcessInstanceKey();
+        SharedWebappNode.activate(client, "webapp-v2-work", 2);
+        client.newCancelInstanceCommand(cancelled).send().join();
+      }
+      String instances = "{\"filter\": {\"processDefinitionId\": \"webapp-v2-states\", \"state\": \"TERMINATED\"}}";
+      await().atMost(Duration.ofSeconds(30)).until(() -> total("process-instances", instances) == 1
+          && total("jobs", "{\"filter\": {\"processInstanceKey\": \"" + cancelled + "\", \"state\": \"CANCELED\"}}") == 1);
+
+      assertThat(values(search("process-instances", instances), "processInstanceKey")).containsExactly(String.valueOf(cancelled));
+      assertThat(Http.get(runs.baseUrl() + "/v2/process-instances/" + cancelled).json().path("state").asText())
+          .isEqualTo("TERMINATED");
+      JsonNode heldJob = search("jobs", "{\"filter\": {\"processInstanceKey\": \"" + held + "\", \"state\": \"CREATED\"}}");
+      assertThat(values(heldJob, "worker")).hasSize(1).allMatch(worker -> !worker.isBlank());
+      JsonNode task = search("element-instances", "{\"filter\": {\"processInstanceKey\": \"" + cancelled + "\", \"elementId\": \"work\"}}");
+      assertThat(values(task, "state")).containsExactly("TERMINATED");
+      assertThat(values(task, "type")).containsExactly("SERVICE_TASK");
     }
   }
 

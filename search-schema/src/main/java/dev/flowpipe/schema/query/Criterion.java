@@ -4,12 +4,10 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One condition of a {@link SearchQuery} on a stored field, in the store's own terms (field names as indexed, values
- * as stored). A query matches the documents that meet all its criteria.
+ * One condition of a {@link SearchQuery} on stored fields, in the store's own terms (field names as indexed, values as
+ * stored). A query matches the documents that meet all its criteria.
  */
 public sealed interface Criterion {
-
-  String field();
 
   /** The field holds exactly this value (keyword, number, boolean or date). */
   record Equals(String field, Object value) implements Criterion {
@@ -57,10 +55,15 @@ public sealed interface Criterion {
     public Not {
       Objects.requireNonNull(criterion, "criterion");
     }
+  }
 
-    @Override
-    public String field() {
-      return criterion.field();
+  /** At least one of the groups holds; a group holds when all its criteria do. */
+  record AnyOf(List<List<Criterion>> groups) implements Criterion {
+    public AnyOf {
+      if (groups.isEmpty()) {
+        throw new IllegalArgumentException("any of no groups can never hold; give at least one group");
+      }
+      groups = groups.stream().map(List::copyOf).toList();
     }
   }
 }

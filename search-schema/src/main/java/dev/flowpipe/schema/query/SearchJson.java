@@ -38,16 +38,7 @@ public final class SearchJson {
 
   public static String body(SearchQuery query) {
     Map<String, Object> body = new LinkedHashMap<>();
-    List<Object> filter = new ArrayList<>();
-    List<Object> mustNot = new ArrayList<>();
-    for (Criterion criterion : query.criteria()) {
-      if (criterion instanceof Criterion.Not not) {
-        mustNot.add(clause(not.criterion()));
-      } else {
-        filter.add(clause(criterion));
-      }
-    }
-    body.put("query", Map.of("bool", Map.of("filter", filter, "must_not", mustNot)));
+    body.put("query", allOf(query.criteria()));
     List<Object> sort = new ArrayList<>();
     for (SortField field : query.sort()) {
       sort.add(
@@ -75,6 +66,19 @@ public final class SearchJson {
     }
   }
 
+  private static Map<String, Object> allOf(List<Criterion> criteria) {
+    List<Object> filter = new ArrayList<>();
+    List<Object> mustNot = new ArrayList<>();
+    for (Criterion criterion : criteria) {
+      if (criterion instanceof Criterion.Not not) {
+        mustNot.add(clause(not.criterion()));
+      } else {
+        filter.add(clause(criterion));
+      }
+    }
+    return Map.of("bool", Map.of("filter", filter, "must_not", mustNot));
+  }
+
   private static Map<String, Object> clause(Criterion criterion) {
     return switch (criterion) {
       case Criterion.Equals equals -> Map.of("term", Map.of(equals.field(), Map.of("value", equals.value())));
@@ -90,6 +94,8 @@ public final class SearchJson {
         yield Map.of("range", Map.of(range.field(), bounds));
       }
       case Criterion.Not not -> Map.of("bool", Map.of("must_not", List.of(clause(not.criterion()))));
+      case Criterion.AnyOf anyOf ->
+          Map.of("bool", Map.of("should", anyOf.groups().stream().map(SearchJson::allOf).toList(), "minimum_should_match", 1));
     };
   }
 

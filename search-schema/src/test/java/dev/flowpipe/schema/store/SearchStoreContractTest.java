@@ -249,6 +249,13 @@ public abstract class SearchStoreContractTest {
         .containsExactly(9, 10);
     assertThat(keysOf(searchKeys(searchIndex, new Criterion.Not(new Criterion.OneOf("state", List.of("A"))))))
         .containsExactly(2, 4, 6, 8, 10);
+    assertThat(keysOf(searchKeys(searchIndex, new Criterion.OneOf("state", List.of())))).isEmpty();
+    assertThat(keysOf(searchKeys(searchIndex, new Criterion.Not(new Criterion.OneOf("state", List.of()))))).hasSize(10);
+    // (flag and not B) or key <= 2, within state A: a group may hold a Not
+    assertThat(keysOf(searchKeys(searchIndex, new Criterion.Equals("state", "A"), new Criterion.AnyOf(List.of(
+            List.of(new Criterion.Equals("flag", true), new Criterion.Not(new Criterion.Equals("state", "B"))),
+            List.of(new Criterion.Range("key", null, null, null, 2)))))))
+        .containsExactly(1, 9);
   }
 
   @Test

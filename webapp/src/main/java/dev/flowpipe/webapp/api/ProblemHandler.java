@@ -2,7 +2,6 @@ package dev.flowpipe.webapp.api;
 
 import dev.flowpipe.schema.store.StoreUnavailableException;
 import dev.flowpipe.webapp.query.BadRequestException;
-import java.net.URI;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -14,8 +13,10 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
 /**
- * Errors of the API as {@code application/problem+json}: a bad request part 400 (with {@code part} naming it), an
- * unknown key 404, the store unreachable 503 (the operations' engine refusals: {@code OperationProblems}). Spring's own request errors (unreadable JSON, wrong media type or
+ * Errors of the API as {@code application/problem+json}, with the fields of Camunda's REST API v2 ProblemDetail (type
+ * {@code about:blank}, title the status's reason phrase, status, detail, instance the request path): a bad request
+ * part 400 (with the extension {@code part} naming it), an unknown key 404, the store unreachable 503 (the operations'
+ * engine refusals: {@code OperationProblems}). Spring's own request errors (unreadable JSON, wrong media type or
  * method) keep their status and get the same body shape.
  */
 @RestControllerAdvice(basePackages = "dev.flowpipe.webapp")
@@ -26,8 +27,6 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
   @ExceptionHandler(BadRequestException.class)
   ResponseEntity<ProblemDetail> badRequest(BadRequestException e) {
     ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getMessage());
-    problem.setTitle("Bad request");
-    problem.setType(URI.create("about:blank"));
     problem.setProperty("part", e.part());
     return ResponseEntity.status(HttpStatus.BAD_REQUEST).body(problem);
   }
@@ -35,7 +34,6 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
   @ExceptionHandler(NotFoundException.class)
   ResponseEntity<ProblemDetail> notFound(NotFoundException e) {
     ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.NOT_FOUND, e.getMessage());
-    problem.setTitle("Not found");
     return ResponseEntity.status(HttpStatus.NOT_FOUND).body(problem);
   }
 
@@ -44,7 +42,6 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
     LOG.warn("search store unavailable: {}", e.getMessage());
     ProblemDetail problem =
         ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "the search store is unavailable: " + e.getMessage());
-    problem.setTitle("Search store unavailable");
     return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "1").body(problem);
   }
 }

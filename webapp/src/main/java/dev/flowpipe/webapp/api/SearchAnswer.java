@@ -13,11 +13,12 @@ public record SearchAnswer(List<Map<String, Object>> items, PageInfo page, Consi
 
   /**
    * @param totalItems all matching items
+   * @param hasMoreTotalItems whether there are more than {@code totalItems} (a capped count)
    * @param startCursor the first item's cursor (for {@code page.before}), null without items
    * @param endCursor the last item's cursor (for {@code page.after}), null without items
    */
   @JsonInclude(JsonInclude.Include.ALWAYS)
-  public record PageInfo(long totalItems, String startCursor, String endCursor) {}
+  public record PageInfo(long totalItems, boolean hasMoreTotalItems, String startCursor, String endCursor) {}
 
   /**
    * @param reached the read model held everything asked for before the answer was made

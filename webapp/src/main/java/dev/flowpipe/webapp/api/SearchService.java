@@ -21,7 +21,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /** Runs the API's searches and reads on the read model and writes the answers in the API's field names. */
 public final class SearchService {
@@ -64,7 +63,8 @@ public final class SearchService {
     List<Map<String, Object>> items = hits.stream().map(hit -> item(entity, hit.source())).toList();
     String startCursor = hits.isEmpty() ? null : Cursor.encode(hits.getFirst().sortValues());
     String endCursor = hits.isEmpty() ? null : Cursor.encode(hits.getLast().sortValues());
-    return new SearchAnswer(items, new SearchAnswer.PageInfo(found.total(), startCursor, endCursor), consistency);
+    // the store counts every match (no cap on the total), so there are never more than totalItems
+    return new SearchAnswer(items, new SearchAnswer.PageInfo(found.total(), false, startCursor, endCursor), consistency);
   }
 
   /** One entity by its key, read in real time (a document the exporter just wrote is there before any refresh). */
@@ -101,19 +101,13 @@ public final class SearchService {
         .orElseThrow(() -> new NotFoundException("no " + entity.key().name() + " " + key + " in " + entity.path()));
   }
 
-  private static final Set<FieldType> KEYS = Set.of(FieldType.KEY);
-
   private static Map<String, Object> item(Entity entity, Map<String, Object> source) {
     Map<String, Object> item = new LinkedHashMap<>();
     for (ApiField field : entity.fields()) {
       Object value = source.get(field.stored());
-      if (value != null) {
-        // keys as strings, as Camunda's v2 API writes them: 64-bit values do not survive JavaScript numbers
-        item.put(field.name(), KEYS.contains(field.type()) ? String.valueOf(value) : value);
+      if (value != null || field.type() == FieldType.PRESENCE) {
+        item.put(field.name(), field.answered(value));
       }
-    }
-    if (entity == Entity.ELEMENT_INSTANCES) {
-      item.put("hasIncident", source.get("incidentKey") != null);
     }
     return item;
   }

@@ -12,7 +12,8 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 /**
  * An engine command not carried out, as {@code application/problem+json} with the status Camunda's REST API answers:
  * 404 an unknown key, 409 refused as things stand, 400 invalid, 503 gateway or leader unreachable or busy (with
- * {@code Retry-After}), 504 no answer in time, 501 no gateway configured.
+ * {@code Retry-After}), 504 no answer in time, 501 no gateway configured; the title is the status's reason phrase, as
+ * in the API's other problems.
  */
 @RestControllerAdvice(assignableTypes = OperationsController.class)
 @Order(Ordered.HIGHEST_PRECEDENCE)
@@ -29,14 +30,6 @@ public class OperationProblems {
       case NOT_CONFIGURED -> HttpStatus.NOT_IMPLEMENTED;
     };
     ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, e.getMessage());
-    problem.setTitle(switch (e.kind()) {
-      case NOT_FOUND -> "Not found";
-      case REJECTED -> "Rejected by the engine";
-      case INVALID -> "Invalid command";
-      case UNAVAILABLE -> "Engine unavailable";
-      case TIMED_OUT -> "No answer in time";
-      case NOT_CONFIGURED -> "Operations not available";
-    });
     ResponseEntity.BodyBuilder answer = ResponseEntity.status(status);
     if (status == HttpStatus.SERVICE_UNAVAILABLE) {
       answer.header(HttpHeaders.RETRY_AFTER, "1");

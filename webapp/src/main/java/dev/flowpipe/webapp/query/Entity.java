@@ -6,6 +6,7 @@ import static dev.flowpipe.webapp.query.FieldType.BOOLEAN;
 import static dev.flowpipe.webapp.query.FieldType.DATE;
 import static dev.flowpipe.webapp.query.FieldType.INTEGER;
 import static dev.flowpipe.webapp.query.FieldType.KEY;
+import static dev.flowpipe.webapp.query.FieldType.PRESENCE;
 import static dev.flowpipe.webapp.query.FieldType.STRING;
 import static dev.flowpipe.webapp.query.FieldType.TEXT;
 
@@ -16,14 +17,18 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The entities of the search API: their path, their read-model index and the mapping of their fields from Camunda's
- * REST API v2 names to the read model's. The first field is the entity's key.
+ * The entities of the search API: their path, their read-model index and the mapping of their fields, and of the
+ * values of their states and types ({@link V2Values}), from Camunda's REST API v2 names to the read model's. The first
+ * field is the entity's key. The reference is the 8.8 specification (camunda/camunda-docs,
+ * api/camunda/version-8.8/camunda-openapi.yaml); the fields it defines that the read model does not hold are listed
+ * per entity, so that a request naming one is told so.
  */
 public enum Entity {
   PROCESS_DEFINITIONS(
       "process-definitions",
       ReadModelIndex.PROCESS_DEFINITION,
       List.of("bpmnXml"),
+      List.of("isLatestVersion", "versionTag", "hasStartForm"),
       of("processDefinitionKey", "key", KEY),
       of("processDefinitionId", "bpmnProcessId", STRING),
       of("version", "version", INTEGER),
@@ -34,11 +39,14 @@ public enum Entity {
       "process-instances",
       ReadModelIndex.PROCESS_INSTANCE,
       List.of(),
+      List.of("processDefinitionName", "processDefinitionVersionTag", "variables", "batchOperationId", "errorMessage",
+          "hasRetriesLeft", "elementInstanceState", "elementId", "hasElementInstanceIncident", "incidentErrorHashCode",
+          "tags"),
       of("processInstanceKey", "key", KEY),
       of("processDefinitionKey", "processDefinitionKey", KEY),
       of("processDefinitionId", "bpmnProcessId", STRING),
       of("processDefinitionVersion", "version", INTEGER),
-      oneOf("state", "state", "ACTIVE", "COMPLETED", "CANCELED"),
+      oneOf("state", "state", V2Values.PROCESS_INSTANCE_STATE),
       of("hasIncident", "incident", BOOLEAN),
       of("startDate", "startDate", DATE),
       of("endDate", "endDate", DATE),
@@ -49,21 +57,24 @@ public enum Entity {
       "element-instances",
       ReadModelIndex.FLOW_NODE_INSTANCE,
       List.of(),
+      List.of("elementName", "elementInstanceScopeKey"),
       of("elementInstanceKey", "key", KEY),
       of("processInstanceKey", "processInstanceKey", KEY),
       of("processDefinitionKey", "processDefinitionKey", KEY),
       of("processDefinitionId", "bpmnProcessId", STRING),
       of("elementId", "elementId", STRING),
-      of("type", "type", STRING),
-      oneOf("state", "state", "ACTIVE", "COMPLETED", "TERMINATED"),
+      oneOf("type", "type", V2Values.ELEMENT_TYPE),
+      oneOf("state", "state", V2Values.ELEMENT_INSTANCE_STATE),
       of("startDate", "startDate", DATE),
       of("endDate", "endDate", DATE),
       of("incidentKey", "incidentKey", KEY),
+      of("hasIncident", "incidentKey", PRESENCE),
       of("tenantId", "tenantId", STRING)),
   VARIABLES(
       "variables",
       ReadModelIndex.VARIABLE,
       List.of("fullValue"),
+      List.of(),
       of("variableKey", "key", KEY),
       of("name", "name", STRING),
       of("value", "value", STRING),
@@ -76,22 +87,25 @@ public enum Entity {
       "incidents",
       ReadModelIndex.INCIDENT,
       List.of(),
+      List.of(),
       of("incidentKey", "key", KEY),
       of("processInstanceKey", "processInstanceKey", KEY),
       of("processDefinitionKey", "processDefinitionKey", KEY),
       of("processDefinitionId", "bpmnProcessId", STRING),
       of("elementInstanceKey", "elementInstanceKey", KEY),
       of("elementId", "elementId", STRING),
-      of("errorType", "errorType", STRING),
+      oneOf("errorType", "errorType", V2Values.INCIDENT_ERROR_TYPE),
       of("errorMessage", "errorMessage", TEXT),
       of("jobKey", "jobKey", KEY),
-      oneOf("state", "state", "ACTIVE", "RESOLVED"),
+      oneOf("state", "state", V2Values.INCIDENT_STATE),
       of("creationTime", "creationTime", DATE),
       of("tenantId", "tenantId", STRING)),
   JOBS(
       "jobs",
       ReadModelIndex.JOB,
       List.of(),
+      List.of("kind", "listenerEventType", "hasFailedWithRetriesLeft", "isDenied", "deniedReason", "endTime",
+          "customHeaders"),
       of("jobKey", "key", KEY),
       of("processInstanceKey", "processInstanceKey", KEY),
       of("processDefinitionKey", "processDefinitionKey", KEY),
@@ -101,7 +115,7 @@ public enum Entity {
       of("type", "type", STRING),
       of("worker", "worker", STRING),
       of("retries", "retries", INTEGER),
-      oneOf("state", "state", "CREATED", "ACTIVATED", "COMPLETED", "FAILED", "ERROR_THROWN", "TIMED_OUT", "CANCELED"),
+      oneOf("state", "state", V2Values.JOB_STATE),
       of("errorMessage", "errorMessage", TEXT),
       of("errorCode", "errorCode", STRING),
       of("deadline", "deadline", DATE),
@@ -110,13 +124,15 @@ public enum Entity {
   private final String path;
   private final ReadModelIndex index;
   private final List<String> leftOutOfLists;
+  private final List<String> notHeld;
   private final Map<String, ApiField> fields = new LinkedHashMap<>();
   private final ApiField key;
 
-  Entity(String path, ReadModelIndex index, List<String> leftOutOfLists, ApiField... fields) {
+  Entity(String path, ReadModelIndex index, List<String> leftOutOfLists, List<String> notHeld, ApiField... fields) {
     this.path = path;
     this.index = index;
     this.leftOutOfLists = leftOutOfLists;
+    this.notHeld = notHeld;
     for (ApiField field : fields) {
       this.fields.put(field.name(), field);
     }
@@ -141,6 +157,11 @@ public enum Entity {
     return key;
   }
 
+  /** Fields Camunda's REST API v2 defines for this entity that the read model does not hold. */
+  public List<String> notHeld() {
+    return notHeld;
+  }
+
   public Optional<ApiField> field(String name) {
     return Optional.ofNullable(fields.get(name));
   }
@@ -156,5 +177,48 @@ public enum Entity {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The values of the states and types as Camunda's REST API v2 (8.8) names them, and what the read model stores for
+   * each (the exporter writes Zeebe's intent and enum names).
+   */
+  static final class V2Values {
+
+    /** A cancelled instance is TERMINATED in the API; CANCELED, this API's earlier name, stays accepted in filters. */
+    static final Vocabulary PROCESS_INSTANCE_STATE =
+        Vocabulary.of("ACTIVE", "COMPLETED", "TERMINATED").storing("TERMINATED", "CANCELED").alias("CANCELED", "CANCELED");
+
+    static final Vocabulary ELEMENT_INSTANCE_STATE = Vocabulary.of("ACTIVE", "COMPLETED", "TERMINATED");
+
+    /** Zeebe's BPMN element types by the same names (the ad-hoc ones came after the engine this node runs). */
+    static final Vocabulary ELEMENT_TYPE = Vocabulary.of(
+        "UNSPECIFIED", "PROCESS", "SUB_PROCESS", "EVENT_SUB_PROCESS", "AD_HOC_SUB_PROCESS",
+        "AD_HOC_SUB_PROCESS_INNER_INSTANCE", "START_EVENT", "INTERMEDIATE_CATCH_EVENT", "INTERMEDIATE_THROW_EVENT",
+        "BOUNDARY_EVENT", "END_EVENT", "SERVICE_TASK", "RECEIVE_TASK", "USER_TASK", "MANUAL_TASK", "TASK",
+        "EXCLUSIVE_GATEWAY", "INCLUSIVE_GATEWAY", "PARALLEL_GATEWAY", "EVENT_BASED_GATEWAY", "SEQUENCE_FLOW",
+        "MULTI_INSTANCE_BODY", "CALL_ACTIVITY", "BUSINESS_RULE_TASK", "SCRIPT_TASK", "SEND_TASK", "UNKNOWN");
+
+    /** Incidents are ACTIVE, then RESOLVED here; the read model records no migration and no pending state. */
+    static final Vocabulary INCIDENT_STATE =
+        Vocabulary.of("ACTIVE", "MIGRATED", "RESOLVED", "PENDING").storing("MIGRATED").storing("PENDING");
+
+    /** Zeebe's error types by the same names. */
+    static final Vocabulary INCIDENT_ERROR_TYPE = Vocabulary.of(
+        "UNSPECIFIED", "UNKNOWN", "IO_MAPPING_ERROR", "JOB_NO_RETRIES", "EXECUTION_LISTENER_NO_RETRIES",
+        "TASK_LISTENER_NO_RETRIES", "AD_HOC_SUB_PROCESS_NO_RETRIES", "CONDITION_ERROR", "EXTRACT_VALUE_ERROR",
+        "CALLED_ELEMENT_ERROR", "UNHANDLED_ERROR_EVENT", "MESSAGE_SIZE_EXCEEDED", "CALLED_DECISION_ERROR",
+        "DECISION_EVALUATION_ERROR", "FORM_NOT_FOUND", "RESOURCE_NOT_FOUND");
+
+    /**
+     * The API has no state for a job a worker holds: as in Camunda's own read model, it stays CREATED (its worker and
+     * deadline say it is held). The read model keeps a job's last state when its retries change, and records no
+     * migration: RETRIES_UPDATED and MIGRATED find nothing.
+     */
+    static final Vocabulary JOB_STATE = Vocabulary.of(
+            "CANCELED", "COMPLETED", "CREATED", "ERROR_THROWN", "FAILED", "MIGRATED", "RETRIES_UPDATED", "TIMED_OUT")
+        .storing("CREATED", "CREATED", "ACTIVATED").storing("MIGRATED").storing("RETRIES_UPDATED");
+
+    private V2Values() {}
   }
 }

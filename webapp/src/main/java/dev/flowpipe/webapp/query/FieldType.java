@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
-import java.util.Set;
 
 /**
  * How an API field's values are written in requests and answers, and what may be done with it. Each type turns a
@@ -12,21 +11,28 @@ import java.util.Set;
  */
 public enum FieldType {
   /** A 64-bit key: a JSON string of digits (as answers write it) or a number. */
-  KEY(true, true),
-  INTEGER(true, true),
-  STRING(true, false),
-  BOOLEAN(true, false),
+  KEY(true, true, true),
+  INTEGER(true, true, true),
+  STRING(true, false, true),
+  BOOLEAN(true, false, true),
   /** An ISO-8601 date-time with offset, e.g. {@code 2026-11-02T10:15:30.000Z}. */
-  DATE(true, true),
+  DATE(true, true, true),
   /** Free text: returned, but neither filtered nor sorted on. */
-  TEXT(false, false);
+  TEXT(false, false, false),
+  /**
+   * A boolean that says whether the stored field has a value (an element instance's {@code hasIncident}: its incident
+   * key is set). Filtered with true or false; not sorted on.
+   */
+  PRESENCE(true, false, false);
 
   private final boolean filterable;
   private final boolean ordered;
+  private final boolean sortable;
 
-  FieldType(boolean filterable, boolean ordered) {
+  FieldType(boolean filterable, boolean ordered, boolean sortable) {
     this.filterable = filterable;
     this.ordered = ordered;
+    this.sortable = sortable;
   }
 
   public boolean filterable() {
@@ -38,6 +44,10 @@ public enum FieldType {
     return ordered;
   }
 
+  public boolean sortable() {
+    return sortable;
+  }
+
   /** Takes {@code $like}. */
   public boolean textual() {
     return this == STRING;
@@ -46,10 +56,9 @@ public enum FieldType {
   /**
    * The stored value for a JSON filter value.
    *
-   * @param allowed for a STRING field with a closed set of values (e.g. states), those values; else empty
    * @throws IllegalArgumentException saying what was expected
    */
-  public Object storedValue(JsonNode value, Set<String> allowed) {
+  public Object storedValue(JsonNode value) {
     return switch (this) {
       case KEY -> {
         if (value.isIntegralNumber() && value.canConvertToLong()) {
@@ -74,12 +83,9 @@ public enum FieldType {
         if (!value.isTextual()) {
           throw new IllegalArgumentException("expected a string, was " + value);
         }
-        if (!allowed.isEmpty() && !allowed.contains(value.asText())) {
-          throw new IllegalArgumentException("expected one of " + allowed + ", was " + value);
-        }
         yield value.asText();
       }
-      case BOOLEAN -> {
+      case BOOLEAN, PRESENCE -> {
         if (!value.isBoolean()) {
           throw new IllegalArgumentException("expected true or false, was " + value);
         }
@@ -110,7 +116,7 @@ public enum FieldType {
         || switch (this) {
           case STRING -> value instanceof String;
           case KEY, INTEGER, DATE, BOOLEAN -> value instanceof Number;
-          case TEXT -> false;
+          case TEXT, PRESENCE -> false;
         };
   }
 }

@@ -62,19 +62,29 @@ public final class SearchRequestParser {
   }
 
   private List<Criterion> filter(Entity entity, JsonNode filter) {
-    List<Criterion> criteria = new ArrayList<>();
     if (filter.isMissingNode() || filter.isNull()) {
-      return criteria;
+      return new ArrayList<>();
     }
+    return conditions(entity, filter, "filter", true);
+  }
+
+  /** The criteria of a filter object: every field condition, and an {@code $or} of alternative filter objects. */
+  private List<Criterion> conditions(Entity entity, JsonNode filter, String path, boolean orAllowed) {
     if (!filter.isObject()) {
-      throw new BadRequestException("filter", "expected an object of field conditions, was " + kind(filter));
+      throw new BadRequestException(path, "expected an object of field conditions, was " + kind(filter));
     }
+    List<Criterion> criteria = new ArrayList<>();
     for (Iterator<Map.Entry<String, JsonNode>> it = filter.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> entry = it.next();
-      String part = "filter." + entry.getKey();
-      ApiField field =
-          entity.field(entry.getKey())
-              .orElseThrow(() -> new BadRequestException(part, "unknown field of " + entity.path() + names(entity)));
+      String part = path + "." + entry.getKey();
+      if (entry.getKey().equals("$or")) {
+        if (!orAllowed) {
+          throw new BadRequestException(part, "a nested $or is not supported; an $or item holds field conditions");
+        }
+        criteria.add(anyOf(entity, part, entry.getValue()));
+        continue;
+      }
+      ApiField field = field(entity, entry.getKey(), part, "filtered");
       if (!field.type().filterable()) {
         throw new BadRequestException(part, "free text cannot be filtered on");
       }
@@ -88,17 +98,37 @@ public final class SearchRequestParser {
           criteria.add(operator(field, part + "." + op.getKey(), op.getKey(), op.getValue()));
         }
       } else {
-        criteria.add(new Criterion.Equals(field.stored(), value(field, part, condition)));
+        criteria.add(operator(field, part, "$eq", condition));
       }
     }
     return criteria;
   }
 
+  private Criterion anyOf(Entity entity, String part, JsonNode alternatives) {
+    if (!alternatives.isArray() || alternatives.isEmpty()) {
+      throw new BadRequestException(part, "expected a non-empty array of filter objects, was " + alternatives);
+    }
+    List<List<Criterion>> groups = new ArrayList<>();
+    for (int i = 0; i < alternatives.size(); i++) {
+      groups.add(conditions(entity, alternatives.get(i), part + "[" + i + "]", false));
+    }
+    return new Criterion.AnyOf(groups);
+  }
+
+  private static ApiField field(Entity entity, String name, String part, String use) {
+    return entity.field(name).orElseThrow(() -> new BadRequestException(part, entity.notHeld().contains(name)
+        ? "'" + name + "' is a field of Camunda's REST API v2 that this read model does not hold, so it cannot be " + use
+        : "unknown field of " + entity.path() + names(entity)));
+  }
+
   private Criterion operator(ApiField field, String part, String operator, JsonNode operand) {
+    if (field.type() == FieldType.PRESENCE) {
+      return presence(field, part, operator, operand);
+    }
     String stored = field.stored();
     return switch (operator) {
-      case "$eq" -> new Criterion.Equals(stored, value(field, part, operand));
-      case "$neq" -> new Criterion.Not(new Criterion.Equals(stored, value(field, part, operand)));
+      case "$eq" -> oneOf(stored, values(field, part, operand));
+      case "$neq" -> new Criterion.Not(oneOf(stored, values(field, part, operand)));
       case "$exists" -> {
         if (!operand.isBoolean()) {
           throw new BadRequestException(part, "expected true or false, was " + operand);
@@ -106,8 +136,8 @@ public final class SearchRequestParser {
         Criterion exists = new Criterion.Exists(stored);
         yield operand.booleanValue() ? exists : new Criterion.Not(exists);
       }
-      case "$in" -> new Criterion.OneOf(stored, values(field, part, operand));
-      case "$notIn" -> new Criterion.Not(new Criterion.OneOf(stored, values(field, part, operand)));
+      case "$in" -> oneOf(stored, valuesOfEach(field, part, operand));
+      case "$notIn" -> new Criterion.Not(oneOf(stored, valuesOfEach(field, part, operand)));
       case "$like" -> {
         if (!field.type().textual()) {
           throw new BadRequestException(part, "$like applies to string fields; " + field.name() + " is not one");
@@ -115,14 +145,17 @@ public final class SearchRequestParser {
         if (!operand.isTextual()) {
           throw new BadRequestException(part, "expected a pattern string (* any characters, ? one), was " + operand);
         }
-        yield new Criterion.Like(stored, operand.asText());
+        // a closed set is matched on the API's names, which need not be the stored ones
+        yield field.vocabulary() == null
+            ? new Criterion.Like(stored, operand.asText())
+            : new Criterion.OneOf(stored, List.copyOf(field.vocabulary().storedMatching(operand.asText())));
       }
       case "$gt", "$gte", "$lt", "$lte" -> {
         if (!field.type().ordered()) {
           throw new BadRequestException(
               part, operator + " applies to keys, numbers and dates; " + field.name() + " is not one");
         }
-        Object bound = value(field, part, operand);
+        Object bound = values(field, part, operand).getFirst();
         yield switch (operator) {
           case "$gt" -> new Criterion.Range(stored, bound, null, null, null);
           case "$gte" -> new Criterion.Range(stored, null, bound, null, null);
@@ -136,20 +169,37 @@ public final class SearchRequestParser {
     };
   }
 
-  private List<Object> values(ApiField field, String part, JsonNode operand) {
+  /** A value that stands for one stored value is an equality; a name of a closed set may stand for several, or none. */
+  private static Criterion oneOf(String stored, List<Object> values) {
+    return values.size() == 1 ? new Criterion.Equals(stored, values.getFirst()) : new Criterion.OneOf(stored, values);
+  }
+
+  /** true: the stored field has a value; false: it has none. */
+  private static Criterion presence(ApiField field, String part, String operator, JsonNode operand) {
+    if (!operator.equals("$eq") && !operator.equals("$neq")) {
+      throw new BadRequestException(part, field.name() + " takes true or false (or $eq, $neq)");
+    }
+    if (!operand.isBoolean()) {
+      throw new BadRequestException(part, "expected true or false, was " + operand);
+    }
+    Criterion exists = new Criterion.Exists(field.stored());
+    return operand.booleanValue() == operator.equals("$eq") ? exists : new Criterion.Not(exists);
+  }
+
+  private List<Object> valuesOfEach(ApiField field, String part, JsonNode operand) {
     if (!operand.isArray() || operand.isEmpty()) {
       throw new BadRequestException(part, "expected a non-empty array of values, was " + operand);
     }
     List<Object> values = new ArrayList<>();
     for (int i = 0; i < operand.size(); i++) {
-      values.add(value(field, part + "[" + i + "]", operand.get(i)));
+      values.addAll(values(field, part + "[" + i + "]", operand.get(i)));
     }
     return values;
   }
 
-  private Object value(ApiField field, String part, JsonNode value) {
+  private List<Object> values(ApiField field, String part, JsonNode value) {
     try {
-      return field.type().storedValue(value, field.allowed());
+      return field.storedValues(value);
     } catch (IllegalArgumentException e) {
       throw new BadRequestException(part, e.getMessage());
     }
@@ -174,11 +224,9 @@ public final class SearchRequestParser {
           }
         }
         String name = item.get("field").asText();
-        ApiField field =
-            entity.field(name)
-                .orElseThrow(() -> new BadRequestException(part + ".field", "unknown field '" + name + "'" + names(entity)));
-        if (!field.type().filterable()) {
-          throw new BadRequestException(part + ".field", "free text cannot be sorted on");
+        ApiField field = field(entity, name, part + ".field", "sorted on");
+        if (!field.type().sortable()) {
+          throw new BadRequestException(part + ".field", "'" + name + "' cannot be sorted on");
         }
         boolean descending = descending(part + ".order", item.path("order"));
         if (sortFields.contains(field)) {
@@ -296,7 +344,7 @@ public final class SearchRequestParser {
       switch (entry.getKey()) {
         case "processInstanceKey" -> {
           try {
-            processInstanceKey = (Long) FieldType.KEY.storedValue(value, Set.of());
+            processInstanceKey = (Long) FieldType.KEY.storedValue(value);
           } catch (IllegalArgumentException e) {
             throw new BadRequestException(part, e.getMessage());
           }
