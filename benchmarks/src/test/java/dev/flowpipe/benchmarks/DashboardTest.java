@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
  */
 class DashboardTest {
 
-  private static final Path GRAFANA = Path.of("grafana");
-  private static final Pattern METRIC = Pattern.compile("\\b((?:flowpipe|jvm)_[a-z_]+)");
+  private static final Path GRAFANA = Path.of("../docs/grafana");
+  private static final Pattern METRIC = Pattern.compile("\\b((?:flowpipe|jvm|zeebe|atomix|disk)_[a-z_]+)");
   private static final List<String> SUFFIXES = List.of("_total", "_seconds", "_milliseconds", "_bytes");
 
   @Test
@@ -77,9 +77,9 @@ class DashboardTest {
     }
   }
 
-  /** A name with a Prometheus series suffix (_sum, _count, _max) maps to its listed base name. */
+  /** A name with a Prometheus series suffix (_sum, _count, _max, _bucket) maps to its listed base name. */
   private static String base(String name, Set<String> listed) {
-    for (String suffix : List.of("_sum", "_count", "_max")) {
+    for (String suffix : List.of("_sum", "_count", "_max", "_bucket")) {
       if (!listed.contains(name) && name.endsWith(suffix)) {
         return name.substring(0, name.length() - suffix.length());
       }

@@ -2,6 +2,8 @@ package dev.flowpipe.node;
 
 import dev.flowpipe.node.broker.EmbeddedBroker;
 import dev.flowpipe.node.broker.ZeebeBrokerSettings;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.binder.jvm.DiskSpaceMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -47,6 +49,12 @@ public class NodeConfiguration {
       throw e;
     }
     return broker;
+  }
+
+  /** Free and total space of the file system holding the node's data (its log, snapshots and embedded store). */
+  @Bean
+  MeterBinder dataDirectoryDiskSpace(NodeProperties properties) {
+    return new DiskSpaceMetrics(properties.dataDirectory().toAbsolutePath().toFile());
   }
 
   /**

@@ -144,6 +144,31 @@ class NodeEndToEndTest {
 
   @Test
   @Order(2)
+  void everyMetricTheDashboardUsesIsPublished() throws Exception {
+    String metrics =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + "/actuator/prometheus"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
+    java.util.List<String> published = metrics.lines().filter(line -> !line.startsWith("#"))
+        .map(line -> line.split("[{ ]")[0]).distinct().toList();
+    for (String listed : java.nio.file.Files.readAllLines(java.nio.file.Path.of("../docs/grafana/metrics.txt"))) {
+      if (listed.isBlank() || listed.startsWith("#")) {
+        continue;
+      }
+      String name = listed.strip();
+      assertThat(published).as("docs/grafana/metrics.txt lists %s", name).anyMatch(series -> series.equals(name)
+          || series.startsWith(name + "_") && java.util.List.of("_bucket", "_count", "_sum", "_max", "_total")
+              .contains(series.substring(name.length())));
+    }
+    assertThat(metrics).as("the disk of the node's data directory").contains("disk_free_bytes{path=\""
+        + node.dataDirectory().toAbsolutePath());
+  }
+
+  @Test
+  @Order(2)
   void flowControlReportsEachPartitionAndTakesValidChangesAtRuntime() throws Exception {
     HttpResponse<String> report = http("GET", "/actuator/flowControl", null);
     assertThat(report.statusCode()).isEqualTo(200);
