@@ -122,13 +122,7 @@ class NodeEndToEndTest {
   @Test
   @Order(2)
   void theExportersMetricsAreOnThePrometheusEndpoint() throws Exception {
-    String metrics =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + "/actuator/prometheus"))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString())
-            .body();
+    String metrics = prometheus();
     assertThat(metrics)
         .contains("flowpipe_exporter_records_total{")
         .contains("valueType=\"PROCESS_INSTANCE\"")
@@ -142,16 +136,17 @@ class NodeEndToEndTest {
         .contains("flowpipe_exporter_lag_age_milliseconds{");
   }
 
+  private String prometheus() throws Exception {
+    return HttpClient.newHttpClient()
+        .send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + "/actuator/prometheus")).build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
   @Test
   @Order(2)
   void everyMetricTheDashboardUsesIsPublished() throws Exception {
-    String metrics =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + "/actuator/prometheus"))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString())
-            .body();
+    String metrics = prometheus();
     java.util.List<String> published = metrics.lines().filter(line -> !line.startsWith("#"))
         .map(line -> line.split("[{ ]")[0]).distinct().toList();
     for (String listed : java.nio.file.Files.readAllLines(java.nio.file.Path.of("../docs/grafana/metrics.txt"))) {
