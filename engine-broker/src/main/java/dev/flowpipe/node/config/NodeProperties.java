@@ -2,6 +2,7 @@ package dev.flowpipe.node.config;
 
 import java.nio.file.Path;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
@@ -18,11 +19,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 @ConfigurationProperties("flowpipe")
 public record NodeProperties(
     @DefaultValue("./data") Path dataDirectory,
-    @DefaultValue BrokerProperties broker,
-    @DefaultValue GatewayProperties gateway,
-    @DefaultValue StoreProperties store,
-    @DefaultValue ExporterProperties exporter,
-    @DefaultValue FlowControlProperties flowControl) {
+    @DefaultValue @NestedConfigurationProperty BrokerProperties broker,
+    @DefaultValue @NestedConfigurationProperty GatewayProperties gateway,
+    @DefaultValue @NestedConfigurationProperty StoreProperties store,
+    @DefaultValue @NestedConfigurationProperty ExporterProperties exporter,
+    @DefaultValue @NestedConfigurationProperty FlowControlProperties flowControl) {
 
   public NodeProperties {
     if (dataDirectory == null || dataDirectory.toString().isBlank()) {
