@@ -44,7 +44,7 @@ class WebappPropertiesTest {
     "flowpipe.webapp.consistency.default-timeout, 1m, 'flowpipe.webapp.consistency.default-timeout must be <= max-timeout (30000ms), was 60000ms'",
     "flowpipe.webapp.ui.refresh-interval, -1s, 'flowpipe.webapp.ui.refresh-interval must be a positive duration, was -1000ms'",
     "flowpipe.webapp.store.url, ftp://host, 'flowpipe.webapp.store.url must be http(s)://host[:port], was ''ftp://host'''",
-    "flowpipe.webapp.store.index-prefix, Upper, 'flowpipe.webapp.store.index-prefix must be lowercase letters, digits, ''-'', ''_'' or ''.'', was ''Upper'''",
+    "flowpipe.webapp.store.index-prefix, Upper, 'flowpipe.webapp.store.index-prefix must be lowercase letters, digits, ''-'', ''_'' or ''.'', starting with a letter or digit, at most 100 characters, was ''Upper'''",
     "flowpipe.webapp.security.basic-auth, true, 'flowpipe.webapp.security.username must be set when basic-auth is on'"
   })
   void aBadValueFailsNamingTheKeyAndTheValue(String key, String value, String message) {

@@ -88,11 +88,7 @@ public record ExporterConfiguration(
       throw new IllegalArgumentException(
           MAX_RETRY_BACKOFF + " must be >= " + RETRY_BACKOFF + " (" + retryBackoff + "), was " + maxRetryBackoff);
     }
-    try {
-      SchemaManager.validPrefix(indexPrefix);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(INDEX_PREFIX + ": " + e.getMessage(), e);
-    }
+    SchemaManager.validPrefix(INDEX_PREFIX, indexPrefix);
   }
 
   /** Reads the broker's exporter arguments; absent keys take their defaults. */

@@ -33,11 +33,7 @@ public record ExporterProperties(
   private static final String P = "flowpipe.exporter.";
 
   public ExporterProperties {
-    try {
-      SchemaManager.validPrefix(indexPrefix);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(P + "index-prefix: " + e.getMessage(), e);
-    }
+    SchemaManager.validPrefix(P + "index-prefix", indexPrefix);
     Check.positive(P + "index-refresh-interval", indexRefreshInterval);
     Check.atLeast(P + "variable-value-limit", variableValueLimit, 1);
     Check.atLeast(P + "recent-documents", recentDocuments, 0);

@@ -63,11 +63,7 @@ public record ImporterSettings(
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(PREFIX + "source-prefix: " + e.getMessage(), e);
     }
-    try {
-      SchemaManager.validPrefix(indexPrefix);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(PREFIX + "index-prefix: " + e.getMessage(), e);
-    }
+    SchemaManager.validPrefix(PREFIX + "index-prefix", indexPrefix);
     between("page-size", pageSize, 1, MAX_PAGE_SIZE);
     between("bulk-size", bulkSize, 1, 100_000);
     if (bulkMemoryLimitBytes < 1024) {

@@ -36,10 +36,17 @@ public final class SchemaManager {
   }
 
   public static String validPrefix(String prefix) {
+    return validPrefix("index prefix", prefix);
+  }
+
+  /**
+   * The one rule for the read model's index prefix, wherever it is configured; the message names {@code key} (e.g.
+   * {@code flowpipe.exporter.index-prefix}).
+   */
+  public static String validPrefix(String key, String prefix) {
     if (prefix == null || !PREFIX.matcher(prefix).matches()) {
-      throw new IllegalArgumentException(
-          "index prefix must be lowercase letters, digits, '-', '_' or '.', starting with a letter or digit, was '"
-              + prefix + "'");
+      throw new IllegalArgumentException(key + " must be lowercase letters, digits, '-', '_' or '.', starting with a"
+          + " letter or digit, at most 100 characters, was '" + prefix + "'");
     }
     return prefix;
   }

@@ -216,10 +216,7 @@ public record WebappProperties(
       }
       positive(P + "store.connect-timeout", connectTimeout);
       positive(P + "store.request-timeout", requestTimeout);
-      if (indexPrefix == null || !indexPrefix.matches("[a-z0-9][a-z0-9_.-]*")) {
-        throw new IllegalArgumentException(
-            P + "store.index-prefix must be lowercase letters, digits, '-', '_' or '.', was '" + indexPrefix + "'");
-      }
+      dev.flowpipe.schema.index.SchemaManager.validPrefix(P + "store.index-prefix", indexPrefix);
     }
 
     @Override
