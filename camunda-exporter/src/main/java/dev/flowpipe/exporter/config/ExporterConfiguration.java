@@ -1,6 +1,7 @@
 package dev.flowpipe.exporter.config;
 
 import dev.flowpipe.exporter.batch.BulkFlushPolicy;
+import dev.flowpipe.schema.index.IndexLayout;
 import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.StoreConnection;
 import java.net.URI;
@@ -13,7 +14,8 @@ import java.util.Map;
  *
  * @param store where to write
  * @param indexPrefix prefix of every index name ({@code index-prefix})
- * @param refreshInterval refresh interval of the indices it creates ({@code index-refresh-interval}, e.g. "100ms")
+ * @param indexLayout refresh interval, shards and replicas of the indices it creates ({@code index-refresh-interval},
+ *     e.g. "100ms"; {@code index-shards}, default 1; {@code index-replicas}, default 0)
  * @param bulkDelay longest time a record waits in the buffer before a flush ({@code bulk-delay})
  * @param bulkSize flush when this many documents are buffered ({@code bulk-size})
  * @param bulkMemoryLimitBytes flush when the buffered documents take about this much memory ({@code
@@ -32,7 +34,7 @@ import java.util.Map;
 public record ExporterConfiguration(
     StoreConnection store,
     String indexPrefix,
-    String refreshInterval,
+    IndexLayout indexLayout,
     Duration bulkDelay,
     int bulkSize,
     long bulkMemoryLimitBytes,
@@ -50,6 +52,8 @@ public record ExporterConfiguration(
   public static final String REQUEST_TIMEOUT = "request-timeout";
   public static final String INDEX_PREFIX = "index-prefix";
   public static final String REFRESH_INTERVAL = "index-refresh-interval";
+  public static final String INDEX_SHARDS = "index-shards";
+  public static final String INDEX_REPLICAS = "index-replicas";
   public static final String BULK_DELAY = "bulk-delay";
   public static final String BULK_SIZE = "bulk-size";
   public static final String BULK_MEMORY_LIMIT = "bulk-memory-limit";
@@ -112,7 +116,7 @@ public record ExporterConfiguration(
     return new ExporterConfiguration(
         store,
         args.getOrDefault(INDEX_PREFIX, "flowpipe").toString(),
-        args.getOrDefault(REFRESH_INTERVAL, "1s").toString(),
+        layout(args),
         DurationText.parse(BULK_DELAY, args.getOrDefault(BULK_DELAY, "100ms")),
         integer(args, BULK_SIZE, 1000),
         DataSizeText.parse(BULK_MEMORY_LIMIT, args.getOrDefault(BULK_MEMORY_LIMIT, "20MB")),
@@ -122,6 +126,18 @@ public record ExporterConfiguration(
         integer(args, RECENT_DOCUMENTS, 10000),
         DurationText.parse(RETRY_BACKOFF, args.getOrDefault(RETRY_BACKOFF, "100ms")),
         DurationText.parse(MAX_RETRY_BACKOFF, args.getOrDefault(MAX_RETRY_BACKOFF, "10s")));
+  }
+
+  private static IndexLayout layout(Map<String, Object> args) {
+    String refreshInterval = args.getOrDefault(REFRESH_INTERVAL, "1s").toString();
+    int shards = integer(args, INDEX_SHARDS, 1);
+    int replicas = integer(args, INDEX_REPLICAS, 0);
+    try {
+      return new IndexLayout(refreshInterval, shards, replicas);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(REFRESH_INTERVAL + ", " + INDEX_SHARDS + ", " + INDEX_REPLICAS + ": "
+          + e.getMessage(), e);
+    }
   }
 
   public BulkFlushPolicy flushPolicy() {

@@ -42,7 +42,7 @@ public final class StoreSession implements AutoCloseable {
     }
     SearchStore connected = connector.apply(config.store());
     try {
-      new SchemaManager(connected, config.indexPrefix(), config.refreshInterval()).ensureSchema();
+      new SchemaManager(connected, config.indexPrefix(), config.indexLayout()).ensureSchema();
     } catch (RuntimeException e) {
       connected.close();
       throw e;

@@ -1,6 +1,7 @@
 package dev.flowpipe.node.config;
 
 import dev.flowpipe.exporter.config.ExporterConfiguration;
+import dev.flowpipe.schema.index.IndexLayout;
 import dev.flowpipe.schema.index.SchemaManager;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -20,6 +21,9 @@ import org.springframework.util.unit.DataSize;
  * @param variableValueLimit variable values longer than this many characters are searchable by their beginning only
  *     (the whole value is kept unindexed)
  * @param recentDocuments how many written documents the exporter remembers, so later changes need no read
+ * @param indexShards primary shards of each read-model index, set when the index is created (1 for a single store
+ *     node; more for an external cluster)
+ * @param indexReplicas replicas of each read-model index, set when the index is created (0 for a single store node)
  */
 public record ExporterProperties(
     @DefaultValue("true") boolean enabled,
@@ -28,7 +32,9 @@ public record ExporterProperties(
     @DefaultValue Bulk bulk,
     @DefaultValue Retry retry,
     @DefaultValue("8191") int variableValueLimit,
-    @DefaultValue("10000") int recentDocuments) {
+    @DefaultValue("10000") int recentDocuments,
+    @DefaultValue("1") int indexShards,
+    @DefaultValue("0") int indexReplicas) {
 
   private static final String P = "flowpipe.exporter.";
 
@@ -37,6 +43,18 @@ public record ExporterProperties(
     Check.positive(P + "index-refresh-interval", indexRefreshInterval);
     Check.atLeast(P + "variable-value-limit", variableValueLimit, 1);
     Check.atLeast(P + "recent-documents", recentDocuments, 0);
+    Check.atLeast(P + "index-shards", indexShards, 1);
+    Check.atLeast(P + "index-replicas", indexReplicas, 0);
+    try {
+      indexLayout();
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(P + "index-shards / index-replicas: " + e.getMessage(), e);
+    }
+  }
+
+  /** How the read model's indices are created. */
+  public IndexLayout indexLayout() {
+    return new IndexLayout(indexRefreshInterval.toMillis() + "ms", indexShards, indexReplicas);
   }
 
   /**
@@ -91,6 +109,8 @@ public record ExporterProperties(
     args.put(ExporterConfiguration.REQUEST_TIMEOUT, store.requestTimeout().toString());
     args.put(ExporterConfiguration.INDEX_PREFIX, indexPrefix);
     args.put(ExporterConfiguration.REFRESH_INTERVAL, indexRefreshInterval.toMillis() + "ms");
+    args.put(ExporterConfiguration.INDEX_SHARDS, indexShards);
+    args.put(ExporterConfiguration.INDEX_REPLICAS, indexReplicas);
     args.put(ExporterConfiguration.BULK_DELAY, bulk.delay().toString());
     args.put(ExporterConfiguration.BULK_SIZE, bulk.size());
     args.put(ExporterConfiguration.BULK_MEMORY_LIMIT, bulk.memoryLimit().toBytes());

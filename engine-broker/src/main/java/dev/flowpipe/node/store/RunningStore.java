@@ -78,10 +78,7 @@ public final class RunningStore implements AutoCloseable {
     }
     SearchStore connected = SearchStoreConnector.connect(connection);
     try {
-      new SchemaManager(
-              connected,
-              properties.exporter().indexPrefix(),
-              properties.exporter().indexRefreshInterval().toMillis() + "ms")
+      new SchemaManager(connected, properties.exporter().indexPrefix(), properties.exporter().indexLayout())
           .ensureSchema();
     } catch (RuntimeException e) {
       connected.close();

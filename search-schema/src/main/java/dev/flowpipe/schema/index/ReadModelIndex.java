@@ -193,10 +193,28 @@ public enum ReadModelIndex {
 
   /** The index body (settings and mappings) with the refresh interval filled in: the indices of their own only. */
   public String body(String refreshInterval) {
+    return body(IndexLayout.singleNode(refreshInterval));
+  }
+
+  /** The index body with the layout's settings: the indices of their own only. */
+  public String body(IndexLayout layout) {
     if (shared()) {
       throw new IllegalStateException(entity + " lives in the shared read-model index: use sharedIndexBody");
     }
-    return resource(entity).replace("${refreshInterval}", refreshInterval);
+    try {
+      return JSON.writeValueAsString(withLayout(resource(entity), layout));
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("index body of " + entity + " is not JSON", e);
+    }
+  }
+
+  /** A resource body with the layout's refresh interval, shards and replicas in its index settings. */
+  private static ObjectNode withLayout(String resource, IndexLayout layout) throws java.io.IOException {
+    ObjectNode body = (ObjectNode) JSON.readTree(resource.replace("${refreshInterval}", layout.refreshInterval()));
+    ObjectNode index = (ObjectNode) body.path("settings").path("index");
+    index.put("number_of_shards", layout.shards());
+    index.put("number_of_replicas", layout.replicas());
+    return body;
   }
 
   /**
@@ -206,9 +224,13 @@ public enum ReadModelIndex {
    * @throws IllegalStateException when two entities declare the same field differently
    */
   public static String sharedIndexBody(String prefix, String refreshInterval) {
+    return sharedIndexBody(prefix, IndexLayout.singleNode(refreshInterval));
+  }
+
+  /** As {@link #sharedIndexBody(String, String)}, with the layout's settings. */
+  public static String sharedIndexBody(String prefix, IndexLayout layout) {
     try {
-      ObjectNode body =
-          (ObjectNode) JSON.readTree(resource(SHARED).replace("${refreshInterval}", refreshInterval));
+      ObjectNode body = withLayout(resource(SHARED), layout);
       ObjectNode properties = (ObjectNode) body.path("mappings").path("properties");
       Map<String, String> declaredBy = new LinkedHashMap<>();
       properties.fieldNames().forEachRemaining(field -> declaredBy.put(field, SHARED));

@@ -16,23 +16,24 @@ public final class SchemaManager {
 
   private static final Logger LOG = LoggerFactory.getLogger(SchemaManager.class);
   private static final Pattern PREFIX = Pattern.compile("[a-z0-9][a-z0-9_.-]{0,99}");
-  private static final Pattern REFRESH = Pattern.compile("-1|\\d+(ms|s|m|h)");
 
   private final SearchStore store;
   private final String prefix;
-  private final String refreshInterval;
+  private final IndexLayout layout;
 
   /**
    * @param prefix index-name prefix: lowercase letters, digits, '-', '_', '.'
    * @param refreshInterval the indices' refresh interval in the store's notation ("100ms", "1s", "-1")
    */
   public SchemaManager(SearchStore store, String prefix, String refreshInterval) {
+    this(store, prefix, IndexLayout.singleNode(refreshInterval));
+  }
+
+  /** @param layout refresh interval, shards and replicas of the indices this creates */
+  public SchemaManager(SearchStore store, String prefix, IndexLayout layout) {
     this.store = Objects.requireNonNull(store);
     this.prefix = validPrefix(prefix);
-    if (refreshInterval == null || !REFRESH.matcher(refreshInterval).matches()) {
-      throw new IllegalArgumentException("refresh interval must look like 100ms, 1s or -1, was " + refreshInterval);
-    }
-    this.refreshInterval = refreshInterval;
+    this.layout = Objects.requireNonNull(layout);
   }
 
   public static String validPrefix(String prefix) {
@@ -65,10 +66,10 @@ public final class SchemaManager {
       }
     }
     String shared = ReadModelIndex.sharedIndexName(prefix);
-    ensureIndex(shared, () -> ReadModelIndex.sharedIndexBody(prefix, refreshInterval));
+    ensureIndex(shared, () -> ReadModelIndex.sharedIndexBody(prefix, layout));
     for (ReadModelIndex own : ReadModelIndex.values()) {
       if (!own.shared()) {
-        ensureIndex(own.indexName(prefix), () -> own.body(refreshInterval));
+        ensureIndex(own.indexName(prefix), () -> own.body(layout));
       }
     }
     for (ReadModelIndex index : ReadModelIndex.values()) {
@@ -85,7 +86,7 @@ public final class SchemaManager {
     if (store.indexExists(name)) {
       checkVersion(name);
     } else if (store.createIndex(name, body.get())) {
-      LOG.info("created index {}", name);
+      LOG.info("created index {} ({} shard(s), {} replica(s))", name, layout.shards(), layout.replicas());
     } else {
       checkVersion(name); // created concurrently by another partition's exporter
     }

@@ -33,6 +33,25 @@ class SchemaManagerTest {
   }
 
   @Test
+  void createsTheIndicesWithTheLayoutsShardsAndReplicas(dev.flowpipe.schema.embedded.EmbeddedSearchStore node)
+      throws Exception {
+    String prefix = SharedOpenSearch.uniquePrefix();
+
+    new SchemaManager(store, prefix, new IndexLayout("1s", 2, 1)).ensureSchema();
+
+    for (String index : java.util.List.of(ReadModelIndex.sharedIndexName(prefix),
+        ReadModelIndex.DEAD_LETTER.indexName(prefix))) {
+      String answer = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+              java.net.URI.create(node.url() + "/" + index + "/_settings")).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+      JsonNode settings = new ObjectMapper().readTree(answer).path(index).path("settings").path("index");
+      assertThat(settings.path("number_of_shards").asText()).as(index).isEqualTo("2");
+      assertThat(settings.path("number_of_replicas").asText()).as(index).isEqualTo("1");
+      assertThat(settings.path("refresh_interval").asText()).as(index).isEqualTo("1s");
+    }
+  }
+
+  @Test
   void refusesAnExistingIndexOfAnotherSchemaVersionNamingIt() {
     String prefix = SharedOpenSearch.uniquePrefix();
     String clash = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
