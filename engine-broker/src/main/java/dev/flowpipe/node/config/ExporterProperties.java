@@ -46,7 +46,7 @@ public record ExporterProperties(
     Check.atLeast(P + "index-shards", indexShards, 1);
     Check.atLeast(P + "index-replicas", indexReplicas, 0);
     try {
-      indexLayout();
+      new IndexLayout(indexRefreshInterval.toMillis() + "ms", indexShards, indexReplicas);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(P + "index-shards / index-replicas: " + e.getMessage(), e);
     }
