@@ -16,6 +16,7 @@ import dev.flowpipe.exporter.handler.ProcessInstanceHandler;
 import dev.flowpipe.exporter.handler.VariableHandler;
 import dev.flowpipe.exporter.metrics.ExporterMetrics;
 import dev.flowpipe.exporter.store.RetryPolicy;
+import dev.flowpipe.exporter.store.QuietPositionMarks;
 import dev.flowpipe.exporter.store.StoreSession;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
@@ -83,6 +84,7 @@ public final class ReadModelExporter implements Exporter {
   private StoreSession session;
   private RetryPolicy retry;
   private BulkPipeline pipeline;
+  private QuietPositionMarks quietMarks;
   private DocumentBuffer buffer;
   private ExporterMetrics metrics;
   private ScheduledTask timer;
@@ -161,6 +163,7 @@ public final class ReadModelExporter implements Exporter {
         clock, log, metrics::retry);
     session = new StoreSession(config, partitionId, connector, clock, log, metrics);
     pipeline = new BulkPipeline(config.bulksInFlight(), partitionId, retry, metrics, this::acknowledge);
+    quietMarks = new QuietPositionMarks(partitionId);
     acknowledgedPosition = controller.getLastExportedRecordPosition();
     metrics.lag(
         () -> buffer.recordsSinceAck() + pipeline.unacknowledgedRecords(),
@@ -207,6 +210,7 @@ public final class ReadModelExporter implements Exporter {
     List<DocumentChange> changes = recordChanges.of(record);
     if (changes.isEmpty() && buffer.isEmpty() && pipeline.isEmpty()) {
       acknowledge(record.getPosition(), 1);
+      quietMarks.acknowledgedWithoutBulk(record.getPosition()); // marked on the timer: readers may wait for it
       return;
     }
     if (bufferedOldestTimestamp < 0) {
@@ -263,6 +267,9 @@ public final class ReadModelExporter implements Exporter {
     long now = nanos();
     if (retry.mayAttempt()) {
       policy.due(buffer, now).ifPresent(this::flush);
+    }
+    if (buffer.isEmpty() && pipeline.isEmpty() && session.connected()) {
+      quietMarks.markPending(session.writer());
     }
     now = nanos();
     long wait = Math.max(policy.nanosUntilDelay(buffer, now), Duration.ofMillis(retry.millisUntilNextAttempt()).toNanos());
@@ -325,6 +332,7 @@ public final class ReadModelExporter implements Exporter {
       // records with nothing to write arrived while bulks were in flight (or an earlier bulk failed and this one wrote
       // later versions of all it left): they are done now too
       acknowledge(buffer.lastPosition(), buffer.recordsSinceAck());
+      quietMarks.acknowledgedWithoutBulk(buffer.lastPosition());
       buffer.acknowledged();
       bufferedOldestTimestamp = -1;
     }
@@ -334,6 +342,11 @@ public final class ReadModelExporter implements Exporter {
   void awaitBulkInFlight() {
     pipeline.awaitEnded(Duration.ofMinutes(1));
     settleEndedBulks();
+    try {
+      quietMarks.awaitMarked(Duration.ofMinutes(1));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Override
@@ -356,6 +369,9 @@ public final class ReadModelExporter implements Exporter {
             buffer.size() + pipeline.batches().stream().mapToInt(DocumentBuffer::size).sum());
       }
       pipeline.close();
+    }
+    if (quietMarks != null) {
+      quietMarks.close();
     }
     if (session != null) {
       session.close();

@@ -167,6 +167,23 @@ class ExporterPipelineTest {
     }
 
     @Test
+    void aRecordWithNothingToWriteIsMarkedDurableOnTheNextTimerSoAReaderWaitingForItsPositionGoesOn() {
+      open(Map.of());
+      exporter.export(processInstance(10, 105, ELEMENT_ACTIVATING));
+      tick(Duration.ofMillis(100));
+      exporter.awaitBulkInFlight();
+      assertThat(exportPosition()).isEqualTo(10);
+
+      exporter.export(Records.unhandled(11));
+      exporter.export(Records.unhandled(12));
+      assertThat(controller.getPosition()).isEqualTo(12);
+
+      tick(Duration.ofMillis(100));
+      exporter.awaitBulkInFlight();
+      assertThat(exportPosition()).as("both marked by one write, without a bulk").isEqualTo(12);
+    }
+
+    @Test
     void closingFlushesWhatIsBuffered() {
       open(Map.of(ExporterConfiguration.BULK_DELAY, "1h"));
       exporter.export(processInstance(10, 104, ELEMENT_ACTIVATING));
