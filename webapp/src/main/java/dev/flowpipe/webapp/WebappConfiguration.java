@@ -3,6 +3,7 @@ package dev.flowpipe.webapp;
 import dev.flowpipe.webapp.api.ProblemHandler;
 import dev.flowpipe.webapp.api.SearchController;
 import dev.flowpipe.webapp.api.ElementStatistics;
+import dev.flowpipe.webapp.api.ProcessStatistics;
 import dev.flowpipe.webapp.api.SearchService;
 import dev.flowpipe.webapp.api.StatisticsController;
 import dev.flowpipe.webapp.api.UiController;
@@ -45,6 +46,11 @@ public class WebappConfiguration {
   @Bean
   ElementStatistics elementStatistics(ReadModel readModel, WebappProperties properties) {
     return new ElementStatistics(readModel, properties);
+  }
+
+  @Bean
+  ProcessStatistics processStatistics(ReadModel readModel, WebappProperties properties) {
+    return new ProcessStatistics(readModel, properties);
   }
 
   @Bean

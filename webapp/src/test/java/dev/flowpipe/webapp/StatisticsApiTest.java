@@ -113,4 +113,29 @@ class StatisticsApiTest {
     assertThat(answer.status()).isEqualTo(400);
     assertThat(answer.json().path("part").asText()).isEqualTo("processInstanceKey");
   }
+
+  @Test
+  void countsActiveInstancesPerProcessWithAndWithoutIncidentsWithTheLatestNameSortedAndPaged() {
+    JsonNode all = ok(app.post("/v2/process-definitions/statistics/process-instances", "{}"));
+    JsonNode page = ok(app.post("/v2/process-definitions/statistics/process-instances",
+        "{\"sort\": [{\"field\": \"activeInstancesWithoutIncidentCount\", \"order\": \"asc\"}], \"page\": {\"from\": 1, \"limit\": 1}}"));
+
+    // active: i % 3 == 1; order i < 20: 1 4 7 10 13 16 19 (incidents 1 13), payment: 22 25 28 (incident 25)
+    List<String> rows = new ArrayList<>();
+    all.path("items").forEach(item -> rows.add(item.path("processDefinitionId").asText() + " "
+        + item.path("latestProcessDefinitionName").asText() + " " + item.path("hasMultipleVersions").asBoolean() + " "
+        + item.path("activeInstancesWithoutIncidentCount").asLong() + "/" + item.path("activeInstancesWithIncidentCount").asLong()));
+    assertThat(rows).containsExactly("order Order true 5/2", "payment Payment false 2/1");
+    assertThat(all.path("page").path("totalItems").asLong()).isEqualTo(2);
+    assertThat(page.path("items")).hasSize(1);
+    assertThat(page.path("items").get(0).path("processDefinitionId").asText()).isEqualTo("order");
+  }
+
+  @Test
+  void aSortFieldTheProcessStatisticsDoNotHaveIsRefusedNamingIt() {
+    Answer answer = app.post("/v2/process-definitions/statistics/process-instances", "{\"sort\": [{\"field\": \"name\"}]}");
+
+    assertThat(answer.status()).isEqualTo(400);
+    assertThat(answer.json().path("part").asText()).isEqualTo("sort[0].field");
+  }
 }

@@ -11,17 +11,25 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Statistics in the shapes of Camunda's REST API v2: per-element counts of a process definition's element instances
- * ({@code POST}, a search, so readers may use it) and of one process instance's ({@code GET}).
+ * Statistics in the shapes of Camunda's REST API v2: active instances per process (with and without incidents), and
+ * per-element counts of a process definition's element instances and of one process instance's. The {@code POST}s
+ * are searches: readers may use them.
  */
 @RestController
 @RequestMapping(path = "/v2", produces = MediaType.APPLICATION_JSON_VALUE)
 public class StatisticsController {
 
   private final ElementStatistics elements;
+  private final ProcessStatistics processes;
 
-  public StatisticsController(ElementStatistics elements) {
+  public StatisticsController(ElementStatistics elements, ProcessStatistics processes) {
     this.elements = elements;
+    this.processes = processes;
+  }
+
+  @PostMapping("/process-definitions/statistics/process-instances")
+  public Map<String, Object> processInstances(@RequestBody(required = false) JsonNode request) {
+    return processes.activeInstances(request);
   }
 
   @PostMapping("/process-definitions/{processDefinitionKey}/statistics/element-instances")

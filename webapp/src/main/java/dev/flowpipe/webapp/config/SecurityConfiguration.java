@@ -65,9 +65,9 @@ public class SecurityConfiguration {
               allow(requests.requestMatchers(HttpMethod.GET), basicAuth);
               allow(requests.requestMatchers(HttpMethod.HEAD), basicAuth);
               allow(requests.requestMatchers(HttpMethod.POST, "/v2/*/search"), basicAuth);
-              // a search under another name: counts per element
-              allow(requests.requestMatchers(HttpMethod.POST, "/v2/process-definitions/*/statistics/element-instances"),
-                  basicAuth);
+              // searches under other names: counts per process and per element
+              allow(requests.requestMatchers(HttpMethod.POST, "/v2/process-definitions/statistics/process-instances",
+                  "/v2/process-definitions/*/statistics/element-instances"), basicAuth);
               // the node's flow-control settings: an actuator write operation that exists only inside the node
               allow(requests.requestMatchers(HttpMethod.POST, "/actuator/flowControl"), basicAuth);
               requests.anyRequest().denyAll();
