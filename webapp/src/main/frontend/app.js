@@ -69,11 +69,13 @@ function setStatus(text, error) {
 /** Runs load(mine, reads) now and again every refresh interval while the view is shown and the tab visible. */
 function every(load) {
   const mine = route;
-  const state = { timer: null, running: false };
+  const state = { timer: null, running: false, again: false };
   const run = async () => {
-    if (mine !== route || state.running) return;
+    if (mine !== route) return;
+    if (state.running) { state.again = true; return; } // asked during a load: load again as soon as it ends
     clearTimeout(state.timer);
     state.running = true;
+    state.again = false;
     // the positions this refresh reads with are forgotten once it read them; later operations add new ones
     const positions = new Map(writtenPositions);
     try {
@@ -88,7 +90,7 @@ function every(load) {
       state.running = false;
     }
     if (mine === route && document.visibilityState === 'visible' && !state.stopped) {
-      state.timer = setTimeout(run, config.refreshIntervalMillis);
+      state.timer = setTimeout(run, state.again ? 0 : config.refreshIntervalMillis);
     }
   };
   refresh = { run, state };
