@@ -1,26 +1,48 @@
-// The flowpipe UI: a few views over the search API (/v2), routed by the URL hash; lists reload themselves.
+// The flowpipe UI: a few views over the search API (/v2), routed by the URL hash; pages reload themselves while the
+// tab is visible. Where the user may, it also acts: operations and batch operations through the v2 command endpoints.
 import Viewer from 'bpmn-js/lib/NavigatedViewer';
 
 const view = document.getElementById('view');
 const status = document.getElementById('status');
-let refreshMillis = 3000;
-let timer = null;
+const config = { refreshIntervalMillis: 1000, canOperate: false };
 let route = 0; // bumps on navigation, so answers of a left view are dropped
+let refresh = null; // the shown view's reload: {run, timer}
 
-async function api(path, body) {
-  const response = await fetch(path, body === undefined ? {} : {
-    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
-  });
+// --- read-your-writes: an operation's answer names the log position its effect is at; the next reads wait for it ---
+const POSITION_HEADER = 'Flowpipe-Written-Position';
+const writtenPositions = new Map(); // partitionId -> position, until a refresh has read with them
+
+function rememberPosition(response) {
+  const header = response.headers.get(POSITION_HEADER);
+  if (!header) return;
+  const [partitionId, position] = header.split(':').map(Number);
+  writtenPositions.set(partitionId, Math.max(position, writtenPositions.get(partitionId) || 0));
+}
+
+/** The consistency part for the reads of one refresh, or undefined when no operation is waiting to be seen. */
+function consistency(positions) {
+  if (!positions.size) return undefined;
+  return { positions: [...positions].map(([partitionId, position]) => ({ partitionId, position })), timeout: '2s' };
+}
+
+async function api(path, body, method) {
+  const init = body === undefined && !method ? {} : {
+    method: method || 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body ?? {}),
+  };
+  const response = await fetch(path, init);
+  rememberPosition(response);
   if (!response.ok) {
     let detail = response.statusText;
     try { detail = (await response.json()).detail || detail; } catch (e) { /* not JSON */ }
     throw new Error(response.status + ': ' + detail);
   }
   const type = response.headers.get('Content-Type') || '';
+  if (response.status === 204) return null;
   return type.includes('json') ? response.json() : response.text();
 }
 
-const search = (entity, request) => api('/v2/' + entity + '/search', request);
+/** A search; {@code reads} (the refresh's consistency) makes it wait until the read model holds the last operations. */
+const search = (entity, request, reads) => api('/v2/' + entity + '/search', { ...request, consistency: reads });
 
 function esc(value) {
   return String(value ?? '').replace(/[&<>"']/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
@@ -31,7 +53,7 @@ function date(value) {
 }
 
 function table(id, columns, rows, rowAttrs = () => '') {
-  return `<table id="${id}"><thead><tr>${columns.map(c => `<th>${esc(c.title)}</th>`).join('')}</tr></thead><tbody>`
+  return `<table id="${id}"><thead><tr>${columns.map(c => `<th>${c.head ?? esc(c.title)}</th>`).join('')}</tr></thead><tbody>`
     + (rows.length ? rows.map(r => `<tr ${rowAttrs(r)}>${columns.map(c => `<td>${c.html(r)}</td>`).join('')}</tr>`).join('')
       : `<tr><td colspan="${columns.length}" class="empty">none</td></tr>`)
     + '</tbody></table>';
@@ -42,48 +64,113 @@ function setStatus(text, error) {
   status.className = 'status' + (error ? ' error' : '');
 }
 
-/** Runs load() now and again every refresh interval while the view is shown. */
+// --- refreshing: one load per interval while the tab is visible, none while it is hidden ---
+
+/** Runs load(mine, reads) now and again every refresh interval while the view is shown and the tab visible. */
 function every(load) {
   const mine = route;
+  const state = { timer: null, running: false, again: false };
   const run = async () => {
     if (mine !== route) return;
+    if (state.running) { state.again = true; return; } // asked during a load: load again as soon as it ends
+    clearTimeout(state.timer);
+    state.running = true;
+    state.again = false;
+    // the positions this refresh reads with are forgotten once it read them; later operations add new ones
+    const positions = new Map(writtenPositions);
     try {
-      await load(mine);
-      setStatus('updated ' + new Date().toLocaleTimeString());
+      await load(mine, consistency(positions));
+      for (const [partition, position] of positions) {
+        if (writtenPositions.get(partition) === position) writtenPositions.delete(partition);
+      }
+      if (mine === route) setStatus('updated ' + new Date().toLocaleTimeString());
     } catch (e) {
-      setStatus(e.message, true);
+      if (mine === route) setStatus(e.message, true);
+    } finally {
+      state.running = false;
+    }
+    if (mine === route && document.visibilityState === 'visible' && !state.stopped) {
+      state.timer = setTimeout(run, state.again ? 0 : config.refreshIntervalMillis);
     }
   };
+  refresh = { run, state };
   run();
-  timer = setInterval(run, refreshMillis);
+  return state;
+}
+
+document.addEventListener('visibilitychange', () => {
+  if (!refresh) return;
+  clearTimeout(refresh.state.timer);
+  if (document.visibilityState === 'visible') refresh.run();
+});
+
+/** Reloads the shown view at once (after an operation: its reads then wait for the operation's effect). */
+function refreshNow() {
+  if (refresh) refresh.run();
+}
+
+// --- confirmation and operations ---
+
+function confirmAction(text) {
+  const dialog = document.getElementById('confirm');
+  document.getElementById('confirm-text').textContent = text;
+  dialog.returnValue = '';
+  dialog.showModal();
+  return new Promise(resolve => {
+    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
+  });
+}
+
+function showMessage(text, error) {
+  const message = document.getElementById('message');
+  if (!message) return;
+  message.textContent = text;
+  message.className = 'message' + (error ? ' error' : '');
+}
+
+/** Runs an operation (after confirmation, if a text is given), then refreshes the view at once. */
+async function operate(confirmation, action, done) {
+  if (confirmation && !(await confirmAction(confirmation))) return;
+  try {
+    const answer = await action();
+    showMessage(done);
+    refreshNow();
+    return answer;
+  } catch (e) {
+    showMessage(e.message, true);
+    return undefined;
+  }
 }
 
 // --- dashboard: running instances and open incidents per process ---
 function dashboard() {
   view.innerHTML = '<h1>Processes</h1><div id="dashboard"></div>';
-  every(async mine => {
-    const definitions = await search('process-definitions', { sort: [{ field: 'processDefinitionId' }, { field: 'version', order: 'desc' }], page: { limit: 1000 } });
+  every(async (mine, reads) => {
+    // two requests, however many processes: the definitions, and the active instances counted per process
+    const [definitions, running] = await Promise.all([
+      search('process-definitions', { sort: [{ field: 'processDefinitionId' }, { field: 'version', order: 'desc' }], page: { limit: 1000 } }, reads),
+      api('/v2/process-definitions/statistics/process-instances', { page: { limit: 10000 }, consistency: reads }),
+    ]);
     const latest = new Map();
     for (const d of definitions.items) if (!latest.has(d.processDefinitionId)) latest.set(d.processDefinitionId, d);
-    const rows = await Promise.all([...latest.values()].map(async d => {
-      const [running, incidents] = await Promise.all([
-        search('process-instances', { filter: { processDefinitionId: d.processDefinitionId, state: 'ACTIVE' }, page: { limit: 0 } }),
-        search('incidents', { filter: { processDefinitionId: d.processDefinitionId, state: 'ACTIVE' }, page: { limit: 0 } }),
-      ]);
-      return { ...d, running: running.page.totalItems, incidents: incidents.page.totalItems };
-    }));
+    const counts = new Map(running.items.map(s => [s.processDefinitionId, s]));
     if (mine !== route) return;
+    const rows = [...latest.values()].map(d => {
+      const s = counts.get(d.processDefinitionId) || {};
+      const withIncident = s.activeInstancesWithIncidentCount || 0;
+      return { ...d, running: withIncident + (s.activeInstancesWithoutIncidentCount || 0), withIncident };
+    });
     document.getElementById('dashboard').innerHTML = table('dashboard-table', [
       { title: 'Process', html: r => `<a href="#/processes/${r.processDefinitionKey}">${esc(r.name || r.processDefinitionId)}</a>` },
       { title: 'Id', html: r => esc(r.processDefinitionId) },
       { title: 'Latest version', html: r => esc(r.version) },
       { title: 'Running instances', html: r => `<a class="running" href="#/instances?processDefinitionId=${encodeURIComponent(r.processDefinitionId)}&state=ACTIVE">${r.running}</a>` },
-      { title: 'Open incidents', html: r => `<a class="incidents${r.incidents ? ' incident' : ''}" href="#/instances?processDefinitionId=${encodeURIComponent(r.processDefinitionId)}&hasIncident=true">${r.incidents}</a>` },
+      { title: 'Instances with incidents', html: r => `<a class="incidents${r.withIncident ? ' incident' : ''}" href="#/instances?processDefinitionId=${encodeURIComponent(r.processDefinitionId)}&state=ACTIVE&hasIncident=true">${r.withIncident}</a>` },
     ], rows, r => `data-process="${esc(r.processDefinitionId)}"`);
   });
 }
 
-// --- instance list with filters and paging ---
+// --- instance list with filters, paging, selection and batch operations ---
 const FILTERS = ['processDefinitionId', 'version', 'state', 'hasIncident', 'startFrom', 'startTo', 'endFrom', 'endTo', 'key'];
 
 function instanceFilter(params) {
@@ -107,9 +194,35 @@ function instanceFilter(params) {
   return filter;
 }
 
+// what a batch takes of a filter (as the server narrows it): active root instances; for retries, with an incident
+const BATCHES = {
+  cancel: { path: 'cancellation', narrow: f => ({ ...f, state: 'ACTIVE', parentProcessInstanceKey: { $exists: false } }), verb: 'Cancel', noun: 'active root instances' },
+  retry: { path: 'incident-resolution', narrow: f => ({ ...f, state: 'ACTIVE', hasIncident: true }), verb: 'Retry the incidents of', noun: 'active instances with incidents' },
+};
+
+/** Starts a batch operation over a filter after confirming how many instances it takes, then shows its page. */
+async function startBatch(kind, filter, what) {
+  const batch = BATCHES[kind];
+  let count;
+  try {
+    count = (await search('process-instances', { filter: batch.narrow(filter), page: { limit: 0 } })).page.totalItems;
+  } catch (e) {
+    showMessage(e.message, true);
+    return;
+  }
+  const started = await operate(`${batch.verb} ${count} ${batch.noun} (${what})?`,
+    () => api('/v2/process-instances/' + batch.path, { filter }), 'batch started');
+  if (started) location.hash = '#/batches/' + started.batchOperationKey;
+}
+
 function instances(params) {
   const v = name => esc(params.get(name) || '');
   const option = (name, value, label) => `<option value="${value}" ${params.get(name) === value ? 'selected' : ''}>${label}</option>`;
+  const actions = config.canOperate ? `<div class="actions">
+      <button id="cancel-selected" disabled>Cancel selected</button> <button id="retry-selected" disabled>Retry selected</button>
+      <span class="sep"></span>
+      <button id="cancel-matching">Cancel all matching…</button> <button id="retry-matching">Retry all matching…</button>
+    </div><div id="message" class="message"></div>` : '';
   view.innerHTML = `<h1>Process instances</h1>
     <form id="filter-form" class="filters">
       <label>Process id<input name="processDefinitionId" value="${v('processDefinitionId')}"></label>
@@ -123,6 +236,7 @@ function instances(params) {
       <label>Key<input name="key" value="${v('key')}"></label>
       <button id="apply" type="submit">Apply</button>
     </form>
+    ${actions}
     <div id="instances"></div>
     <div class="paging"><button id="prev">Previous</button><span id="page-info"></span><button id="next">Next</button></div>`;
   document.getElementById('filter-form').addEventListener('submit', event => {
@@ -132,18 +246,47 @@ function instances(params) {
     for (const name of FILTERS) if (form.get(name)) query.set(name, form.get(name));
     location.hash = '#/instances?' + query.toString();
   });
+  const filter = instanceFilter(params);
+  const selected = new Set();
+  const updateSelection = () => {
+    for (const id of ['cancel-selected', 'retry-selected']) {
+      const button = document.getElementById(id);
+      if (button) { button.disabled = selected.size === 0; button.textContent = button.textContent.replace(/ \(\d+\)$/, '') + (selected.size ? ` (${selected.size})` : ''); }
+    }
+  };
+  if (config.canOperate) {
+    const selection = () => ({ processInstanceKey: { $in: [...selected] } });
+    document.getElementById('cancel-selected').addEventListener('click', () => startBatch('cancel', selection(), 'the selected'));
+    document.getElementById('retry-selected').addEventListener('click', () => startBatch('retry', selection(), 'the selected'));
+    document.getElementById('cancel-matching').addEventListener('click', () => startBatch('cancel', filter, 'all matching the filter'));
+    document.getElementById('retry-matching').addEventListener('click', () => startBatch('retry', filter, 'all matching the filter'));
+    document.getElementById('instances').addEventListener('change', event => {
+      const box = event.target;
+      if (box.id === 'select-all') {
+        for (const row of document.querySelectorAll('#instances-table input.select')) {
+          row.checked = box.checked;
+          if (box.checked) selected.add(row.value); else selected.delete(row.value);
+        }
+      } else if (box.classList.contains('select')) {
+        if (box.checked) selected.add(box.value); else selected.delete(box.value);
+      }
+      updateSelection();
+    });
+  }
   const limit = 20;
   let page = { limit };
   let last = null;
-  document.getElementById('next').addEventListener('click', () => { if (last?.page.endCursor) { page = { after: last.page.endCursor, limit }; reload(); } });
-  document.getElementById('prev').addEventListener('click', () => { if (last?.page.startCursor) { page = { before: last.page.startCursor, limit }; reload(); } });
   let reload;
-  every(reload = async mine => {
-    const answer = await search('process-instances', { filter: instanceFilter(params), sort: [{ field: 'startDate', order: 'desc' }], page });
+  document.getElementById('next').addEventListener('click', () => { if (last?.page.endCursor) { page = { after: last.page.endCursor, limit }; refreshNow(); } });
+  document.getElementById('prev').addEventListener('click', () => { if (last?.page.startCursor) { page = { before: last.page.startCursor, limit }; refreshNow(); } });
+  every(reload = async (mine, reads) => {
+    const answer = await search('process-instances', { filter, sort: [{ field: 'startDate', order: 'desc' }], page }, reads);
     if (mine !== route) return;
-    if (answer.items.length === 0 && (page.after || page.before)) { page = { limit }; return reload(mine); }
+    if (answer.items.length === 0 && (page.after || page.before)) { page = { limit }; return reload(mine, reads); }
     last = answer;
+    const select = config.canOperate ? [{ head: '<input type="checkbox" id="select-all" title="select all on this page">', html: r => `<input type="checkbox" class="select" value="${r.processInstanceKey}" ${selected.has(r.processInstanceKey) ? 'checked' : ''}>` }] : [];
     document.getElementById('instances').innerHTML = table('instances-table', [
+      ...select,
       { title: 'Key', html: r => `<a href="#/instances/${r.processInstanceKey}">${r.processInstanceKey}</a>` },
       { title: 'Process', html: r => esc(r.processDefinitionId) },
       { title: 'Version', html: r => esc(r.processDefinitionVersion) },
@@ -153,6 +296,35 @@ function instances(params) {
       { title: 'Ended', html: r => date(r.endDate) },
     ], answer.items, r => `data-key="${r.processInstanceKey}"`);
     document.getElementById('page-info').textContent = answer.page.totalItems + ' instances';
+  });
+}
+
+// --- one batch operation: progress and per-item outcomes, refreshed until it ends ---
+function batchPage(key) {
+  view.innerHTML = `<h1>Batch operation <span id="batch-key">${esc(key)}</span></h1>
+    <div id="batch-facts" class="facts"></div><div class="progress"><div id="batch-progress"></div></div>
+    <h2>Items</h2><div id="batch-items"></div>`;
+  const state = every(async mine => {
+    const [batch, items] = await Promise.all([
+      api('/v2/batch-operations/' + encodeURIComponent(key)),
+      api('/v2/batch-operation-items/search', { filter: { batchOperationKey: key }, page: { limit: 1000 } }),
+    ]);
+    if (mine !== route) return;
+    const done = (batch.operationsCompletedCount || 0) + (batch.operationsFailedCount || 0);
+    const total = batch.operationsTotalCount || 0;
+    document.getElementById('batch-facts').innerHTML = `<span>${esc(batch.batchOperationType)}</span>`
+      + `<span>State <b id="batch-state" class="state-${esc(batch.state)}">${esc(batch.state)}</b></span>`
+      + `<span id="batch-counts">${done} of ${total} done, ${batch.operationsFailedCount || 0} failed</span>`
+      + `<span>Started ${date(batch.startDate)}</span>` + (batch.endDate ? `<span>Ended ${date(batch.endDate)}</span>` : '');
+    document.getElementById('batch-progress').style.width = (total ? Math.round(100 * done / total) : 100) + '%';
+    document.getElementById('batch-items').innerHTML = table('batch-items-table', [
+      { title: 'Instance', html: r => `<a href="#/instances/${esc(r.processInstanceKey)}">${esc(r.processInstanceKey)}</a>` },
+      { title: 'Item', html: r => esc(r.itemKey) },
+      { title: 'State', html: r => `<span class="state-${esc(r.state)}">${esc(r.state)}</span>` },
+      { title: 'Processed', html: r => date(r.processedDate) },
+      { title: 'Error', html: r => esc(r.errorMessage) },
+    ], items.items, r => `data-key="${esc(r.processInstanceKey)}"`);
+    if (batch.state !== 'ACTIVE') state.stopped = true; // an ended batch changes no more
   });
 }
 
@@ -174,28 +346,81 @@ function badges(viewer, elementId, counts) {
   }
 }
 
-// --- one instance: diagram with states, element history, variables, incidents ---
+// --- one instance: diagram with states, operations, incidents, variables, jobs, called instances, history ---
 function instance(key) {
-  view.innerHTML = `<h1>Process instance <span id="instance-key">${esc(key)}</span></h1>
-    <div id="instance-facts" class="facts"></div><div id="diagram" class="diagram"></div>
+  view.innerHTML = `<div id="instance-page"><h1>Process instance <span id="instance-key">${esc(key)}</span></h1>
+    <div id="instance-facts" class="facts"></div>
+    <div class="actions" id="instance-actions"></div><div id="message" class="message"></div>
+    <div id="diagram" class="diagram"></div>
     <h2>Incidents</h2><div id="incidents"></div>
-    <h2>Variables</h2><div id="variables"></div>
-    <h2>Element history</h2><div id="history"></div>`;
+    <h2>Variables</h2><div id="variables"></div><div id="variable-editor"></div>
+    <h2>Jobs</h2><div id="jobs"></div>
+    <h2>Called instances</h2><div id="called"></div>
+    <h2>Element history</h2><div id="history"></div></div>`;
   let viewer = null;
-  every(async mine => {
-    const pi = await api('/v2/process-instances/' + key);
+  let editing = null; // the variable editor stays open across refreshes
+  if (config.canOperate) {
+    document.getElementById('instance-page').addEventListener('click', event => {
+      const button = event.target.closest('button[data-action]');
+      if (!button) return;
+      const { action, key: target } = button.dataset;
+      if (action === 'cancel') {
+        operate(`Cancel process instance ${key}?`, () => api(`/v2/process-instances/${key}/cancellation`, {}), 'cancel requested');
+      } else if (action === 'retry') {
+        operate(null, () => api(`/v2/incidents/${target}/resolution`, {}), 'incident resolution requested');
+      } else if (action === 'edit') {
+        editVariable(button.dataset);
+      } else if (action === 'add-variable') {
+        editVariable({ name: '', scope: key, variableKey: '' });
+      }
+    });
+  }
+  async function editVariable({ name, scope, variableKey }) {
+    let value = '';
+    if (variableKey) {
+      try { value = (await api('/v2/variables/' + variableKey)).value; } catch (e) { showMessage(e.message, true); return; }
+    }
+    editing = { name, scope };
+    const editor = document.getElementById('variable-editor');
+    editor.innerHTML = `<form id="variable-form" class="editor">
+        <label>Name<input name="name" value="${esc(name)}" ${name ? 'readonly' : 'required'}></label>
+        <label>Scope<input name="scope" value="${esc(scope)}" readonly></label>
+        <label class="wide">Value (JSON)<textarea name="value" rows="${Math.min(12, 2 + Math.ceil(value.length / 100))}" required>${esc(value)}</textarea></label>
+        <button type="submit" id="variable-save">Save</button> <button type="button" id="variable-close">Close</button>
+      </form>`;
+    document.getElementById('variable-close').addEventListener('click', () => { editor.innerHTML = ''; editing = null; });
+    document.getElementById('variable-form').addEventListener('submit', async event => {
+      event.preventDefault();
+      const form = new FormData(event.target);
+      let parsed;
+      try { parsed = JSON.parse(form.get('value')); } catch (e) { showMessage('the value is no JSON: ' + e.message, true); return; }
+      const done = await operate(null, () => api(`/v2/element-instances/${form.get('scope')}/variables`,
+        { variables: { [form.get('name')]: parsed }, local: true }, 'PUT'), `variable ${form.get('name')} set`);
+      if (done !== undefined) { editor.innerHTML = ''; editing = null; }
+    });
+  }
+  every(async (mine, reads) => {
     const byInstance = { filter: { processInstanceKey: key }, page: { limit: 1000 } };
-    const [elements, variables, incidents] = await Promise.all([
-      search('element-instances', { ...byInstance, sort: [{ field: 'startDate' }] }),
-      search('variables', { ...byInstance, sort: [{ field: 'name' }] }),
-      search('incidents', { ...byInstance, sort: [{ field: 'creationTime' }] }),
+    const [found, elements, variables, incidents, jobs, called] = await Promise.all([
+      search('process-instances', { filter: { processInstanceKey: key }, page: { limit: 1 } }, reads),
+      search('element-instances', { ...byInstance, sort: [{ field: 'startDate' }] }, reads),
+      search('variables', { ...byInstance, sort: [{ field: 'name' }] }, reads),
+      search('incidents', { ...byInstance, sort: [{ field: 'creationTime' }] }, reads),
+      search('jobs', { ...byInstance, sort: [{ field: 'jobKey' }] }, reads),
+      search('process-instances', { filter: { parentProcessInstanceKey: key }, sort: [{ field: 'startDate' }], page: { limit: 100 } }, reads),
     ]);
     if (mine !== route) return;
+    const pi = found.items[0];
+    if (!pi) throw new Error('no process instance ' + key + ' (yet)');
     document.getElementById('instance-facts').innerHTML =
       `<span>Process <a href="#/processes/${pi.processDefinitionKey}">${esc(pi.processDefinitionId)}</a> v${esc(pi.processDefinitionVersion)}</span>`
       + `<span>State <b id="instance-state" class="state-${pi.state}">${pi.state}</b></span>`
       + (pi.hasIncident ? '<span class="incident">has incident</span>' : '')
+      + (pi.parentProcessInstanceKey ? `<span>Called by <a id="parent-link" href="#/instances/${pi.parentProcessInstanceKey}">${pi.parentProcessInstanceKey}</a></span>` : '')
       + `<span>Started ${date(pi.startDate)}</span>` + (pi.endDate ? `<span>Ended ${date(pi.endDate)}</span>` : '');
+    const active = pi.state === 'ACTIVE' && config.canOperate;
+    document.getElementById('instance-actions').innerHTML = active
+      ? '<button data-action="cancel" id="cancel-instance">Cancel instance…</button> <button data-action="add-variable" id="add-variable">Add variable</button>' : '';
     const openIncidents = new Set(incidents.items.filter(i => i.state === 'ACTIVE').map(i => i.elementInstanceKey));
     document.getElementById('incidents').innerHTML = table('incidents-table', [
       { title: 'Element', html: r => esc(r.elementId) },
@@ -203,12 +428,31 @@ function instance(key) {
       { title: 'Message', html: r => esc(r.errorMessage) },
       { title: 'State', html: r => `<span class="${r.state === 'ACTIVE' ? 'incident' : ''}">${r.state}</span>` },
       { title: 'Created', html: r => date(r.creationTime) },
-    ], incidents.items);
+      ...(config.canOperate ? [{ title: '', html: r => r.state === 'ACTIVE' ? `<button data-action="retry" data-key="${r.incidentKey}" class="retry">Retry</button>` : '' }] : []),
+    ], incidents.items, r => `data-key="${r.incidentKey}"`);
     document.getElementById('variables').innerHTML = table('variables-table', [
       { title: 'Name', html: r => esc(r.name) },
-      { title: 'Value', html: r => esc(r.value) + (r.isTruncated ? ' …' : '') },
+      { title: 'Value', html: r => `<span class="value">${esc(r.value)}</span>` + (r.isTruncated ? ' <span class="truncated" title="truncated: edit shows the full value">…</span>' : '') },
       { title: 'Scope', html: r => esc(r.scopeKey) },
+      ...(active ? [{ title: '', html: r => `<button data-action="edit" data-name="${esc(r.name)}" data-scope="${r.scopeKey}" data-variable-key="${r.variableKey}" class="edit">${r.isTruncated ? 'View / edit' : 'Edit'}</button>` }] : []),
     ], variables.items, r => `data-name="${esc(r.name)}"`);
+    if (!active && editing) { document.getElementById('variable-editor').innerHTML = ''; editing = null; }
+    document.getElementById('jobs').innerHTML = table('jobs-table', [
+      { title: 'Key', html: r => esc(r.jobKey) },
+      { title: 'Element', html: r => esc(r.elementId) },
+      { title: 'Type', html: r => esc(r.type) },
+      { title: 'Worker', html: r => esc(r.worker) },
+      { title: 'Retries', html: r => esc(r.retries) },
+      { title: 'State', html: r => `<span class="state-${esc(r.state)}">${esc(r.state)}</span>` },
+      { title: 'Error', html: r => esc(r.errorMessage) },
+      { title: 'Deadline', html: r => date(r.deadline) },
+    ], jobs.items, r => `data-key="${r.jobKey}"`);
+    document.getElementById('called').innerHTML = table('called-table', [
+      { title: 'Key', html: r => `<a href="#/instances/${r.processInstanceKey}">${r.processInstanceKey}</a>` },
+      { title: 'Process', html: r => esc(r.processDefinitionId) },
+      { title: 'State', html: r => `<span class="state-${r.state}">${r.state}</span>` },
+      { title: 'Started', html: r => date(r.startDate) },
+    ], called.items, r => `data-key="${r.processInstanceKey}"`);
     document.getElementById('history').innerHTML = table('history-table', [
       { title: 'Element', html: r => esc(r.elementId) },
       { title: 'Type', html: r => esc(r.type) },
@@ -236,48 +480,49 @@ function instance(key) {
   });
 }
 
-// --- one process: diagram with per-element counts ---
+// --- one process: diagram with per-element counts (one statistics request per refresh) ---
 function process(key) {
   view.innerHTML = `<h1>Process <span id="process-name"></span></h1><div id="process-facts" class="facts"></div><div id="diagram" class="diagram"></div>`;
   let viewer = null;
-  every(async mine => {
-    const definition = await api('/v2/process-definitions/' + key);
+  let definition = null;
+  every(async (mine, reads) => {
+    if (!definition) definition = await api('/v2/process-definitions/' + key);
     if (!viewer) viewer = await diagram(document.getElementById('diagram'), key);
     if (mine !== route) return;
     document.getElementById('process-name').textContent = definition.name || definition.processDefinitionId;
-    const [running, incidents] = await Promise.all([
-      search('process-instances', { filter: { processDefinitionKey: key, state: 'ACTIVE' }, page: { limit: 0 } }),
-      search('incidents', { filter: { processDefinitionKey: key, state: 'ACTIVE' }, page: { limit: 0 } }),
+    const [running, statistics] = await Promise.all([
+      search('process-instances', { filter: { processDefinitionKey: key, state: 'ACTIVE' }, page: { limit: 0 } }, reads),
+      api('/v2/process-definitions/' + key + '/statistics/element-instances', { consistency: reads }),
     ]);
+    if (mine !== route) return;
+    const incidents = statistics.items.reduce((sum, s) => sum + s.incidents, 0);
     document.getElementById('process-facts').innerHTML = `<span>${esc(definition.processDefinitionId)} version ${esc(definition.version)}</span>`
       + `<span>Running instances <a href="#/instances?processDefinitionId=${encodeURIComponent(definition.processDefinitionId)}&version=${definition.version}&state=ACTIVE">${running.page.totalItems}</a></span>`
-      + `<span class="${incidents.page.totalItems ? 'incident' : ''}">Open incidents ${incidents.page.totalItems}</span>`;
-    const elements = viewer.get('elementRegistry').filter(e => e.type !== 'label' && e.type !== 'bpmn:Process' && e.type !== 'bpmn:SequenceFlow');
-    const counts = await Promise.all(elements.map(async e => {
-      const count = filter => search('element-instances', { filter: { processDefinitionKey: key, elementId: e.id, ...filter }, page: { limit: 0 } }).then(a => a.page.totalItems);
-      const [active, completed, incident] = await Promise.all([
-        count({ state: 'ACTIVE', incidentKey: { $exists: false } }), count({ state: 'COMPLETED' }), count({ state: 'ACTIVE', incidentKey: { $exists: true } }),
-      ]);
-      return [e.id, { active, completed, incident }];
-    }));
-    if (mine !== route) return;
-    for (const [id, c] of counts) badges(viewer, id, c);
+      + `<span class="${incidents ? 'incident' : ''}">Open incidents <b id="process-incidents">${incidents}</b></span>`;
+    const shown = new Set();
+    for (const s of statistics.items) {
+      shown.add(s.elementId);
+      badges(viewer, s.elementId, { active: s.active, completed: s.completed, canceled: s.canceled, incident: s.incidents });
+    }
+    for (const e of viewer.get('elementRegistry').getAll()) if (!shown.has(e.id)) viewer.get('overlays').remove({ element: e.id });
   });
 }
 
 function show() {
   route++;
-  clearInterval(timer);
+  if (refresh) clearTimeout(refresh.state.timer);
+  refresh = null;
   const [path, query] = location.hash.replace(/^#/, '').split('?');
   const params = new URLSearchParams(query || '');
   const parts = (path || '/').split('/').filter(Boolean);
   if (parts[0] === 'instances' && parts[1]) instance(parts[1]);
   else if (parts[0] === 'instances') instances(params);
   else if (parts[0] === 'processes' && parts[1]) process(parts[1]);
+  else if (parts[0] === 'batches' && parts[1]) batchPage(parts[1]);
   else dashboard();
 }
 
-api('/ui/config').then(config => { refreshMillis = config.refreshIntervalMillis; }).catch(() => {}).finally(() => {
+api('/ui/config').then(answer => Object.assign(config, answer)).catch(() => {}).finally(() => {
   window.addEventListener('hashchange', show);
   show();
 });

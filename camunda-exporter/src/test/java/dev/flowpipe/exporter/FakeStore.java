@@ -3,6 +3,7 @@ package dev.flowpipe.exporter;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchQuery;
+import dev.flowpipe.schema.query.ValueCountQuery;
 import dev.flowpipe.schema.store.BulkOutcome;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
@@ -223,6 +224,11 @@ final class FakeStore implements SearchStore {
 
   @Override
   public SearchHits search(SearchQuery query) {
+    throw new UnsupportedOperationException("not needed by the exporter");
+  }
+
+  @Override
+  public List<ValueCountQuery.ValueCount> countByValue(ValueCountQuery query) {
     throw new UnsupportedOperationException("not needed by the exporter");
   }
 

@@ -2,7 +2,10 @@ package dev.flowpipe.webapp;
 
 import dev.flowpipe.webapp.api.ProblemHandler;
 import dev.flowpipe.webapp.api.SearchController;
+import dev.flowpipe.webapp.api.ElementStatistics;
+import dev.flowpipe.webapp.api.ProcessStatistics;
 import dev.flowpipe.webapp.api.SearchService;
+import dev.flowpipe.webapp.api.StatisticsController;
 import dev.flowpipe.webapp.api.UiController;
 import dev.flowpipe.webapp.config.SecurityConfiguration;
 import dev.flowpipe.webapp.batch.BatchController;
@@ -30,7 +33,7 @@ import org.springframework.context.annotation.Import;
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(WebappProperties.class)
-@Import({SearchController.class, OperationsController.class, BatchController.class, UiController.class,
+@Import({SearchController.class, StatisticsController.class, OperationsController.class, BatchController.class, UiController.class,
     ProblemHandler.class,
     OperationProblems.class, SecurityConfiguration.class})
 public class WebappConfiguration {
@@ -38,6 +41,16 @@ public class WebappConfiguration {
   @Bean
   SearchService searchService(ReadModel readModel, WebappProperties properties) {
     return new SearchService(readModel, properties);
+  }
+
+  @Bean
+  ElementStatistics elementStatistics(ReadModel readModel, WebappProperties properties) {
+    return new ElementStatistics(readModel, properties);
+  }
+
+  @Bean
+  ProcessStatistics processStatistics(ReadModel readModel, WebappProperties properties) {
+    return new ProcessStatistics(readModel, properties);
   }
 
   @Bean

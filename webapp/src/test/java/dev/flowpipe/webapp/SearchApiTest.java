@@ -150,7 +150,11 @@ class SearchApiTest {
       assertThat(index.status()).isEqualTo(200);
       assertThat(index.body()).contains("<script type=\"module\" src=\"app.js\">");
       assertThat(app.get("/app.js").status()).isEqualTo(200);
-      assertThat(app.get("/ui/config").json().path("refreshIntervalMillis").asLong()).isEqualTo(3000);
+      JsonNode config = app.get("/ui/config").json();
+      assertThat(config.path("refreshIntervalMillis").asLong()).isEqualTo(1000);
+      // without authentication the operations are off unless switched on: the UI shows no controls for them
+      assertThat(config.path("operationsEnabled").asBoolean()).isFalse();
+      assertThat(config.path("canOperate").asBoolean()).isFalse();
     }
   }
 

@@ -30,7 +30,7 @@ class WebappPropertiesTest {
       assertThat(properties.consistency().maxTimeout()).hasSeconds(30);
       assertThat(properties.consistency().pollInterval()).hasMillis(20);
       assertThat(properties.security().basicAuth()).isFalse();
-      assertThat(properties.ui().refreshInterval()).hasSeconds(3);
+      assertThat(properties.ui().refreshInterval()).hasSeconds(1);
       assertThat(properties.store().url()).hasToString("http://127.0.0.1:9200");
       assertThat(properties.store().indexPrefix()).isEqualTo("flowpipe");
     });

@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchJson;
+import dev.flowpipe.schema.query.ValueCountQuery;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.store.BulkOutcome;
 import dev.flowpipe.schema.store.DocumentWrite;
@@ -248,18 +249,27 @@ public final class ElasticsearchStore implements SearchStore {
 
   @Override
   public SearchHits search(SearchQuery query) {
-    Request request = new Request("POST", SearchJson.path(query));
+    return postSearch(SearchJson.request(query));
+  }
+
+  @Override
+  public List<ValueCountQuery.ValueCount> countByValue(ValueCountQuery query) {
+    return postSearch(SearchJson.request(query));
+  }
+
+  /** Sends a {@code _search} body through the low-level client; an answer of any status goes to the reader. */
+  private <T> T postSearch(SearchJson.Request<T> search) {
+    Request request = new Request("POST", search.path());
     SearchJson.parameters().forEach(request::addParameter);
-    request.setEntity(new StringEntity(SearchJson.body(query), ContentType.APPLICATION_JSON));
+    request.setEntity(new StringEntity(search.body(), ContentType.APPLICATION_JSON));
     return call(
-        "search " + query.indices(),
+        search.what(),
         () -> {
-          String what = "search " + query.indices();
           try {
             var response = restClient.performRequest(request);
-            return SearchJson.hits(what, response.getStatusCode(), bodyOf(response.getEntity()));
+            return search.reader().read(response.getStatusCode(), bodyOf(response.getEntity()));
           } catch (ResponseException e) {
-            return SearchJson.hits(what, e.getResponse().getStatusCode(), bodyOf(e.getResponse().getEntity()));
+            return search.reader().read(e.getResponse().getStatusCode(), bodyOf(e.getResponse().getEntity()));
           }
         });
   }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchJson;
+import dev.flowpipe.schema.query.ValueCountQuery;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.store.BulkOutcome;
 import dev.flowpipe.schema.store.DocumentWrite;
@@ -284,17 +285,25 @@ public final class OpenSearchStore implements SearchStore {
 
   @Override
   public SearchHits search(SearchQuery query) {
-    String body = SearchJson.body(query);
+    return postSearch(SearchJson.request(query));
+  }
+
+  @Override
+  public List<ValueCountQuery.ValueCount> countByValue(ValueCountQuery query) {
+    return postSearch(SearchJson.request(query));
+  }
+
+  /** Sends a {@code _search} body through the generic client, which hands back every status for the reader. */
+  private <T> T postSearch(SearchJson.Request<T> request) {
     return call(
-        "search " + query.indices(),
+        request.what(),
         () -> {
           try (Response response =
               client.generic().execute(
-                  Requests.builder().method("POST").endpoint(SearchJson.path(query)).query(SearchJson.parameters())
-                      .json(body).build())) {
-            return SearchJson.hits(
-                "search " + query.indices(), response.getStatus(),
-                response.getBody().map(Body::bodyAsString).orElse("{}"));
+                  Requests.builder().method("POST").endpoint(request.path()).query(SearchJson.parameters())
+                      .json(request.body()).build())) {
+            return request.reader().read(
+                response.getStatus(), response.getBody().map(Body::bodyAsString).orElse("{}"));
           }
         });
   }

@@ -25,9 +25,41 @@ public final class SearchJson {
 
   private SearchJson() {}
 
+  /** Reads a {@code _search} answer of any HTTP status into a result. */
+  @FunctionalInterface
+  public interface AnswerReader<T> {
+    T read(int status, String answer);
+  }
+
+  /**
+   * A {@code _search} request as the adapters send it through their own clients.
+   *
+   * @param what what it does, for messages
+   * @param path the path with the indices
+   * @param body the JSON body
+   * @param reader reads the answer of any status
+   */
+  public record Request<T>(String what, String path, String body, AnswerReader<T> reader) {}
+
+  public static Request<SearchHits> request(SearchQuery query) {
+    String what = "search " + query.indices();
+    return new Request<>(what, path(query.indices()), body(query), (status, answer) -> hits(what, status, answer));
+  }
+
+  public static Request<List<ValueCountQuery.ValueCount>> request(ValueCountQuery query) {
+    String what = "count by " + query.field() + " in " + query.indices();
+    return new Request<>(what, path(query.indices()), body(query),
+        (status, answer) -> valueCounts(query, what, status, answer));
+  }
+
   /** The path to search, e.g. {@code /a,b/_search}; indices that do not exist count as empty. */
   public static String path(SearchQuery query) {
-    return "/" + URLEncoder.encode(String.join(",", query.indices()), StandardCharsets.UTF_8).replace("%2C", ",")
+    return path(query.indices());
+  }
+
+  /** The path to search these indices, e.g. {@code /a,b/_search}. */
+  public static String path(List<String> indices) {
+    return "/" + URLEncoder.encode(String.join(",", indices), StandardCharsets.UTF_8).replace("%2C", ",")
         + "/_search";
   }
 
@@ -59,6 +91,37 @@ public final class SearchJson {
     if (!query.excludedFields().isEmpty()) {
       body.put("_source", Map.of("excludes", query.excludedFields()));
     }
+    return write(body);
+  }
+
+  /**
+   * The {@code _search} body of a {@link ValueCountQuery}: no hits, a terms aggregation on the field (in value order,
+   * so a cut at {@code maxValues} is the same on every call) with a filters aggregation of the named conditions.
+   */
+  public static String body(ValueCountQuery query) {
+    Map<String, Object> conditions = new LinkedHashMap<>();
+    query.conditions().forEach((name, criteria) -> conditions.put(name, allOf(criteria)));
+    Map<String, Object> terms = new LinkedHashMap<>();
+    terms.put("field", query.field());
+    terms.put("size", query.maxValues());
+    terms.put("order", Map.of("_key", "asc"));
+    Map<String, Object> byValue = new LinkedHashMap<>();
+    byValue.put("terms", terms);
+    if (!conditions.isEmpty()) {
+      byValue.put("aggs", Map.of(CONDITIONS, Map.of("filters", Map.of("filters", conditions))));
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("query", allOf(query.criteria()));
+    body.put("size", 0);
+    body.put("track_total_hits", false);
+    body.put("aggs", Map.of(BY_VALUE, byValue));
+    return write(body);
+  }
+
+  private static final String BY_VALUE = "byValue";
+  private static final String CONDITIONS = "conditions";
+
+  private static String write(Map<String, Object> body) {
     try {
       return JSON.writeValueAsString(body);
     } catch (JsonProcessingException e) {
@@ -113,6 +176,33 @@ public final class SearchJson {
    * @throws RequestTooLargeException when the store refuses the search as too large (413): ask for fewer hits
    */
   public static SearchHits hits(String what, int status, String answer) {
+    return hits(answer(what, status, answer));
+  }
+
+  /**
+   * Reads the answer to a {@link #body(ValueCountQuery)} search of any HTTP status: the counts per value, in value
+   * order; a value without documents is absent.
+   *
+   * @throws QueryRejectedException when the store refused the query (e.g. the field cannot be aggregated on)
+   * @throws StoreUnavailableException when the store is overloaded or failing (429, 5xx)
+   */
+  public static List<ValueCountQuery.ValueCount> valueCounts(
+      ValueCountQuery query, String what, int status, String answer) {
+    JsonNode root = answer(what, status, answer);
+    List<ValueCountQuery.ValueCount> counts = new ArrayList<>();
+    for (JsonNode bucket : root.path("aggregations").path(BY_VALUE).path("buckets")) {
+      JsonNode value = bucket.has("key_as_string") ? bucket.get("key_as_string") : bucket.path("key");
+      Map<String, Long> conditions = new LinkedHashMap<>();
+      for (String name : query.conditions().keySet()) {
+        conditions.put(name, bucket.path(CONDITIONS).path("buckets").path(name).path("doc_count").asLong(0));
+      }
+      counts.add(new ValueCountQuery.ValueCount(value.asText(), bucket.path("doc_count").asLong(), conditions));
+    }
+    return counts;
+  }
+
+  /** The answer's JSON once its status and shards say it ran; the store's refusals as exceptions. */
+  private static JsonNode answer(String what, int status, String answer) {
     if (status == 413) {
       throw new RequestTooLargeException(what + " refused as too large (HTTP 413)", null);
     }
@@ -125,27 +215,31 @@ public final class SearchJson {
     if (status != 200) {
       throw new IllegalStateException(what + " failed with HTTP " + status + ": " + answer);
     }
-    return hits(answer);
+    JsonNode root;
+    try {
+      root = JSON.readTree(answer);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("unreadable search answer: " + e.getMessage(), e);
+    }
+    JsonNode shards = root.path("_shards");
+    if (shards.path("failed").asInt(0) > 0 && shards.path("successful").asInt(0) == 0) {
+      // every shard failed: the store answered 200 but ran nothing (Elasticsearch does so for a bad cursor value)
+      boolean clientFault = true;
+      for (JsonNode failure : shards.path("failures")) {
+        int failureStatus = failure.path("status").asInt(400);
+        clientFault &= failureStatus >= 400 && failureStatus < 500;
+      }
+      String reason = "every shard failed the search: " + shards.path("failures");
+      if (clientFault) {
+        throw new QueryRejectedException(reason, null);
+      }
+      throw new StoreUnavailableException(reason);
+    }
+    return root;
   }
 
-  @SuppressWarnings("unchecked")
-  private static SearchHits hits(String answer) {
+  private static SearchHits hits(JsonNode root) {
     try {
-      JsonNode root = JSON.readTree(answer);
-      JsonNode shards = root.path("_shards");
-      if (shards.path("failed").asInt(0) > 0 && shards.path("successful").asInt(0) == 0) {
-        // every shard failed: the store answered 200 but ran nothing (Elasticsearch does so for a bad cursor value)
-        boolean clientFault = true;
-        for (JsonNode failure : shards.path("failures")) {
-          int status = failure.path("status").asInt(400);
-          clientFault &= status >= 400 && status < 500;
-        }
-        String reason = "every shard failed the search: " + shards.path("failures");
-        if (clientFault) {
-          throw new QueryRejectedException(reason, null);
-        }
-        throw new StoreUnavailableException(reason);
-      }
       JsonNode hits = root.path("hits");
       long total = hits.path("total").path("value").asLong(0);
       List<SearchHits.Hit> found = new ArrayList<>();

@@ -2,6 +2,7 @@ package dev.flowpipe.schema.store;
 
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchQuery;
+import dev.flowpipe.schema.query.ValueCountQuery;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -76,6 +77,14 @@ public interface SearchStore extends AutoCloseable {
    * @throws RequestTooLargeException when the store refuses the search as too large (HTTP 413): ask for fewer hits
    */
   SearchHits search(SearchQuery query);
+
+  /**
+   * Counts what is searchable now per value of a field (and per named condition within each value), in one request,
+   * in value order. Indices that do not exist count as empty.
+   *
+   * @throws QueryRejectedException when the store refuses the count (e.g. a field it cannot group by)
+   */
+  List<ValueCountQuery.ValueCount> countByValue(ValueCountQuery query);
 
   @Override
   void close();

@@ -12,6 +12,7 @@ import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.query.SortField;
+import dev.flowpipe.schema.query.ValueCountQuery;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -182,6 +183,8 @@ public abstract class SearchStoreContractTest {
     assertThat(hits.hits().getFirst().index()).isEqualTo(elements);
     assertThat(hits.hits().getFirst().id()).isEqualTo("7");
     assertThat(hits.hits().getFirst().source()).doesNotContainKey(ReadModelIndex.KIND_FIELD);
+    assertThat(store.countByValue(new ValueCountQuery(List.of(elements), List.of(), "key", 10, Map.of())))
+        .containsExactly(new ValueCountQuery.ValueCount("7", 1, Map.of()));
 
     // a replayed older write of one entity is refused by its own version, not by the other entity's
     BulkOutcome replay =
@@ -331,5 +334,54 @@ public abstract class SearchStoreContractTest {
         SearchQuery.of(searchIndex, List.of(new Criterion.Like("key", "1*")), List.of(SortField.ascending("key")), 10);
 
     assertThatThrownBy(() -> store.search(patternOnANumber)).isInstanceOf(QueryRejectedException.class);
+  }
+
+  // --- counts per value: the aggregation behind the web app's statistics ---
+
+  @Test
+  void countsPerValueOfAFieldAndPerNamedConditionInValueOrder() {
+    String searchIndex = searchIndex();
+    Map<String, List<Criterion>> conditions = new java.util.LinkedHashMap<>();
+    conditions.put("ended", List.of(new Criterion.Exists("endDate")));
+    conditions.put("flaggedOpen", List.of(new Criterion.Equals("flag", true), new Criterion.Not(new Criterion.Exists("endDate"))));
+
+    List<ValueCountQuery.ValueCount> counts =
+        store.countByValue(
+            new ValueCountQuery(List.of(searchIndex), List.of(new Criterion.Range("key", null, 2, null, null)), "state",
+                10, conditions));
+
+    // keys 2..10: A = 3,5,7,9 (ended: 3,5; flagged and open: 9), B = 2,4,6,8,10 (ended: 2,4; flagged and open: 8,10)
+    assertThat(counts).containsExactly(
+        new ValueCountQuery.ValueCount("A", 4, Map.of("ended", 2L, "flaggedOpen", 1L)),
+        new ValueCountQuery.ValueCount("B", 5, Map.of("ended", 2L, "flaggedOpen", 2L)));
+  }
+
+  @Test
+  void countsPerValueOfANumberOrBooleanFieldAsTextAndStopsAtTheMaximumNumberOfValues() {
+    String searchIndex = searchIndex();
+
+    List<ValueCountQuery.ValueCount> byFlag =
+        store.countByValue(new ValueCountQuery(List.of(searchIndex), List.of(), "flag", 10, Map.of()));
+    List<ValueCountQuery.ValueCount> firstKeys =
+        store.countByValue(new ValueCountQuery(List.of(searchIndex), List.of(), "key", 3, Map.of()));
+
+    assertThat(byFlag).containsExactly(
+        new ValueCountQuery.ValueCount("false", 7, Map.of()), new ValueCountQuery.ValueCount("true", 3, Map.of()));
+    assertThat(firstKeys).extracting(ValueCountQuery.ValueCount::value).containsExactly("1", "2", "3");
+  }
+
+  @Test
+  void countsPerValueInAMissingIndexFindNothing() {
+    assertThat(store.countByValue(
+            new ValueCountQuery(List.of(SharedOpenSearch.uniquePrefix() + "-none"), List.of(), "state", 10, Map.of())))
+        .isEmpty();
+  }
+
+  @Test
+  void aCountByAFieldTheStoreCannotGroupByIsReportedAsRejected() {
+    String searchIndex = searchIndex();
+
+    assertThatThrownBy(() -> store.countByValue(new ValueCountQuery(List.of(searchIndex), List.of(), "note", 10, Map.of())))
+        .isInstanceOf(QueryRejectedException.class);
   }
 }

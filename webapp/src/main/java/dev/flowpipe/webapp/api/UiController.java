@@ -7,15 +7,22 @@ import java.io.UncheckedIOException;
 import java.util.Map;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.http.MediaType;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
-/** What the browser UI reads besides the API: how often its lists reload, and the API's description for its API page. */
+/**
+ * What the browser UI reads besides the API: how often its pages reload, whether this user may use the operations (so
+ * it shows their controls only where they would be allowed), and the API's description for its API page.
+ */
 @RestController
 public class UiController {
+
+  private static final String WRITE_AUTHORITY = "ROLE_" + WebappProperties.Role.WRITE.name();
 
   private final WebappProperties properties;
   private final Map<String, Object> openApi;
@@ -27,7 +34,19 @@ public class UiController {
 
   @GetMapping("/ui/config")
   public Map<String, Object> config() {
-    return Map.of("refreshIntervalMillis", properties.ui().refreshInterval().toMillis());
+    return Map.of(
+        "refreshIntervalMillis", properties.ui().refreshInterval().toMillis(),
+        "operationsEnabled", properties.operationsEnabled(),
+        "canOperate", properties.operationsEnabled() && mayWrite());
+  }
+
+  /** Mirrors the security rules: without authentication anyone may; with it, users with the write role. */
+  private boolean mayWrite() {
+    if (!properties.security().basicAuth()) {
+      return true;
+    }
+    Authentication user = SecurityContextHolder.getContext().getAuthentication();
+    return user != null && user.getAuthorities().stream().anyMatch(a -> WRITE_AUTHORITY.equals(a.getAuthority()));
   }
 
   /** The OpenAPI document ({@code /openapi.yaml}) as JSON: the browser reads JSON, not YAML. */

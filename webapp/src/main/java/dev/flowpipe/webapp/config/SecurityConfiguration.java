@@ -18,7 +18,7 @@ import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 
 /**
- * Reading: GET (and HEAD) everywhere, POST to the search endpoints (and, inside the node, to its flow-control
+ * Reading: GET (and HEAD) everywhere, POST to the search and statistics endpoints (and, inside the node, to its flow-control
  * settings). Writing: the operations' endpoints ({@link #OPERATIONS}), only where the operations are on (see
  * {@link WebappProperties#operationsEnabled()}) and, with authentication, for users with the {@code write} role.
  * Every other method and path is refused (403). With {@code flowpipe.webapp.security.basic-auth} on, everything but
@@ -65,6 +65,9 @@ public class SecurityConfiguration {
               allow(requests.requestMatchers(HttpMethod.GET), basicAuth);
               allow(requests.requestMatchers(HttpMethod.HEAD), basicAuth);
               allow(requests.requestMatchers(HttpMethod.POST, "/v2/*/search"), basicAuth);
+              // searches under other names: counts per process and per element
+              allow(requests.requestMatchers(HttpMethod.POST, "/v2/process-definitions/statistics/process-instances",
+                  "/v2/process-definitions/*/statistics/element-instances"), basicAuth);
               // the node's flow-control settings: an actuator write operation that exists only inside the node
               allow(requests.requestMatchers(HttpMethod.POST, "/actuator/flowControl"), basicAuth);
               requests.anyRequest().denyAll();

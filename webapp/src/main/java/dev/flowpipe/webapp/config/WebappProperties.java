@@ -185,7 +185,7 @@ public record WebappProperties(
    *
    * @param refreshInterval how often open lists and pages reload themselves
    */
-  public record Ui(@DefaultValue("3s") Duration refreshInterval) {
+  public record Ui(@DefaultValue("1s") Duration refreshInterval) {
     public Ui {
       positive(P + "ui.refresh-interval", refreshInterval);
     }

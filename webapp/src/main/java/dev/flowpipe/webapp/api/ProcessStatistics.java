@@ -1,0 +1,131 @@
+package dev.flowpipe.webapp.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.query.Criterion;
+import dev.flowpipe.schema.query.SearchHits;
+import dev.flowpipe.schema.query.SearchQuery;
+import dev.flowpipe.schema.query.SortField;
+import dev.flowpipe.schema.query.ValueCountQuery;
+import dev.flowpipe.webapp.config.WebappProperties;
+import dev.flowpipe.webapp.consistency.ReadYourWrites;
+import dev.flowpipe.webapp.query.BadRequestException;
+import dev.flowpipe.webapp.query.Entity;
+import dev.flowpipe.webapp.query.SearchRequestParser;
+import dev.flowpipe.webapp.query.SearchRequestParser.ParsedSearch;
+import dev.flowpipe.webapp.readmodel.ReadModel;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Active process instances per process, with and without incidents, in the shape of Camunda's v2
+ * {@code getProcessDefinitionInstanceStatistics}: one count per process id in the store, and one search of the
+ * definitions for each process's latest name and whether it has several versions. What a dashboard shows per process.
+ */
+public final class ProcessStatistics {
+
+  private static final Set<String> REQUEST_PARTS = Set.of("sort", "page", "consistency");
+  private static final Set<String> SORT_FIELDS =
+      Set.of("processDefinitionId", "activeInstancesWithIncidentCount", "activeInstancesWithoutIncidentCount");
+  private static final String WITH_INCIDENT = "activeInstancesWithIncidentCount";
+  private static final String WITHOUT_INCIDENT = "activeInstancesWithoutIncidentCount";
+  /** Processes counted at most, and definitions read at most for their names. */
+  private static final int MAX_PROCESSES = 10_000;
+
+  private final ReadModel readModel;
+  private final SearchRequestParser parser;
+  private final ReadYourWrites readYourWrites;
+
+  public ProcessStatistics(ReadModel readModel, WebappProperties properties) {
+    this.readModel = readModel;
+    this.parser = new SearchRequestParser(properties.search(), properties.consistency());
+    this.readYourWrites = new ReadYourWrites(properties.consistency().pollInterval());
+  }
+
+  /** The processes with active instances; {@code sort} and offset {@code page} as in the v2 request. */
+  public Map<String, Object> activeInstances(JsonNode request) {
+    ObjectNode body = request != null && request.isObject() ? (ObjectNode) request : JsonNodeFactory.instance.objectNode();
+    if (request != null && !request.isNull() && !request.isMissingNode() && !request.isObject()) {
+      throw new BadRequestException("body", "expected a JSON object {sort, page}");
+    }
+    for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!REQUEST_PARTS.contains(name)) {
+        throw new BadRequestException(name, "unknown part of a statistics request; expected " + REQUEST_PARTS);
+      }
+    }
+    ParsedSearch consistency = parser.parse(Entity.PROCESS_INSTANCES, body.deepCopy().retain("consistency"));
+    if (consistency.consistency() != null) {
+      readYourWrites.await(readModel, consistency.consistency());
+    }
+    Map<String, Long> names = new HashMap<>();
+    List<Map<String, Object>> items = new ArrayList<>();
+    List<ValueCountQuery.ValueCount> counts = readModel.store().countByValue(new ValueCountQuery(
+        List.of(readModel.index(ReadModelIndex.PROCESS_INSTANCE)), List.of(new Criterion.Equals("state", "ACTIVE")),
+        "bpmnProcessId", MAX_PROCESSES,
+        Map.of(WITH_INCIDENT, List.of(new Criterion.Equals("incident", true)),
+            WITHOUT_INCIDENT, List.of(new Criterion.Not(new Criterion.Equals("incident", true))))));
+    Map<String, List<Map<String, Object>>> versions = definitions(counts.stream().map(c -> (Object) c.value()).toList());
+    for (ValueCountQuery.ValueCount count : counts) {
+      List<Map<String, Object>> ofProcess = versions.getOrDefault(count.value(), List.of());
+      Map<String, Object> latest = ofProcess.isEmpty() ? Map.of() : ofProcess.getFirst();
+      Map<String, Object> item = new LinkedHashMap<>();
+      item.put("processDefinitionId", count.value());
+      item.put("tenantId", latest.getOrDefault("tenantId", "<default>"));
+      item.put("latestProcessDefinitionName", latest.get("name"));
+      item.put("hasMultipleVersions", ofProcess.size() > 1);
+      item.put(WITHOUT_INCIDENT, count.conditions().get(WITHOUT_INCIDENT));
+      item.put(WITH_INCIDENT, count.conditions().get(WITH_INCIDENT));
+      items.add(item);
+    }
+    items.sort(order(body.path("sort")));
+    int from = body.path("page").path("from").asInt(0);
+    int limit = body.path("page").path("limit").asInt(100);
+    if (from < 0 || limit < 0) {
+      throw new BadRequestException("page", "from and limit must be >= 0, were " + from + " and " + limit);
+    }
+    List<Map<String, Object>> page = items.subList(Math.min(from, items.size()), Math.min(from + limit, items.size()));
+    return Map.of("items", page, "page", Map.of("totalItems", items.size()));
+  }
+
+  /** The definitions of these processes, per process id, latest version first. */
+  private Map<String, List<Map<String, Object>>> definitions(List<Object> processIds) {
+    Map<String, List<Map<String, Object>>> byProcess = new HashMap<>();
+    if (processIds.isEmpty()) {
+      return byProcess;
+    }
+    SearchHits hits = readModel.store().search(new SearchQuery(
+        List.of(readModel.index(ReadModelIndex.PROCESS_DEFINITION)), List.of(new Criterion.OneOf("bpmnProcessId", processIds)),
+        List.of(new SortField("version", true, false)), 0, MAX_PROCESSES, List.of(), List.of("bpmnXml")));
+    for (SearchHits.Hit hit : hits.hits()) {
+      byProcess.computeIfAbsent(String.valueOf(hit.source().get("bpmnProcessId")), id -> new ArrayList<>()).add(hit.source());
+    }
+    return byProcess;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Comparator<Map<String, Object>> order(JsonNode sort) {
+    Comparator<Map<String, Object>> order = Comparator.comparing(item -> 0);
+    if (!sort.isMissingNode() && !sort.isNull() && !sort.isArray()) {
+      throw new BadRequestException("sort", "expected an array of {field, order}");
+    }
+    for (int i = 0; i < sort.size(); i++) {
+      String field = sort.get(i).path("field").asText();
+      if (!SORT_FIELDS.contains(field)) {
+        throw new BadRequestException("sort[" + i + "].field", "expected one of " + SORT_FIELDS + ", was '" + field + "'");
+      }
+      Comparator<Map<String, Object>> byField = Comparator.comparing(item -> (Comparable<Object>) item.get(field));
+      order = order.thenComparing(
+          "desc".equalsIgnoreCase(sort.get(i).path("order").asText("asc")) ? byField.reversed() : byField);
+    }
+    return order.thenComparing(item -> (String) item.get("processDefinitionId"));
+  }
+}

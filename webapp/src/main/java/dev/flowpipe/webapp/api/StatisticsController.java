@@ -1,0 +1,45 @@
+package dev.flowpipe.webapp.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Map;
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Statistics in the shapes of Camunda's REST API v2: active instances per process (with and without incidents), and
+ * per-element counts of a process definition's element instances and of one process instance's. The {@code POST}s
+ * are searches: readers may use them.
+ */
+@RestController
+@RequestMapping(path = "/v2", produces = MediaType.APPLICATION_JSON_VALUE)
+public class StatisticsController {
+
+  private final ElementStatistics elements;
+  private final ProcessStatistics processes;
+
+  public StatisticsController(ElementStatistics elements, ProcessStatistics processes) {
+    this.elements = elements;
+    this.processes = processes;
+  }
+
+  @PostMapping("/process-definitions/statistics/process-instances")
+  public Map<String, Object> processInstances(@RequestBody(required = false) JsonNode request) {
+    return processes.activeInstances(request);
+  }
+
+  @PostMapping("/process-definitions/{processDefinitionKey}/statistics/element-instances")
+  public Map<String, Object> processDefinitionElements(@PathVariable String processDefinitionKey,
+      @RequestBody(required = false) JsonNode request) {
+    return Map.of("items", elements.ofProcessDefinition(processDefinitionKey, request));
+  }
+
+  @GetMapping("/process-instances/{processInstanceKey}/statistics/element-instances")
+  public Map<String, Object> processInstanceElements(@PathVariable String processInstanceKey) {
+    return Map.of("items", elements.ofProcessInstance(processInstanceKey));
+  }
+}
