@@ -105,7 +105,8 @@ public record ImporterSettings(
   public static ImporterSettings fromProperties(Map<String, ?> properties, String defaultStoreUrl) {
     for (String key : new TreeSet<>(properties.keySet())) {
       if (key.startsWith(PREFIX) && !KEYS.contains(key.substring(PREFIX.length()))) {
-        throw new IllegalArgumentException(key + " is not a setting of the importer; known: " + new TreeSet<>(KEYS));
+        throw new IllegalArgumentException(key + "=" + properties.get(key) + ": " + key
+            + " is not a setting of the importer; known: " + new TreeSet<>(KEYS));
       }
     }
     Values values = new Values(properties);
