@@ -49,6 +49,10 @@ class BadConfigurationTest {
         "flowpipe.flow-control.mode | sometimes",
         "flowpipe.flow-control.window | 500ms",
         "flowpipe.flow-control.warm-up | -5ms",
+        "flowpipe.importer.page-size | 0",
+        "flowpipe.importer.visibility-grace | soon",
+        "flowpipe.importer.source-url | ftp://raw:21",
+        "flowpipe.importer.page-sise | 100",
       })
   void failsNamingTheKeyAndTheValueAndWritesNothing(String key, String value) {
     Path dataDirectory = temp.resolve("data");

@@ -1,67 +1,69 @@
 package dev.flowpipe.importer;
 
+import dev.flowpipe.importer.config.ImporterArguments;
 import dev.flowpipe.importer.config.ImporterSettings;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.concurrent.CountDownLatch;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The importer on its own, against an external store: {@code --flowpipe.importer.<key>=<value>} arguments (or the same
- * keys as system properties), {@code source-url} required. Runs until stopped; logs when it has caught up.
+ * The importer on its own, against an external store (started by {@code bin/flowpipe-importer}; arguments in
+ * {@link ImporterArguments}). Runs until stopped, logging when it has caught up, or with {@code --until-caught-up}
+ * exits 0 once it has. A bad configuration exits 2 with a message naming the key, before anything is connected.
  */
 public final class ImporterMain {
 
   private static final Logger LOG = LoggerFactory.getLogger(ImporterMain.class);
+  private static final long CHECK_MILLIS = 100;
 
   private ImporterMain() {}
 
   public static void main(String[] args) throws InterruptedException {
     ImporterSettings settings;
+    ImporterArguments arguments;
     try {
-      settings = ImporterSettings.fromProperties(properties(args), null);
+      arguments = ImporterArguments.parse(List.of(args), System.getProperties());
+      if (arguments.help()) {
+        System.out.println(ImporterArguments.USAGE);
+        return;
+      }
+      settings = ImporterSettings.fromProperties(arguments.properties(), null);
     } catch (IllegalArgumentException e) {
       System.err.println("bad importer configuration: " + e.getMessage());
       System.exit(2);
       return;
     }
-    Importer importer = Importer.start(settings, new SimpleMeterRegistry());
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      importer.close();
-      stopped.countDown();
-    }));
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    long startNanos = System.nanoTime();
+    Importer importer = Importer.start(settings, registry);
+    AtomicBoolean closed = new AtomicBoolean();
+    Runnable close = () -> {
+      if (closed.compareAndSet(false, true)) {
+        importer.close();
+      }
+    };
+    Runtime.getRuntime().addShutdownHook(new Thread(close, "importer-shutdown"));
     boolean reported = false;
-    while (stopped.getCount() > 0) {
+    while (!closed.get()) {
       boolean caughtUp = importer.caughtUp();
       if (caughtUp != reported) {
-        LOG.info(caughtUp ? "caught up: every searchable raw record is imported" : "importing");
         reported = caughtUp;
+        if (caughtUp) {
+          LOG.info("caught up: every searchable raw record is imported ({} records in {} s; partitions {})",
+              (long) registry.find("flowpipe.importer.records").counters().stream().mapToDouble(Counter::count).sum(),
+              String.format("%.1f", (System.nanoTime() - startNanos) / 1e9), importer.partitions().keySet());
+        } else {
+          LOG.info("importing");
+        }
       }
-      Thread.sleep(200);
+      if (caughtUp && arguments.untilCaughtUp()) {
+        close.run();
+        return;
+      }
+      Thread.sleep(CHECK_MILLIS);
     }
-  }
-
-  private static Map<String, Object> properties(String[] args) {
-    Map<String, Object> properties = new LinkedHashMap<>();
-    System.getProperties().forEach((key, value) -> {
-      if (key.toString().startsWith(ImporterSettings.PREFIX)) {
-        properties.put(key.toString(), value);
-      }
-    });
-    for (String arg : args) {
-      if (!arg.startsWith("--") || !arg.contains("=")) {
-        throw new IllegalArgumentException("arguments look like --flowpipe.importer.source-url=http://..., was " + arg);
-      }
-      String key = arg.substring(2, arg.indexOf('='));
-      if (!key.startsWith(ImporterSettings.PREFIX)) {
-        throw new IllegalArgumentException("unknown argument " + key + " (importer keys start with "
-            + ImporterSettings.PREFIX + ")");
-      }
-      properties.put(key, arg.substring(arg.indexOf('=') + 1));
-    }
-    return properties;
   }
 }

@@ -152,12 +152,6 @@ class ImporterOnRealStoreTest {
   }
 
   private void assertSameReadModel() {
-    var expected = ExporterOracle.readModel(store, expectedPrefix);
-    var actual = ExporterOracle.readModel(store, actualPrefix);
-    expected.forEach((entity, documents) -> {
-      assertThat(documents).as("expected %s", entity).isNotEmpty();
-      assertThat(actual.get(entity)).as("imported %s", entity).isEqualTo(documents);
-    });
-    assertThat(ExporterOracle.deadLetters(store, actualPrefix)).as("dead letters of the import").isZero();
+    ExporterOracle.assertSameReadModel(store, expectedPrefix, actualPrefix);
   }
 }

@@ -1,6 +1,9 @@
 package dev.flowpipe.node.config;
 
+import dev.flowpipe.importer.config.ImporterSettings;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -15,6 +18,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param store the search store: embedded (no URL) or external
  * @param exporter the in-broker exporter that writes the read model
  * @param flowControl how the broker's write rate follows the exporter's lag
+ * @param importer the importer of the stock exporter's raw records ({@code flowpipe.importer.*}, off by default; its
+ *     keys and defaults are {@link ImporterSettings}'), validated here with the rest, before anything starts
  */
 @ConfigurationProperties("flowpipe")
 public record NodeProperties(
@@ -23,9 +28,11 @@ public record NodeProperties(
     @DefaultValue @NestedConfigurationProperty GatewayProperties gateway,
     @DefaultValue @NestedConfigurationProperty StoreProperties store,
     @DefaultValue @NestedConfigurationProperty ExporterProperties exporter,
-    @DefaultValue @NestedConfigurationProperty FlowControlProperties flowControl) {
+    @DefaultValue @NestedConfigurationProperty FlowControlProperties flowControl,
+    Map<String, Object> importer) {
 
   public NodeProperties {
+    importer = importer == null ? Map.of() : Map.copyOf(importer);
     if (dataDirectory == null || dataDirectory.toString().isBlank()) {
       throw new IllegalArgumentException("flowpipe.data-directory must not be empty");
     }
@@ -37,6 +44,19 @@ public record NodeProperties(
           + " store: set flowpipe.store.url to it on every node, or run it embedded in one node with"
           + " flowpipe.store.embedded.serves-cluster=true and set the others' flowpipe.store.url to that node's store");
     }
+    // fails naming the key; the store's URL stands in for the source until the embedded store has its own
+    importerSettings(importer, store.isEmbedded() ? "http://127.0.0.1:" + store.embedded().httpPort() : store.url());
+  }
+
+  /** The importer's settings, reading from {@code storeUrl} (the node's store) unless a source URL is set. */
+  public ImporterSettings importerSettings(String storeUrl) {
+    return importerSettings(importer, storeUrl);
+  }
+
+  private static ImporterSettings importerSettings(Map<String, Object> importer, String storeUrl) {
+    Map<String, Object> properties = new LinkedHashMap<>();
+    importer.forEach((key, value) -> properties.put(ImporterSettings.PREFIX + key, value));
+    return ImporterSettings.fromProperties(properties, storeUrl);
   }
 
   public Path brokerDirectory() {

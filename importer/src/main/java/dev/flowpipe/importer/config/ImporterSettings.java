@@ -10,6 +10,8 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The importer's settings, the {@code flowpipe.importer.*} keys, validated on construction: a bad value fails naming
@@ -57,6 +59,13 @@ public record ImporterSettings(
   public static final String PREFIX = "flowpipe.importer.";
   public static final int MAX_PAGE_SIZE = 10_000;
 
+  /** Every key under {@link #PREFIX}: any other is a typo, refused rather than silently ignored. */
+  public static final Set<String> KEYS = Set.of("enabled", "source-url", "source-username", "source-password",
+      "source-prefix", "target-url", "target-username", "target-password", "index-prefix", "page-size", "bulk-size",
+      "bulk-memory-limit", "bulk-refresh", "visibility-grace", "poll-interval", "retry-backoff", "max-retry-backoff",
+      "variable-value-limit", "recent-documents", "gap-alarm", "discovery-interval", "connect-timeout",
+      "request-timeout");
+
   public ImporterSettings {
     try {
       new RawRecordIndices(sourcePrefix);
@@ -86,9 +95,16 @@ public record ImporterSettings(
 
   /**
    * Reads the settings from flat properties with their full keys ({@code flowpipe.importer.page-size}); absent keys take
-   * their defaults. {@code defaultStoreUrl} stands in for an absent {@code source-url} (the node's own store), or null.
+   * their defaults; a key under the prefix that is no setting fails. {@code defaultStoreUrl} stands in for an absent
+   * {@code source-url} (the node's own store), or null.
    */
   public static ImporterSettings fromProperties(Map<String, ?> properties, String defaultStoreUrl) {
+    for (String key : new TreeSet<>(properties.keySet())) {
+      if (key.startsWith(PREFIX) && !KEYS.contains(key.substring(PREFIX.length()))) {
+        throw new IllegalArgumentException(key + "=" + properties.get(key) + ": " + key
+            + " is not a setting of the importer; known: " + new TreeSet<>(KEYS));
+      }
+    }
     Values values = new Values(properties);
     boolean enabled = values.bool("enabled", false);
     String sourceUrl = values.text("source-url", defaultStoreUrl);
