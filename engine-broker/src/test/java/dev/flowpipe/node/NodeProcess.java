@@ -57,6 +57,22 @@ public final class NodeProcess implements AutoCloseable {
   /** As {@link #launch(Path, Map)}, with these jars on the node's class path too (e.g. another exporter's). */
   public static NodeProcess launch(Path data, Map<String, Object> settings, List<Path> extraJars) throws IOException {
     Map<String, Object> all = new LinkedHashMap<>();
+    all.put("flowpipe.store.embedded.classpath", System.getProperty("flowpipe.store.embedded.classpath"));
+    all.putAll(settings);
+    List<String> java = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m",
+        "-cp", classPath(extraJars), NodeApplication.class.getName());
+    return launch(java, Map.of(), data, all);
+  }
+
+  /**
+   * Starts a node with {@code command} (a JVM and its class path, or a launcher such as a distribution's
+   * {@code bin/flowpipe}), {@code environment} added to this process's, and the settings given as arguments;
+   * {@code settings} override the defaults of {@link #launch(Path, Map)} but the embedded store's class path, which
+   * the command must know.
+   */
+  public static NodeProcess launch(List<String> command, Map<String, String> environment, Path data,
+      Map<String, Object> settings) throws IOException {
+    Map<String, Object> all = new LinkedHashMap<>();
     all.put("flowpipe.data-directory", data);
     all.put("server.port", TestNode.freePort());
     all.put("flowpipe.gateway.port", TestNode.freePort());
@@ -65,15 +81,14 @@ public final class NodeProcess implements AutoCloseable {
     all.put("flowpipe.store.embedded.http-port", TestNode.freePort());
     all.put("flowpipe.store.embedded.transport-port", TestNode.freePort());
     all.put("flowpipe.store.embedded.heap", "512MB");
-    all.put("flowpipe.store.embedded.classpath", System.getProperty("flowpipe.store.embedded.classpath"));
     all.putAll(settings);
     Files.createDirectories(data);
     Path log = Files.createTempFile(data.getParent(), "node", ".log");
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m",
-        "-cp", classPath(extraJars), NodeApplication.class.getName()));
-    all.forEach((key, value) -> command.add("--" + key + "=" + value));
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    List<String> arguments = new ArrayList<>(command);
+    all.forEach((key, value) -> arguments.add("--" + key + "=" + value));
+    ProcessBuilder builder = new ProcessBuilder(arguments).redirectErrorStream(true).redirectOutput(log.toFile());
+    builder.environment().putAll(environment);
+    Process process = builder.start();
     return new NodeProcess(process, Integer.parseInt(String.valueOf(all.get("server.port"))),
         Integer.parseInt(String.valueOf(all.get("flowpipe.gateway.port"))), log);
   }
@@ -158,6 +173,11 @@ public final class NodeProcess implements AutoCloseable {
   public boolean terminate(Duration timeout) throws InterruptedException {
     process.destroy();
     return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** The exit code of the node's process, once it has exited. */
+  public int exitCode() {
+    return process.exitValue();
   }
 
   /** The embedded OpenSearch the node runs as its child process. */
