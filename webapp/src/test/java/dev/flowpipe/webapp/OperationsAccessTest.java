@@ -143,5 +143,24 @@ class OperationsAccessTest {
       assertThat(off.post(CANCEL, "{}").status()).isEqualTo(403);
       assertThat(on.post(CANCEL, "{}").status()).isEqualTo(501);
     }
+
+    @Test
+    void aGatewayThatCannotBeReachedIsAnswered503WithRetryAfter(EmbeddedSearchStore node, SearchStore store)
+        throws Exception {
+      int closed;
+      try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+        closed = socket.getLocalPort(); // free once closed: nothing listens there
+      }
+      try (TestWebapp unreachable = OperationsAccessTest.start(node, store, Map.of(
+          "flowpipe.webapp.operations.enabled", true,
+          "flowpipe.webapp.operations.gateway-address", "127.0.0.1:" + closed,
+          "flowpipe.webapp.operations.request-timeout", "5s"))) {
+        TestWebapp.Answer answer = unreachable.post(CANCEL, "{}");
+
+        assertThat(answer.status()).as(answer.body()).isEqualTo(503);
+        assertThat(answer.header("Retry-After")).isEqualTo("1");
+        assertThat(answer.contentType()).startsWith("application/problem+json");
+      }
+    }
   }
 }

@@ -179,6 +179,11 @@ class OperationsOnNodeTest {
     assertThat(unknownProcess.status()).as(unknownProcess.raw().body()).isEqualTo(404);
     Answer unknownJob = Http.send("PATCH", url("/v2/jobs/2251799813685249"), "{\"changeset\": {\"retries\": 1}}");
     assertThat(unknownJob.status()).as(unknownJob.raw().body()).isEqualTo(404);
+    String duplicate = "{\"name\": \"ops-dup\", \"correlationKey\": \"d-1\", \"timeToLive\": 60000, \"messageId\": \"once\"}";
+    assertThat(Http.post(url("/v2/messages/publication"), duplicate).status()).isEqualTo(200);
+    Answer again = Http.post(url("/v2/messages/publication"), duplicate);
+    assertThat(again.status()).as("the engine refuses a second message with that id: " + again.raw().body())
+        .isEqualTo(409);
     Answer badBody = Http.send("PUT", url("/v2/element-instances/2251799813685249/variables"), "{\"variables\": 3}");
     assertThat(badBody.status()).isEqualTo(400);
     assertThat(badBody.json().path("part").asText()).isEqualTo("variables");
