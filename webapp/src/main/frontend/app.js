@@ -522,7 +522,24 @@ function show() {
   else dashboard();
 }
 
+// Where the node runs the importer (the legacy path), whether it has caught up with the raw records, from its health.
+async function importerState() {
+  const badge = document.getElementById('importer');
+  try {
+    const importer = (await api('/actuator/health')).components?.importer;
+    if (!importer) { badge.hidden = true; return; }
+    const caughtUp = importer.details?.caughtUp === true;
+    badge.hidden = false;
+    badge.textContent = caughtUp ? 'Import: caught up' : 'Import: catching up';
+    badge.className = 'importer' + (caughtUp ? '' : ' behind');
+  } catch (e) {
+    badge.hidden = true; // no health (the web app on its own): nothing to show
+  }
+}
+
 api('/ui/config').then(answer => Object.assign(config, answer)).catch(() => {}).finally(() => {
   window.addEventListener('hashchange', show);
   show();
+  importerState();
+  setInterval(() => { if (document.visibilityState === 'visible') importerState(); }, config.refreshIntervalMillis || 1000);
 });

@@ -7,6 +7,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.flowpipe.node.NodeProcess;
 import dev.flowpipe.node.TestNode;
+import dev.flowpipe.node.webapp.HeadlessChromium;
+import com.microsoft.playwright.Browser;
+import com.microsoft.playwright.Page;
+import com.microsoft.playwright.Playwright;
+import com.microsoft.playwright.assertions.PlaywrightAssertions;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
@@ -79,6 +84,12 @@ class LegacyPathEquivalenceTest {
               assertThat(documents(store, entity.indexName(IMPORTED))).as("%s imported", entity).isEqualTo(ours);
             }
           });
+      // the UI says so too, in a real browser: its header shows the importer's state from the node's health
+      try (Playwright playwright = Playwright.create(); Browser browser = HeadlessChromium.launch(playwright)) {
+        Page page = browser.newPage();
+        page.navigate("http://127.0.0.1:" + node.httpPort() + "/");
+        PlaywrightAssertions.assertThat(page.locator("#importer")).hasText("Import: caught up");
+      }
       String deadLetters = ReadModelIndex.DEAD_LETTER.indexName(IMPORTED);
       store.refresh(deadLetters);
       assertThat(store.count(deadLetters)).as("dead letters of the import").isZero();

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.microsoft.playwright.Browser;
-import com.microsoft.playwright.BrowserType;
 import com.microsoft.playwright.Locator;
 import com.microsoft.playwright.Page;
 import com.microsoft.playwright.Playwright;
@@ -44,7 +43,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class WebappInBrowserTest {
 
-  static final Path CHROMIUM = Paths.get("/usr/bin/chromium");
   static final Path SCREENSHOTS = Paths.get("target", "screenshots");
 
   private Runs runs;
@@ -55,15 +53,9 @@ class WebappInBrowserTest {
   @BeforeAll
   void launch(Runs runs) throws Exception {
     this.runs = runs;
-    // no silent skip: without the browser this fails (CI installs it through .ci/run)
-    assertThat(Files.isExecutable(CHROMIUM)).as(CHROMIUM + " (apt-get install chromium)").isTrue();
     Files.createDirectories(SCREENSHOTS);
     playwright = Playwright.create();
-    browser = playwright.chromium().launch(new BrowserType.LaunchOptions()
-        .setExecutablePath(CHROMIUM)
-        .setHeadless(true)
-        .setArgs(List.of("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync")));
+    browser = HeadlessChromium.launch(playwright);
     // the runs' last effects are searchable before the pages are opened
     await().atMost(Duration.ofSeconds(30)).until(() ->
         Http.post(runs.baseUrl() + "/v2/incidents/search", "{\"filter\": {\"state\": \"ACTIVE\", \"processDefinitionId\": \"webapp-fragile\"}}")
