@@ -233,5 +233,10 @@ final class FakeStore implements SearchStore {
   }
 
   @Override
+  public Optional<java.util.Set<String>> runningTasks(String actions) {
+    throw new UnsupportedOperationException("not needed by the exporter");
+  }
+
+  @Override
   public void close() {}
 }

@@ -32,6 +32,8 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +52,9 @@ public final class PartitionImport {
 
   /** The value types the read model is made of, in a fixed order. */
   public static final List<ValueType> VALUE_TYPES = List.copyOf(EnumSet.copyOf(ReadModelExporter.EXPORTED));
+
+  /** The store's task action of a bulk request (its shard-level parts are children of it). */
+  private static final String BULK_ACTION = "indices:data/write/bulk";
 
   private final int partitionId;
   private final SearchStore source;
@@ -71,6 +76,7 @@ public final class PartitionImport {
   // the resume cursor the store holds (as far as this import knows): a confirmation is due when it lags durable
   private PartitionCursor storedResume;
   private long lastProbeMillis = -1;
+  private boolean tasksUnlistedLogged;
   private long lateSeen;
   private boolean gapAlarmed;
   private volatile boolean caughtUp;
@@ -150,10 +156,13 @@ public final class PartitionImport {
     }
   }
 
-  /** Takes a probe when none waits; completes the pending one once its grace has passed (refreshing first). */
+  /**
+   * Takes a probe when none waits; completes the pending one once its grace has passed and the bulks in flight at the
+   * probe have ended (refreshing first).
+   */
   private void moveWatermark() {
     long now = clock.millis();
-    if (watermark.completionDue(now)) {
+    if (watermark.completionDue(now) && (!watermark.awaitsWrites() || watermark.writesEnded(bulksInFlight()))) {
       for (String pattern : patterns) {
         source.refresh(pattern);
       }
@@ -162,8 +171,22 @@ public final class PartitionImport {
     now = clock.millis();
     if (watermark.probeDue() && (lastProbeMillis < 0 || now - lastProbeMillis >= settings.pollInterval().toMillis())) {
       lastProbeMillis = now;
-      watermark.probed(highestSearchablePosition(), now);
+      long highest = highestSearchablePosition();
+      // listed after the probe: the bulk that wrote the highest record has either ended or is listed here
+      watermark.probed(highest, bulksInFlight(), now);
     }
+  }
+
+  /** The bulk requests the source store is running now; none when it does not let the importer list them. */
+  private Set<String> bulksInFlight() {
+    Optional<Set<String>> running = source.runningTasks(BULK_ACTION);
+    if (running.isEmpty() && !tasksUnlistedLogged) {
+      tasksUnlistedLogged = true;
+      LOG.warn("partition {}: the source store does not let the importer list its tasks (it needs the cluster monitor"
+          + " privilege); records are taken as searchable {} after a probe, which a slow store can exceed",
+          partitionId, settings.visibilityGrace());
+    }
+    return running.orElse(Set.of());
   }
 
   /** The highest position of the partition searchable now in any value type's indices, -1 for none. */

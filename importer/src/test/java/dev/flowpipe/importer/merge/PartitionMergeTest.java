@@ -11,6 +11,7 @@ import io.camunda.zeebe.protocol.record.RecordValue;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The merge of a partition's value types into log order, on sources held in memory and a hand-moved clock. */
@@ -25,10 +26,30 @@ class PartitionMergeTest {
   void givesNothingOutBeforeTheWatermarkIsComplete() {
     instances.holds(1, 2).readAt(0);
     incidents.readAt(0);
-    watermark.probed(2, 0);
+    watermark.probed(2, Set.of(), 0);
     assertThat(merge.next()).isNull();
     assertThat(watermark.completionDue(499)).isFalse();
     assertThat(watermark.completionDue(500)).isTrue();
+  }
+
+  @Test
+  void theWatermarkWaitsPastItsGraceForTheBulksInFlightAtTheProbe() {
+    // a slow store: the bulk that made position 2 searchable still writes its other items after the grace
+    watermark.probed(2, Set.of("n1:7", "n1:9"), 0);
+    assertThat(watermark.completionDue(500)).isTrue();
+    assertThat(watermark.writesEnded(Set.of("n1:9", "n1:12"))).as("n1:9 still runs").isFalse();
+    assertThat(watermark.millisUntilCompletion(500)).isEqualTo(VisibilityWatermark.WRITES_RECHECK_MILLIS);
+    assertThat(watermark.writesEnded(Set.of("n1:12"))).as("bulks begun after the probe do not count").isTrue();
+    assertThat(watermark.awaitsWrites()).isFalse();
+  }
+
+  @Test
+  void aLaterProbeAwaitsOnlyItsOwnBulks() {
+    watermark.probed(2, Set.of("n1:7"), 0);
+    watermark.completed(600);
+    watermark.probed(5, Set.of(), 700);
+    assertThat(watermark.awaitsWrites()).isFalse();
+    assertThat(watermark.millisUntilCompletion(900)).isEqualTo(300);
   }
 
   @Test
@@ -75,7 +96,7 @@ class PartitionMergeTest {
   }
 
   private void complete(long position, long atMillis) {
-    watermark.probed(position, 0);
+    watermark.probed(position, Set.of(), 0);
     watermark.completed(atMillis);
   }
 

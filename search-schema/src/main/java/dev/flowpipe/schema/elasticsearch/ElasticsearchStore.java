@@ -24,6 +24,7 @@ import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.store.BulkOutcome;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.RequestTooLargeException;
+import dev.flowpipe.schema.store.RunningTasks;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreProduct;
@@ -36,6 +37,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.Header;
@@ -270,6 +272,20 @@ public final class ElasticsearchStore implements SearchStore {
             return search.reader().read(response.getStatusCode(), bodyOf(response.getEntity()));
           } catch (ResponseException e) {
             return search.reader().read(e.getResponse().getStatusCode(), bodyOf(e.getResponse().getEntity()));
+          }
+        });
+  }
+
+  @Override
+  public Optional<Set<String>> runningTasks(String actions) {
+    return call(
+        "list tasks " + actions,
+        () -> {
+          try {
+            var response = restClient.performRequest(new Request("GET", RunningTasks.path(actions)));
+            return RunningTasks.read(actions, response.getStatusCode(), bodyOf(response.getEntity()));
+          } catch (ResponseException e) {
+            return RunningTasks.read(actions, e.getResponse().getStatusCode(), bodyOf(e.getResponse().getEntity()));
           }
         });
   }

@@ -9,6 +9,7 @@ import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.store.BulkOutcome;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.RequestTooLargeException;
+import dev.flowpipe.schema.store.RunningTasks;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreProduct;
@@ -19,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.hc.client5.http.auth.AuthScope;
 import org.apache.hc.client5.http.auth.UsernamePasswordCredentials;
@@ -304,6 +306,19 @@ public final class OpenSearchStore implements SearchStore {
                       .json(request.body()).build())) {
             return request.reader().read(
                 response.getStatus(), response.getBody().map(Body::bodyAsString).orElse("{}"));
+          }
+        });
+  }
+
+  @Override
+  public Optional<Set<String>> runningTasks(String actions) {
+    return call(
+        "list tasks " + actions,
+        () -> {
+          try (Response response =
+              client.generic().execute(Requests.builder().method("GET").endpoint(RunningTasks.path(actions)).build())) {
+            return RunningTasks.read(actions, response.getStatus(),
+                response.getBody().map(Body::bodyAsString).orElse("{}"));
           }
         });
   }

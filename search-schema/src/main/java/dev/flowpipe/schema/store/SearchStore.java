@@ -6,6 +6,7 @@ import dev.flowpipe.schema.query.ValueCountQuery;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The port to a search store (OpenSearch or Elasticsearch). Small on purpose: what the schema manager, the exporter
@@ -85,6 +86,12 @@ public interface SearchStore extends AutoCloseable {
    * @throws QueryRejectedException when the store refuses the count (e.g. a field it cannot group by)
    */
   List<ValueCountQuery.ValueCount> countByValue(ValueCountQuery query);
+
+  /**
+   * The ids of the tasks running in the store now whose action matches {@code actions} (a task action pattern, e.g.
+   * {@code indices:data/write/bulk}), or empty when the store does not let this user list tasks.
+   */
+  Optional<Set<String>> runningTasks(String actions);
 
   @Override
   void close();

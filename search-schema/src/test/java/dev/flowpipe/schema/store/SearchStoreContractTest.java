@@ -16,6 +16,7 @@ import dev.flowpipe.schema.query.ValueCountQuery;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -47,6 +48,14 @@ public abstract class SearchStoreContractTest {
   void createIndex() {
     index = SharedOpenSearch.uniquePrefix() + "-doc";
     assertThat(store.createIndex(index, STRICT_INDEX_BODY)).isTrue();
+  }
+
+  @Test
+  void listsTheTasksRunningNowByAction() {
+    // the listing is itself a running task of its action, so it must find itself
+    assertThat(store.runningTasks("cluster:monitor/tasks/lists*")).hasValueSatisfying(ids ->
+        assertThat(ids).isNotEmpty().allMatch(id -> id.matches("[^:]+:\\d+")));
+    assertThat(store.runningTasks("no:such/action")).hasValue(Set.of());
   }
 
   @Test
