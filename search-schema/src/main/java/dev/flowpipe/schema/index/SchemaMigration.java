@@ -107,9 +107,11 @@ final class SchemaMigration {
           migrate();
           return;
         }
-        progress.update(MigrationProgress.State.WAITING, 0, 0, null);
-        LOG.info("read model of schema version {} found; another process migrates it, waiting",
-            PreviousSchema.VERSION);
+        if (progress.snapshot().state() != MigrationProgress.State.WAITING) {
+          progress.update(MigrationProgress.State.WAITING, 0, 0, null);
+          LOG.info("read model of schema version {} found; another process migrates it, waiting",
+              PreviousSchema.VERSION);
+        }
         settings.pause().pause(settings.poll());
       }
       progress.update(MigrationProgress.State.MIGRATED, 0, 0, null);

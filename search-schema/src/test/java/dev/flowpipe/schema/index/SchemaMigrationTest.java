@@ -92,19 +92,19 @@ class SchemaMigrationTest {
 
   @Test
   void twoProcessesStartingAtOnceMigrateOnceAndBothComeUpWithTheSchema() throws Exception {
-    var written = PreviousSchemaFixture.write(store, prefix, PER_ENTITY);
+    var written = PreviousSchemaFixture.write(store, prefix, 60);
     MigrationProgress one = new MigrationProgress();
     MigrationProgress two = new MigrationProgress();
     // real waiting here: two real processes racing for the marker in one real store
     SchemaMigration.Settings settings = new SchemaMigration.Settings(100, Duration.ofSeconds(30),
-        Duration.ofMillis(50), Duration.ofSeconds(5), Clock.systemUTC(), duration -> Thread.sleep(duration));
+        Duration.ofMillis(200), Duration.ofSeconds(5), Clock.systemUTC(), duration -> Thread.sleep(duration));
 
     CompletableFuture<Void> first = CompletableFuture.runAsync(() -> manager(store, settings, one).ensureSchema());
     CompletableFuture<Void> second = CompletableFuture.runAsync(() -> manager(store, settings, two).ensureSchema());
     CompletableFuture.allOf(first, second).get(60, java.util.concurrent.TimeUnit.SECONDS);
 
     PreviousSchemaFixture.assertMigrated(store, prefix, written);
-    long total = 6L * PER_ENTITY + 2;
+    long total = 6L * 60 + 2;
     assertThat(List.of(one.snapshot().copied(), two.snapshot().copied()))
         .as("one process copied everything, the other nothing").containsExactlyInAnyOrder(total, 0L);
   }
