@@ -194,6 +194,11 @@ final class FakeStore implements SearchStore {
   }
 
   @Override
+  public dev.flowpipe.schema.store.IndexAdmin admin() {
+    throw new UnsupportedOperationException("the exporter administers no index");
+  }
+
+  @Override
   public Map<String, Object> mappingMeta(String index) {
     return Map.of("schemaVersion", ReadModelIndex.SCHEMA_VERSION);
   }

@@ -3,6 +3,7 @@ package dev.flowpipe.node.store;
 import dev.flowpipe.node.config.NodeProperties;
 import dev.flowpipe.node.config.StoreProperties;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.schema.index.MigrationProgress;
 import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
@@ -22,6 +23,8 @@ public final class RunningStore implements AutoCloseable {
   private final StoreConnection connection;
   private final EmbeddedSearchStore embedded;
   private final NodeProperties properties;
+  // what migrating an older read-model schema at start-up did; shown in the store's health
+  private final MigrationProgress schemaMigration = new MigrationProgress();
   private volatile SearchStore client;
 
   private RunningStore(StoreConnection connection, EmbeddedSearchStore embedded, NodeProperties properties) {
@@ -68,7 +71,10 @@ public final class RunningStore implements AutoCloseable {
         URI.create(url), store.username(), store.password(), store.connectTimeout(), store.requestTimeout());
   }
 
-  /** Waits for the store, connects, and prepares the read model's schema; idempotent. */
+  /**
+   * Waits for the store, connects, and prepares the read model's schema, migrating an older one in place (or waiting
+   * for the node that does); idempotent.
+   */
   public synchronized void awaitReady() {
     if (client != null) {
       return;
@@ -78,14 +84,19 @@ public final class RunningStore implements AutoCloseable {
     }
     SearchStore connected = SearchStoreConnector.connect(connection);
     try {
-      new SchemaManager(connected, properties.exporter().indexPrefix(), properties.exporter().indexLayout())
-          .ensureSchema();
+      new SchemaManager(connected, properties.exporter().indexPrefix(), properties.exporter().indexLayout(),
+          schemaMigration).ensureSchema();
     } catch (RuntimeException e) {
       connected.close();
       throw e;
     }
     client = connected;
     LOG.info("search store ready: {} {} at {}", connected.product(), connected.version(), connection.url());
+  }
+
+  /** Whether start-up found an older read-model schema, and how far migrating it went. */
+  public MigrationProgress.Snapshot schemaMigration() {
+    return schemaMigration.snapshot();
   }
 
   public StoreConnection connection() {

@@ -23,6 +23,7 @@ import dev.flowpipe.schema.query.ValueCountQuery;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.store.BulkOutcome;
 import dev.flowpipe.schema.store.DocumentWrite;
+import dev.flowpipe.schema.store.IndexAdmin;
 import dev.flowpipe.schema.store.RequestTooLargeException;
 import dev.flowpipe.schema.store.RunningTasks;
 import dev.flowpipe.schema.store.SearchStore;
@@ -57,6 +58,7 @@ public final class ElasticsearchStore implements SearchStore {
   private final Rest5Client restClient;
   private final ElasticsearchClient client;
   private final String version;
+  private final IndexAdmin admin = new IndexAdmin(this::exchange);
 
   private ElasticsearchStore(Rest5Client restClient, String version) {
     this.restClient = restClient;
@@ -123,6 +125,29 @@ public final class ElasticsearchStore implements SearchStore {
             }
             throw new IllegalStateException(
                 "creating index " + index + " failed with HTTP " + e.getResponse().getStatusCode() + ": " + body);
+          }
+        });
+  }
+
+  @Override
+  public IndexAdmin admin() {
+    return admin;
+  }
+
+  /** One request through the low-level client; an answer of any status is handed back. */
+  private IndexAdmin.Answer exchange(String what, String method, String path, String json) {
+    Request request = new Request(method, path);
+    if (json != null) {
+      request.setEntity(new StringEntity(json, ContentType.APPLICATION_JSON));
+    }
+    return call(
+        what,
+        () -> {
+          try {
+            var response = restClient.performRequest(request);
+            return new IndexAdmin.Answer(response.getStatusCode(), bodyOf(response.getEntity()));
+          } catch (ResponseException e) {
+            return new IndexAdmin.Answer(e.getResponse().getStatusCode(), bodyOf(e.getResponse().getEntity()));
           }
         });
   }

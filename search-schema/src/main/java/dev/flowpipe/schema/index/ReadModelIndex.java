@@ -229,25 +229,53 @@ public enum ReadModelIndex {
 
   /** As {@link #sharedIndexBody(String, String)}, with the layout's settings. */
   public static String sharedIndexBody(String prefix, IndexLayout layout) {
+    return sharedIndexBody(prefix, layout, true);
+  }
+
+  /**
+   * As {@link #sharedIndexBody(String, IndexLayout)}; without the entities' aliases when a migration fills the index
+   * first and adds them afterwards ({@link #aliasActions}), so that no reader sees a half-copied read model.
+   */
+  public static String sharedIndexBody(String prefix, IndexLayout layout, boolean withAliases) {
     try {
       ObjectNode body = withLayout(resource(SHARED), layout);
       ObjectNode properties = (ObjectNode) body.path("mappings").path("properties");
       Map<String, String> declaredBy = new LinkedHashMap<>();
       properties.fieldNames().forEachRemaining(field -> declaredBy.put(field, SHARED));
-      ObjectNode aliases = body.putObject("aliases");
-      for (ReadModelIndex index : values()) {
-        if (!index.shared()) {
-          continue;
-        }
+      for (ReadModelIndex index : entities()) {
         addFields(properties, declaredBy, index.entity, JSON.readTree(resource(index.entity)).path("properties"));
-        ObjectNode alias = aliases.putObject(index.indexName(prefix));
-        alias.putObject("filter").putObject("term").put(KIND_FIELD, index.entity);
-        alias.put("is_write_index", true);
+      }
+      if (withAliases) {
+        ObjectNode aliases = body.putObject("aliases");
+        for (ReadModelIndex index : entities()) {
+          aliases.set(index.indexName(prefix), index.aliasDefinition());
+        }
       }
       return JSON.writeValueAsString(body);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** The alias request that adds every entity's alias onto the shared index in one atomic step. */
+  public static String aliasActions(String prefix) {
+    ObjectNode body = JSON.createObjectNode();
+    var actions = body.putArray("actions");
+    for (ReadModelIndex index : entities()) {
+      ObjectNode add = index.aliasDefinition();
+      add.put("index", sharedIndexName(prefix));
+      add.put("alias", index.indexName(prefix));
+      actions.addObject().set("add", add);
+    }
+    return body.toString();
+  }
+
+  /** The entity's alias onto the shared index: filtered to its kind, and where writes to its name go. */
+  private ObjectNode aliasDefinition() {
+    ObjectNode alias = JSON.createObjectNode();
+    alias.putObject("filter").putObject("term").put(KIND_FIELD, entity);
+    alias.put("is_write_index", true);
+    return alias;
   }
 
   /**

@@ -9,8 +9,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Creates the read model's indices at start-up if they are missing (see {@link ReadModelIndex} for the layout), and
- * refuses to start on an existing index whose schema version is not the one this build writes.
+ * Creates the read model's indices at start-up if they are missing (see {@link ReadModelIndex} for the layout),
+ * migrates a read model of the previous schema version in place ({@link SchemaMigration}), and refuses to start on an
+ * existing index of any other schema version.
  */
 public final class SchemaManager {
 
@@ -20,6 +21,8 @@ public final class SchemaManager {
   private final SearchStore store;
   private final String prefix;
   private final IndexLayout layout;
+  private final SchemaMigration.Settings migration;
+  private final MigrationProgress progress;
 
   /**
    * @param prefix index-name prefix: lowercase letters, digits, '-', '_', '.'
@@ -31,9 +34,21 @@ public final class SchemaManager {
 
   /** @param layout refresh interval, shards and replicas of the indices this creates */
   public SchemaManager(SearchStore store, String prefix, IndexLayout layout) {
+    this(store, prefix, layout, new MigrationProgress());
+  }
+
+  /** @param progress where a migration of an older schema reports what it does (for health) */
+  public SchemaManager(SearchStore store, String prefix, IndexLayout layout, MigrationProgress progress) {
+    this(store, prefix, layout, SchemaMigration.Settings.defaults(), progress);
+  }
+
+  SchemaManager(SearchStore store, String prefix, IndexLayout layout, SchemaMigration.Settings migration,
+      MigrationProgress progress) {
     this.store = Objects.requireNonNull(store);
     this.prefix = validPrefix(prefix);
     this.layout = Objects.requireNonNull(layout);
+    this.migration = Objects.requireNonNull(migration);
+    this.progress = Objects.requireNonNull(progress);
   }
 
   public static String validPrefix(String prefix) {
@@ -53,9 +68,9 @@ public final class SchemaManager {
   }
 
   /**
-   * Creates what is missing and checks what exists: the shared read-model index with one alias per entity, and the
-   * indices of their own (dead letters, export positions). An existing index or alias of another schema version is
-   * refused, named.
+   * Migrates a read model of the previous schema version (or waits for the process that does), then creates what is
+   * missing and checks what exists: the shared read-model index with one alias per entity, and the indices of their
+   * own (dead letters, export positions). An existing index or alias of another schema version is refused, named.
    */
   public void ensureSchema() {
     // an entity name that already exists (as an alias, or as a stray index) must carry this build's schema version
@@ -65,6 +80,7 @@ public final class SchemaManager {
         checkVersion(name);
       }
     }
+    new SchemaMigration(store, prefix, layout, migration, progress).runIfNeeded();
     String shared = ReadModelIndex.sharedIndexName(prefix);
     ensureIndex(shared, () -> ReadModelIndex.sharedIndexBody(prefix, layout));
     for (ReadModelIndex own : ReadModelIndex.values()) {
@@ -98,7 +114,8 @@ public final class SchemaManager {
     if (!(version instanceof Number number) || number.intValue() != ReadModelIndex.SCHEMA_VERSION) {
       throw new IllegalStateException(
           "index " + name + " exists with schemaVersion " + version + " but this build writes schemaVersion "
-              + ReadModelIndex.SCHEMA_VERSION + "; use another index prefix or delete the index");
+              + ReadModelIndex.SCHEMA_VERSION + " (and migrates only from schemaVersion " + PreviousSchema.VERSION
+              + "); use another index prefix or delete the index");
     }
   }
 

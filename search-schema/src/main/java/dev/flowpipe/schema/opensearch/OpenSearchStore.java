@@ -8,6 +8,7 @@ import dev.flowpipe.schema.query.ValueCountQuery;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.store.BulkOutcome;
 import dev.flowpipe.schema.store.DocumentWrite;
+import dev.flowpipe.schema.store.IndexAdmin;
 import dev.flowpipe.schema.store.RequestTooLargeException;
 import dev.flowpipe.schema.store.RunningTasks;
 import dev.flowpipe.schema.store.SearchStore;
@@ -52,6 +53,7 @@ public final class OpenSearchStore implements SearchStore {
   private final ApacheHttpClient5Transport transport;
   private final OpenSearchClient client;
   private final String version;
+  private final IndexAdmin admin = new IndexAdmin(this::exchange);
 
   private OpenSearchStore(ApacheHttpClient5Transport transport, String version) {
     this.transport = transport;
@@ -124,6 +126,26 @@ public final class OpenSearchStore implements SearchStore {
             }
             throw new IllegalStateException(
                 "creating index " + index + " failed with HTTP " + response.getStatus() + ": " + body);
+          }
+        });
+  }
+
+  @Override
+  public IndexAdmin admin() {
+    return admin;
+  }
+
+  /** One request through the generic client, which hands back every status. */
+  private IndexAdmin.Answer exchange(String what, String method, String path, String json) {
+    return call(
+        what,
+        () -> {
+          var request = Requests.builder().method(method).endpoint(path);
+          if (json != null) {
+            request.json(json);
+          }
+          try (Response response = client.generic().execute(request.build())) {
+            return new IndexAdmin.Answer(response.getStatus(), response.getBody().map(Body::bodyAsString).orElse(""));
           }
         });
   }

@@ -29,6 +29,30 @@ public interface SearchStore extends AutoCloseable {
   /** Creates the index from a JSON body (settings, mappings). Returns false if it already existed. */
   boolean createIndex(String index, String bodyJson);
 
+  /** Index administration (aliases, deletion, scans) in the store's REST API, sent through this adapter's client. */
+  IndexAdmin admin();
+
+  /** Deletes the index (not an alias); one that is already gone is no error. */
+  default void deleteIndex(String index) {
+    admin().deleteIndex(index);
+  }
+
+  /**
+   * Applies alias actions in one atomic request: {@code {"actions": [{"add": {...}}, {"remove": {...}}]}} in the
+   * store's alias API.
+   */
+  default void updateAliases(String actionsJson) {
+    admin().updateAliases(actionsJson);
+  }
+
+  /**
+   * Hands every document of a physical index to {@code pages}, at most {@code pageSize} at a time, as stored (ids and
+   * sources untranslated) with its version: for copying an index, e.g. into a new schema version.
+   */
+  default void scan(String index, int pageSize, java.util.function.Consumer<List<StoredDocument>> pages) {
+    admin().scan(index, pageSize, pages);
+  }
+
   /** The index mapping's {@code _meta} object, or an empty map. */
   Map<String, Object> mappingMeta(String index);
 

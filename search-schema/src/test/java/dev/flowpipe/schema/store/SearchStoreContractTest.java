@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.flowpipe.schema.PreviousSchemaFixture;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.StoreProxy;
 import dev.flowpipe.schema.index.ReadModelIndex;
@@ -162,6 +163,49 @@ public abstract class SearchStoreContractTest {
     for (ReadModelIndex readModelIndex : ReadModelIndex.values()) {
       assertThat(store.mappingMeta(readModelIndex.indexName(prefix))).containsEntry("schemaVersion", ReadModelIndex.SCHEMA_VERSION);
     }
+  }
+
+  @Test
+  void aReadModelOfThePreviousSchemaVersionIsMigratedInPlaceWithEveryDocument() {
+    String prefix = SharedOpenSearch.uniquePrefix();
+    var written = PreviousSchemaFixture.write(store, prefix, 30);
+
+    new SchemaManager(store, prefix, "1s").ensureSchema();
+
+    PreviousSchemaFixture.assertMigrated(store, prefix, written);
+  }
+
+  @Test
+  void aScanHandsBackEveryStoredDocumentWithItsVersionPageByPage() {
+    List<DocumentWrite> writes = new ArrayList<>();
+    for (int i = 1; i <= 25; i++) {
+      writes.add(new DocumentWrite(index, "d" + i, 100 + i, Map.of("state", "S" + i)));
+    }
+    store.bulk(writes, true);
+    List<Integer> pageSizes = new ArrayList<>();
+    Map<String, Long> versions = new java.util.HashMap<>();
+
+    store.scan(index, 10, page -> {
+      pageSizes.add(page.size());
+      page.forEach(document -> versions.put(document.id(), document.version()));
+    });
+
+    assertThat(pageSizes).containsExactly(10, 10, 5);
+    assertThat(versions).hasSize(25).containsEntry("d1", 101L).containsEntry("d25", 125L);
+  }
+
+  @Test
+  void aliasesAddedInOneRequestNameTheIndexAndADeletedIndexIsGone() {
+    store.bulk(List.of(new DocumentWrite(index, "a", 1, Map.of("state", "A"))), true);
+
+    store.updateAliases("{\"actions\": [{\"add\": {\"index\": \"" + index + "\", \"alias\": \"" + index
+        + "-alias\"}}]}");
+    assertThat(store.get(index + "-alias", "a")).isPresent();
+    store.deleteIndex(index);
+    store.deleteIndex(index);
+
+    assertThat(store.indexExists(index)).isFalse();
+    assertThat(store.indexExists(index + "-alias")).isFalse();
   }
 
   @Test

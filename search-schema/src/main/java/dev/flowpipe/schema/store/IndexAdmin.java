@@ -1,0 +1,115 @@
+package dev.flowpipe.schema.store;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Index administration that both adapters send as plain JSON through their own client (alias switches, deletion, a
+ * scan of every stored document): the two clients model these requests differently, the store's REST API does not.
+ */
+public final class IndexAdmin {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  // how long the store keeps a scan's position between two pages; a scan abandoned by a crash expires after it
+  private static final String SCROLL_KEEP_ALIVE = "2m";
+
+  /** Sends one request and hands back the answer of any status; an unreachable store throws. */
+  @FunctionalInterface
+  public interface Exchange {
+    Answer send(String what, String method, String path, String json);
+  }
+
+  /** An answer of any HTTP status. */
+  public record Answer(int status, String body) {}
+
+  private final Exchange exchange;
+
+  public IndexAdmin(Exchange exchange) {
+    this.exchange = exchange;
+  }
+
+  /** Applies alias actions ({@code {"actions": [...]}}) in one atomic request. */
+  public void updateAliases(String actionsJson) {
+    expectOk("update aliases", exchange.send("update aliases", "POST", "/_aliases", actionsJson));
+  }
+
+  /** Deletes the index; one that is already gone is no error. */
+  public void deleteIndex(String index) {
+    Answer answer = exchange.send("delete index " + index, "DELETE", "/" + index, null);
+    if (answer.status() != 404) {
+      expectOk("delete index " + index, answer);
+    }
+  }
+
+  /**
+   * Hands every document of the index to {@code pages}, {@code pageSize} at a time, in the store's own order, with
+   * its version; a point-in-time view (a scroll), so documents written meanwhile may or may not be seen.
+   */
+  public void scan(String index, int pageSize, Consumer<List<StoredDocument>> pages) {
+    if (pageSize < 1) {
+      throw new IllegalArgumentException("scan page size must be >= 1, was " + pageSize);
+    }
+    String what = "scan " + index;
+    JsonNode page = read(what, exchange.send(what, "POST", "/" + index + "/_search?scroll=" + SCROLL_KEEP_ALIVE,
+        write(Map.of("size", pageSize, "sort", List.of("_doc"), "version", true))));
+    String scrollId = page.path("_scroll_id").asText(null);
+    try {
+      while (true) {
+        List<StoredDocument> documents = documents(page);
+        if (documents.isEmpty()) {
+          return;
+        }
+        pages.accept(documents);
+        page = read(what, exchange.send(what, "POST", "/_search/scroll",
+            write(Map.of("scroll", SCROLL_KEEP_ALIVE, "scroll_id", scrollId))));
+        scrollId = page.path("_scroll_id").asText(scrollId);
+      }
+    } finally {
+      if (scrollId != null) {
+        // frees the store's scan context now rather than at its expiry; a failure here changes nothing read
+        exchange.send("clear scroll", "DELETE", "/_search/scroll", write(Map.of("scroll_id", List.of(scrollId))));
+      }
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<StoredDocument> documents(JsonNode page) {
+    List<StoredDocument> documents = new ArrayList<>();
+    for (JsonNode hit : page.path("hits").path("hits")) {
+      documents.add(new StoredDocument(
+          hit.path("_id").asText(), hit.path("_version").asLong(), JSON.convertValue(hit.path("_source"), Map.class)));
+    }
+    return documents;
+  }
+
+  private static JsonNode read(String what, Answer answer) {
+    expectOk(what, answer);
+    try {
+      return JSON.readTree(answer.body());
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(what + ": unreadable answer: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  private static void expectOk(String what, Answer answer) {
+    if (answer.status() == 429 || answer.status() >= 500) {
+      throw new StoreUnavailableException(what + " failed with HTTP " + answer.status() + ": " + answer.body());
+    }
+    if (answer.status() / 100 != 2) {
+      throw new IllegalStateException(what + " failed with HTTP " + answer.status() + ": " + answer.body());
+    }
+  }
+
+  private static String write(Object body) {
+    try {
+      return JSON.writeValueAsString(body);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
