@@ -36,6 +36,8 @@ class BadConfigurationTest {
         "flowpipe.store.embedded.jvm-options | -Xmx4g",
         "flowpipe.store.embedded.jvm-options | UseParallelGC",
         "flowpipe.store.url | ftp://search:21",
+        "flowpipe.store.tls.trust-store | /nowhere/trust.p12",
+        "flowpipe.store.tls.trust-store-type | PEM",
         "flowpipe.broker.contact-points | just-a-host",
         "flowpipe.broker.advertised-internal-port | 99999",
         "flowpipe.exporter.bulk.memory-limit | 12 apples",

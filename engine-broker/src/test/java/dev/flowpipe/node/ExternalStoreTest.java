@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.flowpipe.schema.StoreProxy;
+import dev.flowpipe.schema.TestCertificates;
+import dev.flowpipe.schema.TlsProxy;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
@@ -44,17 +46,39 @@ class ExternalStoreTest {
           .isEmpty();
       assertThat(Files.exists(data.resolve("opensearch"))).isFalse();
 
-      long instanceKey;
-      try (ZeebeClient client = node.client()) {
-        client.newDeployResourceCommand()
-            .addProcessModel(Bpmn.createExecutableProcess("external").startEvent().endEvent().done(), "external.bpmn")
-            .send().join();
-        instanceKey = client.newCreateInstanceCommand().bpmnProcessId("external").latestVersion().send().join()
-            .getProcessInstanceKey();
-      }
-      await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-          assertThat(direct.get(ReadModelIndex.PROCESS_INSTANCE.indexName(prefix), String.valueOf(instanceKey)))
-              .hasValueSatisfying(doc -> assertThat(doc).containsEntry("state", "COMPLETED")));
+      assertAnInstanceCompletesInTheReadModel(node, direct, prefix);
     }
+  }
+
+  @Test
+  void givenAnHttpsStoreSignedByAPrivateCaWhenTheTrustStoreIsConfiguredThenTheNodeWritesItsReadModelThere(
+      EmbeddedSearchStore external, SearchStore direct) throws Exception {
+    String prefix = SharedOpenSearch.uniquePrefix();
+    try (TlsProxy https = new TlsProxy(external.url());
+        TestNode node =
+            new TestNode(data)
+                .with("flowpipe.store.url", https.url("localhost"))
+                .with("flowpipe.store.tls.trust-store", TestCertificates.get().caTrustStore().toString())
+                .with("flowpipe.store.tls.trust-store-password", TestCertificates.TRUST_STORE_PASSWORD)
+                .with("flowpipe.exporter.index-prefix", prefix)
+                .start()) {
+
+      // the exporter runs inside the broker from its own arguments: the document shows they carried the trust store
+      assertAnInstanceCompletesInTheReadModel(node, direct, prefix);
+    }
+  }
+
+  private static void assertAnInstanceCompletesInTheReadModel(TestNode node, SearchStore direct, String prefix) {
+    long instanceKey;
+    try (ZeebeClient client = node.client()) {
+      client.newDeployResourceCommand()
+          .addProcessModel(Bpmn.createExecutableProcess("external").startEvent().endEvent().done(), "external.bpmn")
+          .send().join();
+      instanceKey = client.newCreateInstanceCommand().bpmnProcessId("external").latestVersion().send().join()
+          .getProcessInstanceKey();
+    }
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+        assertThat(direct.get(ReadModelIndex.PROCESS_INSTANCE.indexName(prefix), String.valueOf(instanceKey)))
+            .hasValueSatisfying(doc -> assertThat(doc).containsEntry("state", "COMPLETED")));
   }
 }

@@ -1,6 +1,5 @@
 package dev.flowpipe.webapp;
 
-import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.webapp.config.WebappProperties;
 import dev.flowpipe.webapp.operations.EngineCommands;
 import dev.flowpipe.webapp.operations.WrittenPositions;
@@ -30,10 +29,7 @@ public class WebappApplication {
   @Bean(destroyMethod = "close")
   ConnectingReadModel readModel(WebappProperties properties) {
     WebappProperties.Store store = properties.store();
-    return new ConnectingReadModel(
-        new StoreConnection(store.url(), store.username(), store.password(), store.connectTimeout(),
-            store.requestTimeout()),
-        store.indexPrefix());
+    return new ConnectingReadModel(store.connection(), store.indexPrefix());
   }
 
   /** The gateway of {@code flowpipe.webapp.operations.gateway-address}, or none (the operations answer 501). */

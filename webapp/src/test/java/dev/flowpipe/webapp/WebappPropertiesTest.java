@@ -45,6 +45,8 @@ class WebappPropertiesTest {
     "flowpipe.webapp.ui.refresh-interval, -1s, 'flowpipe.webapp.ui.refresh-interval must be a positive duration, was -1000ms'",
     "flowpipe.webapp.store.url, ftp://host, 'flowpipe.webapp.store.url must be http(s)://host[:port], was ''ftp://host'''",
     "flowpipe.webapp.store.index-prefix, Upper, 'flowpipe.webapp.store.index-prefix must be lowercase letters, digits, ''-'', ''_'' or ''.'', starting with a letter or digit, at most 100 characters, was ''Upper'''",
+    "flowpipe.webapp.store.tls.trust-store, /nowhere/trust.p12, 'flowpipe.webapp.store.tls.trust-store: no readable file at /nowhere/trust.p12'",
+    "flowpipe.webapp.store.tls.trust-store-type, PEM, 'flowpipe.webapp.store.tls.trust-store-type must be PKCS12 or JKS, was ''PEM'''",
     "flowpipe.webapp.security.basic-auth, true, 'flowpipe.webapp.security.username must be set when basic-auth is on'"
   })
   void aBadValueFailsNamingTheKeyAndTheValue(String key, String value, String message) {
@@ -92,7 +94,8 @@ class WebappPropertiesTest {
       WebappProperties.Security security = new WebappProperties.Security(true, "reader", "s3cret", java.util.List.of(
           new WebappProperties.User("operator", "0perat0r", java.util.List.of(WebappProperties.Role.WRITE))));
       WebappProperties.Store store = new WebappProperties.Store(
-          java.net.URI.create("http://h:9200"), "u", "hidden", java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1), "p");
+          java.net.URI.create("http://h:9200"), "u", "hidden", java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1), "p",
+          new WebappProperties.StoreTlsProperties(null, null, null, null, true));
 
       assertThat(security.toString()).doesNotContain("s3cret").doesNotContain("0perat0r").contains("****");
       assertThat(store.toString()).doesNotContain("hidden").contains("****");

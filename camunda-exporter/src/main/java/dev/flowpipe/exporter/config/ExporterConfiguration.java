@@ -4,6 +4,7 @@ import dev.flowpipe.exporter.batch.BulkFlushPolicy;
 import dev.flowpipe.schema.index.IndexLayout;
 import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.schema.store.StoreTls;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
@@ -12,7 +13,9 @@ import java.util.Map;
  * The exporter's settings, built from the broker's exporter arguments (a flat map of the keys below) and validated on
  * construction: a bad value fails naming its key.
  *
- * @param store where to write
+ * @param store where to write, and over https which certificates to trust ({@code tls-trust-store},
+ *     {@code tls-trust-store-password}, {@code tls-trust-store-type}, {@code tls-ca-certificate},
+ *     {@code tls-verify-hostname})
  * @param indexPrefix prefix of every index name ({@code index-prefix})
  * @param indexLayout refresh interval, shards and replicas of the indices it creates ({@code index-refresh-interval},
  *     e.g. "100ms"; {@code index-shards}, default 1; {@code index-replicas}, default 0)
@@ -50,6 +53,8 @@ public record ExporterConfiguration(
   public static final String PASSWORD = "password";
   public static final String CONNECT_TIMEOUT = "connect-timeout";
   public static final String REQUEST_TIMEOUT = "request-timeout";
+  /** Prefix of the TLS keys ({@code tls-trust-store}, ...; see {@link StoreTls}). */
+  public static final String TLS = "tls-";
   public static final String INDEX_PREFIX = "index-prefix";
   public static final String REFRESH_INTERVAL = "index-refresh-interval";
   public static final String INDEX_SHARDS = "index-shards";
@@ -101,6 +106,7 @@ public record ExporterConfiguration(
     if (url == null || url.toString().isBlank()) {
       throw new IllegalArgumentException(URL + " is required (the search store's URL)");
     }
+    StoreTls tls = StoreTls.fromKeys(TLS, args);
     StoreConnection store;
     try {
       store =
@@ -109,7 +115,8 @@ public record ExporterConfiguration(
               text(args, USERNAME),
               text(args, PASSWORD),
               DurationText.parse(CONNECT_TIMEOUT, args.getOrDefault(CONNECT_TIMEOUT, "5s")),
-              DurationText.parse(REQUEST_TIMEOUT, args.getOrDefault(REQUEST_TIMEOUT, "30s")));
+              DurationText.parse(REQUEST_TIMEOUT, args.getOrDefault(REQUEST_TIMEOUT, "30s")),
+              tls);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(URL + " '" + url + "' is not usable: " + e.getMessage(), e);
     }

@@ -105,6 +105,7 @@ public record ExporterProperties(
       args.put(ExporterConfiguration.USERNAME, username);
       args.put(ExporterConfiguration.PASSWORD, password);
     }
+    args.putAll(store.tls().storeTls().toKeys(ExporterConfiguration.TLS));
     args.put(ExporterConfiguration.CONNECT_TIMEOUT, store.connectTimeout().toString());
     args.put(ExporterConfiguration.REQUEST_TIMEOUT, store.requestTimeout().toString());
     args.put(ExporterConfiguration.INDEX_PREFIX, indexPrefix);

@@ -1,8 +1,10 @@
 package dev.flowpipe.node.config;
 
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.schema.store.StoreTls;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -16,6 +18,7 @@ import org.springframework.util.unit.DataSize;
  * @param password basic-auth password, optional; never logged
  * @param connectTimeout how long to wait for a connection to the store
  * @param requestTimeout how long to wait for one answer from the store
+ * @param tls which certificates an {@code https} store may present
  * @param embedded the embedded store, used when no URL is set
  */
 public record StoreProperties(
@@ -24,6 +27,7 @@ public record StoreProperties(
     String password,
     @DefaultValue("5s") Duration connectTimeout,
     @DefaultValue("30s") Duration requestTimeout,
+    @DefaultValue TlsProperties tls,
     @DefaultValue EmbeddedStoreProperties embedded) {
 
   private static final String P = "flowpipe.store.";
@@ -51,7 +55,42 @@ public record StoreProperties(
   @Override
   public String toString() {
     return "StoreProperties[url=" + url + ", username=" + username + ", password=" + (password == null ? null : "****")
-        + ", connectTimeout=" + connectTimeout + ", requestTimeout=" + requestTimeout + ", embedded=" + embedded + "]";
+        + ", connectTimeout=" + connectTimeout + ", requestTimeout=" + requestTimeout + ", tls=" + tls + ", embedded="
+        + embedded + "]";
+  }
+
+  /**
+   * TLS to an external {@code https} store ({@code flowpipe.store.tls.*}); without a trust store or CA file the JDK's
+   * trusted authorities apply.
+   *
+   * @param trustStore PKCS12 or JKS file with the authorities that signed the store's certificate
+   * @param trustStorePassword the trust store's password; never logged
+   * @param trustStoreType PKCS12 or JKS
+   * @param caCertificate PEM file with the authorities that signed the store's certificate (instead of or besides a
+   *     trust store)
+   * @param verifyHostname check that the store's certificate names the URL's host; false is unsafe (any certificate
+   *     from a trusted authority passes)
+   */
+  public record TlsProperties(Path trustStore, String trustStorePassword, @DefaultValue("PKCS12") String trustStoreType,
+      Path caCertificate, @DefaultValue("true") boolean verifyHostname) {
+
+    public TlsProperties {
+      storeTls(trustStore, trustStorePassword, trustStoreType, caCertificate, verifyHostname); // fails naming the key
+    }
+
+    /** The validated settings the store connection uses. */
+    public StoreTls storeTls() {
+      return storeTls(trustStore, trustStorePassword, trustStoreType, caCertificate, verifyHostname);
+    }
+
+    private static StoreTls storeTls(Path trustStore, String password, String type, Path ca, boolean verifyHostname) {
+      return new StoreTls(P + "tls.", trustStore, password, type, ca, verifyHostname);
+    }
+
+    @Override
+    public String toString() {
+      return storeTls().toString();
+    }
   }
 
   /**

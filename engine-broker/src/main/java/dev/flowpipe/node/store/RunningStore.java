@@ -68,7 +68,8 @@ public final class RunningStore implements AutoCloseable {
 
   private static StoreConnection connection(StoreProperties store, String url) {
     return new StoreConnection(
-        URI.create(url), store.username(), store.password(), store.connectTimeout(), store.requestTimeout());
+        URI.create(url), store.username(), store.password(), store.connectTimeout(), store.requestTimeout(),
+        store.tls().storeTls());
   }
 
   /**

@@ -4,16 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flowpipe.exporter.ReadModelExporter;
 import dev.flowpipe.exporter.config.ExporterConfiguration;
+import dev.flowpipe.node.TestNode;
 import dev.flowpipe.node.config.NodeProperties;
+import dev.flowpipe.schema.SharedOpenSearch;
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.StoreConnection;
+import io.camunda.zeebe.broker.system.configuration.BrokerCfg;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
-/** Our YAML keys land on the right Zeebe settings, multi-node ones included. */
+/**
+ * Our YAML keys land on the right Zeebe settings, multi-node ones included, and Zeebe's own keys reach the running
+ * broker (its store: the shared OpenSearch).
+ */
+@ExtendWith(SharedOpenSearch.class)
 class BrokerConfigMappingTest {
 
   private static NodeProperties bind(Map<String, String> yaml) {
@@ -107,5 +117,22 @@ class BrokerConfigMappingTest {
     assertThat(ZeebeBrokerSettings.overridden(yaml)).containsExactlyInAnyOrder(
         "zeebe.broker.cluster.partitions-count (decided by flowpipe.broker.partitions-count)",
         "zeebe.broker.network.host (decided by flowpipe.broker.host)");
+  }
+
+  @Test
+  void givenZeebesOwnSettingsInTheNodesConfigurationWhenTheNodeRunsThenItsBrokerRunsWithThem(
+      EmbeddedSearchStore store, @TempDir Path data) {
+    try (TestNode node = new TestNode(data)
+        .with("flowpipe.store.url", store.url())
+        .with("flowpipe.exporter.index-prefix", SharedOpenSearch.uniquePrefix())
+        .with("zeebe.broker.data.snapshot-period", "7m")
+        .with("zeebe.broker.backpressure.algorithm", "vegas")
+        .start()) {
+
+      // read back from the running broker, not from what the node meant to hand it
+      BrokerCfg running = node.broker().broker().getConfig();
+      assertThat(running.getData().getSnapshotPeriod()).hasMinutes(7);
+      assertThat(running.getBackpressure().getAlgorithm().name()).isEqualTo("VEGAS");
+    }
   }
 }

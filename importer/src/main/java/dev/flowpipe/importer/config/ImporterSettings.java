@@ -6,6 +6,7 @@ import dev.flowpipe.exporter.config.DurationText;
 import dev.flowpipe.importer.source.RawRecordIndices;
 import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.schema.store.StoreTls;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Locale;
@@ -21,7 +22,8 @@ import java.util.TreeSet;
  * @param source the store holding the stock exporter's raw records ({@code source-url}, {@code source-username},
  *     {@code source-password})
  * @param sourcePrefix the stock exporter's index prefix ({@code source-prefix}, default {@code zeebe-record})
- * @param target the store the read model is written to ({@code target-url}, ...; default: the source store)
+ * @param target the store the read model is written to ({@code target-url}, ...; default: the source store); each
+ *     store's https trust under {@code source-tls-*} and {@code target-tls-*} (see {@link StoreTls})
  * @param indexPrefix prefix of the read model's indices ({@code index-prefix}, default {@code flowpipe})
  * @param pageSize raw records read per search and value type ({@code page-size}, 1 to 10000)
  * @param bulkSize flush when this many documents are buffered ({@code bulk-size})
@@ -65,7 +67,10 @@ public record ImporterSettings(
       "source-prefix", "target-url", "target-username", "target-password", "index-prefix", "page-size", "bulk-size",
       "bulk-memory-limit", "bulk-refresh", "visibility-grace", "poll-interval", "retry-backoff", "max-retry-backoff",
       "variable-value-limit", "recent-documents", "gap-alarm", "discovery-interval", "connect-timeout",
-      "request-timeout");
+      "request-timeout", "source-tls-trust-store", "source-tls-trust-store-password", "source-tls-trust-store-type",
+      "source-tls-ca-certificate", "source-tls-verify-hostname", "target-tls-trust-store",
+      "target-tls-trust-store-password", "target-tls-trust-store-type", "target-tls-ca-certificate",
+      "target-tls-verify-hostname");
 
   public ImporterSettings {
     try {
@@ -115,12 +120,14 @@ public record ImporterSettings(
     Duration connectTimeout = values.duration("connect-timeout", "5s");
     Duration requestTimeout = values.duration("request-timeout", "30s");
     StoreConnection source = connection("source-url", sourceUrl, values.text("source-username", null),
-        values.text("source-password", null), connectTimeout, requestTimeout);
+        values.text("source-password", null), connectTimeout, requestTimeout,
+        StoreTls.fromKeys(PREFIX + "source-tls-", properties));
     String targetUrl = values.text("target-url", null);
     StoreConnection target = targetUrl == null || targetUrl.isBlank()
         ? source
         : connection("target-url", targetUrl, values.text("target-username", null),
-            values.text("target-password", null), connectTimeout, requestTimeout);
+            values.text("target-password", null), connectTimeout, requestTimeout,
+            StoreTls.fromKeys(PREFIX + "target-tls-", properties));
     return new ImporterSettings(
         enabled,
         source,
@@ -147,9 +154,9 @@ public record ImporterSettings(
   }
 
   private static StoreConnection connection(String key, String url, String username, String password,
-      Duration connectTimeout, Duration requestTimeout) {
+      Duration connectTimeout, Duration requestTimeout, StoreTls tls) {
     try {
-      return new StoreConnection(URI.create(url), username, password, connectTimeout, requestTimeout);
+      return new StoreConnection(URI.create(url), username, password, connectTimeout, requestTimeout, tls);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(PREFIX + key + " '" + url + "' is not usable: " + e.getMessage(), e);
     }

@@ -28,6 +28,7 @@ import dev.flowpipe.schema.store.RequestTooLargeException;
 import dev.flowpipe.schema.store.RunningTasks;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.schema.store.StoreTlsStrategy;
 import dev.flowpipe.schema.store.StoreProduct;
 import dev.flowpipe.schema.store.StoreUnavailableException;
 import java.io.IOException;
@@ -76,6 +77,9 @@ public final class ElasticsearchStore implements SearchStore {
                         .setConnectTimeout(Timeout.of(connection.connectTimeout().toMillis(), TimeUnit.MILLISECONDS))
                         .setResponseTimeout(
                             Timeout.of(connection.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)));
+    if (connection.isHttps()) {
+      builder.setConnectionManagerCallback(pool -> pool.setTlsStrategy(StoreTlsStrategy.of(connection.tls())));
+    }
     if (connection.hasCredentials()) {
       String token = connection.username() + ":" + (connection.password() == null ? "" : connection.password());
       builder.setDefaultHeaders(

@@ -13,6 +13,7 @@ import dev.flowpipe.schema.store.RequestTooLargeException;
 import dev.flowpipe.schema.store.RunningTasks;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.schema.store.StoreTlsStrategy;
 import dev.flowpipe.schema.store.StoreProduct;
 import dev.flowpipe.schema.store.StoreUnavailableException;
 import java.io.IOException;
@@ -25,7 +26,9 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.hc.client5.http.auth.AuthScope;
 import org.apache.hc.client5.http.auth.UsernamePasswordCredentials;
+import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.impl.auth.BasicCredentialsProvider;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
 import org.apache.hc.core5.http.HttpHost;
 import org.apache.hc.core5.util.Timeout;
 import org.opensearch.client.json.jackson.JacksonJsonpMapper;
@@ -75,16 +78,33 @@ public final class OpenSearchStore implements SearchStore {
             config
                 .setConnectTimeout(Timeout.of(connection.connectTimeout().toMillis(), TimeUnit.MILLISECONDS))
                 .setResponseTimeout(Timeout.of(connection.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)));
-    if (connection.hasCredentials()) {
+    if (connection.hasCredentials() || connection.isHttps()) {
       builder.setHttpClientConfigCallback(
           http -> {
-            BasicCredentialsProvider credentials = new BasicCredentialsProvider();
-            credentials.setCredentials(
-                new AuthScope(host),
-                new UsernamePasswordCredentials(
-                    connection.username(),
-                    connection.password() == null ? new char[0] : connection.password().toCharArray()));
-            return http.setDefaultCredentialsProvider(credentials);
+            if (connection.isHttps()) {
+              // replaces the transport's default pool, which trusts only the JDK's authorities
+              http.setConnectionManager(
+                  PoolingAsyncClientConnectionManagerBuilder.create()
+                      .setMaxConnPerRoute(10)
+                      .setMaxConnTotal(30)
+                      .setDefaultConnectionConfig(
+                          ConnectionConfig.custom()
+                              .setConnectTimeout(Timeout.of(connection.connectTimeout()))
+                              .setSocketTimeout(Timeout.of(connection.requestTimeout()))
+                              .build())
+                      .setTlsStrategy(StoreTlsStrategy.of(connection.tls()))
+                      .build());
+            }
+            if (connection.hasCredentials()) {
+              BasicCredentialsProvider credentials = new BasicCredentialsProvider();
+              credentials.setCredentials(
+                  new AuthScope(host),
+                  new UsernamePasswordCredentials(
+                      connection.username(),
+                      connection.password() == null ? new char[0] : connection.password().toCharArray()));
+              http.setDefaultCredentialsProvider(credentials);
+            }
+            return http;
           });
     }
     return new OpenSearchStore(builder.build(), version);

@@ -13,6 +13,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import javax.net.ssl.SSLException;
 
 /** Asks a store URL what it is ({@code GET /}) and opens the matching adapter. */
 public final class SearchStoreConnector {
@@ -44,7 +45,11 @@ public final class SearchStoreConnector {
   public record StoreIdentity(StoreProduct product, String version) {}
 
   public static StoreIdentity identify(StoreConnection connection) {
-    HttpClient http = HttpClient.newBuilder().connectTimeout(connection.connectTimeout()).build();
+    HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(connection.connectTimeout());
+    if (connection.isHttps()) {
+      client.sslContext(connection.tls().sslContext());
+    }
+    HttpClient http = client.build();
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create(stripTrailingSlash(connection.url().toString()) + "/"))
             .timeout(connection.requestTimeout())
@@ -59,6 +64,10 @@ public final class SearchStoreConnector {
       response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     } catch (ConnectException e) {
       throw new StoreUnavailableException("search store at " + connection.url() + " is unreachable: connection refused", e);
+    } catch (SSLException e) {
+      throw new StoreUnavailableException("search store at " + connection.url() + " failed the TLS handshake: "
+          + e.getMessage() + " (if its certificate is not trusted, " + connection.tls().trustHint()
+          + "; if it names another host, use that host in the URL)", e);
     } catch (HttpTimeoutException e) {
       throw new StoreUnavailableException("search store at " + connection.url() + " is unreachable: " + e.getMessage(), e);
     } catch (IOException e) {

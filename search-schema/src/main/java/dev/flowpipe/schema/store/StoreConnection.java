@@ -13,8 +13,15 @@ import java.util.Objects;
  * @param password basic-auth password, or null; never printed
  * @param connectTimeout how long to wait for a TCP connection
  * @param requestTimeout how long to wait for an answer to one request
+ * @param tls which certificates an {@code https} store may present; null for the JDK's trusted authorities
  */
-public record StoreConnection(URI url, String username, String password, Duration connectTimeout, Duration requestTimeout) {
+public record StoreConnection(
+    URI url, String username, String password, Duration connectTimeout, Duration requestTimeout, StoreTls tls) {
+
+  /** A connection trusting the JDK's authorities. */
+  public StoreConnection(URI url, String username, String password, Duration connectTimeout, Duration requestTimeout) {
+    this(url, username, password, connectTimeout, requestTimeout, null);
+  }
 
   public StoreConnection {
     Objects.requireNonNull(url, "url");
@@ -29,6 +36,11 @@ public record StoreConnection(URI url, String username, String password, Duratio
     }
     connectTimeout = connectTimeout == null ? Duration.ofSeconds(5) : connectTimeout;
     requestTimeout = requestTimeout == null ? Duration.ofSeconds(30) : requestTimeout;
+    tls = tls == null ? StoreTls.DEFAULT : tls;
+  }
+
+  public boolean isHttps() {
+    return "https".equals(url.getScheme());
   }
 
   public static StoreConnection of(String url) {
@@ -49,6 +61,6 @@ public record StoreConnection(URI url, String username, String password, Duratio
   @Override
   public String toString() {
     return "StoreConnection[url=" + url + ", username=" + username + ", password=" + (password == null ? "null" : "****")
-        + ", connectTimeout=" + connectTimeout + ", requestTimeout=" + requestTimeout + "]";
+        + ", connectTimeout=" + connectTimeout + ", requestTimeout=" + requestTimeout + ", tls=" + tls + "]";
   }
 }

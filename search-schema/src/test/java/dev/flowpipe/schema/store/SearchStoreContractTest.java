@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.flowpipe.schema.PreviousSchemaFixture;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.StoreProxy;
+import dev.flowpipe.schema.TestCertificates;
+import dev.flowpipe.schema.TlsProxy;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.query.Criterion;
@@ -14,6 +16,7 @@ import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.query.SortField;
 import dev.flowpipe.schema.query.ValueCountQuery;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -57,6 +60,24 @@ public abstract class SearchStoreContractTest {
     assertThat(store.runningTasks("cluster:monitor/tasks/lists*")).hasValueSatisfying(ids ->
         assertThat(ids).isNotEmpty().allMatch(id -> id.matches("[^:]+:\\d+")));
     assertThat(store.runningTasks("no:such/action")).hasValue(Set.of());
+  }
+
+  @Test
+  void givenAnHttpsStoreSignedByTheTrustStoresCaWhenConnectingThenIndexBulkAndSearchWork() {
+    StoreTls tls = new StoreTls("tls.", TestCertificates.get().caTrustStore(), TestCertificates.TRUST_STORE_PASSWORD,
+        "PKCS12", null, true);
+    try (TlsProxy https = new TlsProxy(url);
+        SearchStore secured = SearchStoreConnector.connect(
+            new StoreConnection(URI.create(https.url("localhost")), null, null, null, null, tls))) {
+      String tlsIndex = SharedOpenSearch.uniquePrefix() + "-tls";
+      assertThat(secured.createIndex(tlsIndex, STRICT_INDEX_BODY)).isTrue();
+
+      BulkOutcome outcome = secured.bulk(List.of(new DocumentWrite(tlsIndex, "1", 1, Map.of("state", "A")),
+          new DocumentWrite(tlsIndex, "2", 2, Map.of("state", "B"))), true);
+
+      assertThat(outcome.allApplied()).isTrue();
+      assertThat(secured.search(SearchQuery.of(tlsIndex, List.of(), List.of(), 10)).total()).isEqualTo(2);
+    }
   }
 
   @Test

@@ -1,6 +1,9 @@
 package dev.flowpipe.webapp.config;
 
+import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.schema.store.StoreTls;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -200,6 +203,7 @@ public record WebappProperties(
    * @param connectTimeout how long to wait for a connection to the store
    * @param requestTimeout how long to wait for one answer from the store
    * @param indexPrefix the read model's index prefix (the exporter's {@code index-prefix})
+   * @param tls which certificates an {@code https} store may present
    */
   public record Store(
       @DefaultValue("http://127.0.0.1:9200") URI url,
@@ -207,7 +211,8 @@ public record WebappProperties(
       String password,
       @DefaultValue("5s") Duration connectTimeout,
       @DefaultValue("30s") Duration requestTimeout,
-      @DefaultValue("flowpipe") String indexPrefix) {
+      @DefaultValue("flowpipe") String indexPrefix,
+      @DefaultValue StoreTlsProperties tls) {
     public Store {
       if (url == null
           || !("http".equals(url.getScheme()) || "https".equals(url.getScheme()))
@@ -223,7 +228,43 @@ public record WebappProperties(
     public String toString() {
       return "Store[url=" + url + ", username=" + username + ", password=" + (password == null ? null : "****")
           + ", connectTimeout=" + connectTimeout + ", requestTimeout=" + requestTimeout + ", indexPrefix="
-          + indexPrefix + "]";
+          + indexPrefix + ", tls=" + tls + "]";
+    }
+
+    /** The connection to the store these settings describe. */
+    public StoreConnection connection() {
+      return new StoreConnection(url, username, password, connectTimeout, requestTimeout, tls.storeTls());
+    }
+  }
+
+  /**
+   * TLS to an {@code https} store ({@code flowpipe.webapp.store.tls.*}); without a trust store or CA file the JDK's
+   * trusted authorities apply.
+   *
+   * @param trustStore PKCS12 or JKS file with the authorities that signed the store's certificate
+   * @param trustStorePassword the trust store's password; never printed
+   * @param trustStoreType PKCS12 or JKS
+   * @param caCertificate PEM file with the authorities that signed the store's certificate (instead of or besides a
+   *     trust store)
+   * @param verifyHostname check that the store's certificate names the URL's host; false is unsafe (any certificate
+   *     from a trusted authority passes)
+   */
+  public record StoreTlsProperties(Path trustStore, String trustStorePassword,
+      @DefaultValue("PKCS12") String trustStoreType, Path caCertificate, @DefaultValue("true") boolean verifyHostname) {
+
+    public StoreTlsProperties {
+      new StoreTls(P + "store.tls.", trustStore, trustStorePassword, trustStoreType, caCertificate, verifyHostname);
+    }
+
+    /** The validated settings the store connection uses. */
+    public StoreTls storeTls() {
+      return new StoreTls(P + "store.tls.", trustStore, trustStorePassword, trustStoreType, caCertificate,
+          verifyHostname);
+    }
+
+    @Override
+    public String toString() {
+      return storeTls().toString();
     }
   }
 
