@@ -1,0 +1,204 @@
+package dev.flowpipe.benchmarks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flowpipe.benchmarks.WebappClient.Answer;
+import io.camunda.zeebe.client.ZeebeClient;
+import io.camunda.zeebe.client.api.response.ActivatedJob;
+import io.camunda.zeebe.model.bpmn.Bpmn;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The time from an operation's answer to its effect in the UI's next read: after each operation (set variables, update
+ * a job's retries, resolve an incident, cancel an instance), the search the instance page sends next for the entity
+ * the operation changed, timed until an answer shows the effect. Alternately (so both see the same conditions) that
+ * read carries the answer's {@code Flowpipe-Written-Position} as {@code consistency.positions}, as the UI sends it, or
+ * is sent without and again every poll interval until it shows the effect (the baseline).
+ */
+final class OperationVisibility {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String WAITING = "ops-wait";
+  private static final String FAILING = "ops-fragile";
+  private static final long GIVE_UP_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+  /**
+   * One kind of operation's figures.
+   *
+   * @param read the search the UI sends next (the instance page's read of the changed entity)
+   * @param withPositionsMillis operation answered to a read with its position showing the effect
+   * @param pollingMillis operation answered to a read without it, polled, showing the effect
+   * @param readsWithPositionsMissing reads with the position that did not show the effect (then polled on)
+   * @param answersWithoutPosition operation answers without the position header (then polled)
+   */
+  record KindResult(String operation, String read, Map<String, Object> withPositionsMillis,
+      Map<String, Object> pollingMillis, long readsWithPositionsMissing, long answersWithoutPosition) {}
+
+  /** One operation to carry out and how to see its effect. */
+  private record Operation(String method, String path, String body, String readEntity, ObjectNode read,
+      Predicate<JsonNode> shows) {}
+
+  private final WebappClient webapp;
+  private final Duration pollInterval;
+  private long missing;
+  private long withoutPosition;
+
+  OperationVisibility(WebappClient webapp, Duration pollInterval) {
+    this.webapp = webapp;
+    this.pollInterval = pollInterval;
+  }
+
+  /** Instances waiting at an activated job, and instances with an incident: {@code count} of each. */
+  record Targets(List<ActivatedJob> jobs, List<long[]> incidents) {}
+
+  static Targets prepare(ZeebeClient client, WebappClient webapp, int count) throws InterruptedException {
+    client.newDeployResourceCommand()
+        .addProcessModel(Bpmn.createExecutableProcess(WAITING).startEvent()
+            .serviceTask("work", t -> t.zeebeJobType(WAITING)).endEvent().done(), WAITING + ".bpmn")
+        .addProcessModel(Bpmn.createExecutableProcess(FAILING).startEvent()
+            .serviceTask("charge", t -> t.zeebeJobType(FAILING)).endEvent().done(), FAILING + ".bpmn")
+        .send().join();
+    for (int i = 0; i < count; i++) {
+      client.newCreateInstanceCommand().bpmnProcessId(WAITING).latestVersion().send().join();
+      client.newCreateInstanceCommand().bpmnProcessId(FAILING).latestVersion().send().join();
+    }
+    List<ActivatedJob> jobs = activate(client, WAITING, count);
+    for (ActivatedJob job : activate(client, FAILING, count)) {
+      client.newFailCommand(job).retries(0).errorMessage("declined by the benchmark").send().join();
+    }
+    String incidents = "{\"filter\": {\"processDefinitionId\": \"" + FAILING + "\", \"state\": \"ACTIVE\"},"
+        + " \"page\": {\"limit\": " + count + "}}";
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      JsonNode items = webapp.expect(200, "POST", "/v2/incidents/search", incidents).json().path("items");
+      if (items.size() == count) {
+        List<long[]> found = new ArrayList<>();
+        items.forEach(i -> found.add(new long[] {i.path("processInstanceKey").asLong(), i.path("incidentKey").asLong()}));
+        return new Targets(jobs, found);
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("only " + items.size() + " of " + count + " incidents in the read model after 60 s");
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  private static List<ActivatedJob> activate(ZeebeClient client, String type, int count) throws InterruptedException {
+    List<ActivatedJob> jobs = new ArrayList<>();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (jobs.size() < count) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("only " + jobs.size() + " of " + count + " " + type + " jobs activated in 60 s");
+      }
+      jobs.addAll(client.newActivateJobsCommand().jobType(type).maxJobsToActivate(Math.min(1_000, count - jobs.size()))
+          .timeout(Duration.ofHours(1)).send().join().getJobs());
+    }
+    return jobs;
+  }
+
+  /** Runs every kind on the targets (2 x operations per mode of each), in turn; the same instances for the first three. */
+  List<KindResult> run(Targets targets) throws InterruptedException {
+    List<KindResult> results = new ArrayList<>();
+    results.add(measure("set variables (PUT /v2/element-instances/{key}/variables)", "variables",
+        targets.jobs().stream().map(job -> {
+          long mark = job.getKey() % 1_000_000;
+          return new Operation("PUT", "/v2/element-instances/" + job.getProcessInstanceKey() + "/variables",
+              "{\"variables\": {\"opsMark\": " + mark + "}}", "variables",
+              byInstance(job.getProcessInstanceKey(), "name"), answer -> anyItem(answer, item ->
+                  item.path("name").asText().equals("opsMark") && item.path("value").asText().equals(Long.toString(mark))));
+        }).toList()));
+    results.add(measure("update job retries (PATCH /v2/jobs/{key})", "jobs", targets.jobs().stream().map(job ->
+        new Operation("PATCH", "/v2/jobs/" + job.getKey(), "{\"changeset\": {\"retries\": 9}}", "jobs",
+            byInstance(job.getProcessInstanceKey(), "jobKey"), answer -> anyItem(answer, item ->
+                item.path("jobKey").asLong() == job.getKey() && item.path("retries").asInt() == 9))).toList()));
+    results.add(measure("resolve incident (POST /v2/incidents/{key}/resolution)", "incidents",
+        targets.incidents().stream().map(incident -> new Operation("POST", "/v2/incidents/" + incident[1] + "/resolution",
+            "{}", "incidents", byInstance(incident[0], "creationTime"), answer -> anyItem(answer, item ->
+                item.path("incidentKey").asLong() == incident[1] && item.path("state").asText().equals("RESOLVED"))))
+            .toList()));
+    results.add(measure("cancel instance (POST /v2/process-instances/{key}/cancellation)", "process-instances",
+        targets.jobs().stream().map(job -> {
+          ObjectNode read = JSON.createObjectNode();
+          read.putObject("filter").put("processInstanceKey", Long.toString(job.getProcessInstanceKey()));
+          read.putObject("page").put("limit", 1);
+          return new Operation("POST", "/v2/process-instances/" + job.getProcessInstanceKey() + "/cancellation", "{}",
+              "process-instances", read, answer -> anyItem(answer, item -> item.path("state").asText()
+                  .equals("TERMINATED")));
+        }).toList()));
+    return results;
+  }
+
+  /** The instance page's read of one entity: every item of the instance, sorted as the page sorts it. */
+  private static ObjectNode byInstance(long instanceKey, String sortField) {
+    ObjectNode read = JSON.createObjectNode();
+    read.putObject("filter").put("processInstanceKey", Long.toString(instanceKey));
+    read.putObject("page").put("limit", 1000);
+    read.putArray("sort").addObject().put("field", sortField);
+    return read;
+  }
+
+  private static boolean anyItem(JsonNode answer, Predicate<JsonNode> test) {
+    for (JsonNode item : answer.path("items")) {
+      if (test.test(item)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private KindResult measure(String name, String entity, List<Operation> operations) throws InterruptedException {
+    Histogram withPositions = new Histogram(TimeUnit.MINUTES.toMillis(1), 3);
+    Histogram polling = new Histogram(TimeUnit.MINUTES.toMillis(1), 3);
+    missing = 0;
+    withoutPosition = 0;
+    for (int i = 0; i < operations.size(); i++) {
+      boolean positions = i % 2 == 0;
+      long millis = once(operations.get(i), positions);
+      (positions ? withPositions : polling).recordValue(millis);
+    }
+    KindResult result = new KindResult(name, "POST /v2/" + entity + "/search (the instance page's read of it)",
+        Benchmarks.percentiles(withPositions), Benchmarks.percentiles(polling), missing, withoutPosition);
+    System.out.printf("%-70s with positions %s, polling every %d ms %s; reads with positions missing the effect %d%n",
+        name, result.withPositionsMillis(), pollInterval.toMillis(), result.pollingMillis(), missing);
+    return result;
+  }
+
+  /** Carries out one operation; the milliseconds from its answer to the first read that shows its effect. */
+  private long once(Operation operation, boolean withPositions) throws InterruptedException {
+    Answer answered = webapp.expect(204, operation.method(), operation.path(), operation.body());
+    long start = System.nanoTime();
+    String path = "/v2/" + operation.readEntity() + "/search";
+    if (withPositions) {
+      if (answered.writtenPosition() == null) {
+        withoutPosition++;
+      } else {
+        String[] position = answered.writtenPosition().split(":");
+        ObjectNode read = operation.read().deepCopy();
+        ObjectNode consistency = read.putObject("consistency").put("timeout", "2s"); // the UI's timeout
+        consistency.putArray("positions").addObject().put("partitionId", Integer.parseInt(position[0]))
+            .put("position", Long.parseLong(position[1]));
+        if (operation.shows().test(webapp.expect(200, "POST", path, read.toString()).json())) {
+          return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        }
+        missing++;
+      }
+    }
+    while (true) {
+      if (operation.shows().test(webapp.expect(200, "POST", path, operation.read().toString()).json())) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+      }
+      if (System.nanoTime() - start > GIVE_UP_NANOS) {
+        throw new IllegalStateException(operation.method() + " " + operation.path() + ": effect not visible in "
+            + path + " after 30 s");
+      }
+      Thread.sleep(pollInterval.toMillis());
+    }
+  }
+}
