@@ -11,7 +11,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.HdrHistogram.Histogram;
 
@@ -20,7 +25,8 @@ import org.HdrHistogram.Histogram;
  * a job's retries, resolve an incident, cancel an instance), the search the instance page sends next for the entity
  * the operation changed, timed until an answer shows the effect. Alternately (so both see the same conditions) that
  * read carries the answer's {@code Flowpipe-Written-Position} as {@code consistency.positions}, as the UI sends it, or
- * is sent without and again every poll interval until it shows the effect (the baseline).
+ * is sent without and again every poll interval until it shows the effect (the baseline). A few users operate at once,
+ * each one operation after another.
  */
 final class OperationVisibility {
 
@@ -35,11 +41,25 @@ final class OperationVisibility {
    * @param read the search the UI sends next (the instance page's read of the changed entity)
    * @param withPositionsMillis operation answered to a read with its position showing the effect
    * @param pollingMillis operation answered to a read without it, polled, showing the effect
-   * @param readsWithPositionsMissing reads with the position that did not show the effect (then polled on)
+   * @param readsWithPositionsTimedOut reads with the position whose wait timed out (the UI's 2 s) without the
+   *     effect (then polled on)
+   * @param readsWithPositionsReachedWithoutEffect reads with the position that said they caught up and still did not
+   *     show the effect: a read-your-writes defect if ever above 0
    * @param answersWithoutPosition operation answers without the position header (then polled)
+   * @param refusedBusy operations answered 503 (the engine's flow control refusing the command), sent again after
+   *     100 ms as a person would click again; the time runs from the accepted one's answer
    */
   record KindResult(String operation, String read, Map<String, Object> withPositionsMillis,
-      Map<String, Object> pollingMillis, long readsWithPositionsMissing, long answersWithoutPosition) {}
+      Map<String, Object> pollingMillis, long readsWithPositionsTimedOut, long readsWithPositionsReachedWithoutEffect,
+      long answersWithoutPosition, long refusedBusy) {}
+
+  /** The counts of one kind, from every user's thread. */
+  private static final class Tally {
+    final AtomicLong timedOut = new AtomicLong();
+    final AtomicLong reachedWithoutEffect = new AtomicLong();
+    final AtomicLong withoutPosition = new AtomicLong();
+    final AtomicLong refusedBusy = new AtomicLong();
+  }
 
   /** One operation to carry out and how to see its effect. */
   private record Operation(String method, String path, String body, String readEntity, ObjectNode read,
@@ -47,12 +67,13 @@ final class OperationVisibility {
 
   private final WebappClient webapp;
   private final Duration pollInterval;
-  private long missing;
-  private long withoutPosition;
+  private final int users;
 
-  OperationVisibility(WebappClient webapp, Duration pollInterval) {
+  /** @param users people operating at once, each one operation after another (the kind's operations shared out) */
+  OperationVisibility(WebappClient webapp, Duration pollInterval, int users) {
     this.webapp = webapp;
     this.pollInterval = pollInterval;
+    this.users = users;
   }
 
   /** Instances waiting at an activated job, and instances with an incident: {@code count} of each. */
@@ -156,38 +177,71 @@ final class OperationVisibility {
   private KindResult measure(String name, String entity, List<Operation> operations) throws InterruptedException {
     Histogram withPositions = new Histogram(TimeUnit.MINUTES.toMillis(1), 3);
     Histogram polling = new Histogram(TimeUnit.MINUTES.toMillis(1), 3);
-    missing = 0;
-    withoutPosition = 0;
-    for (int i = 0; i < operations.size(); i++) {
-      boolean positions = i % 2 == 0;
-      long millis = once(operations.get(i), positions);
-      (positions ? withPositions : polling).recordValue(millis);
+    Tally tally = new Tally();
+    try (ExecutorService people = Executors.newFixedThreadPool(users)) {
+      List<Future<?>> done = new ArrayList<>();
+      for (int u = 0; u < users; u++) {
+        int user = u;
+        done.add(people.submit(() -> {
+          for (int i = user; i < operations.size(); i += users) {
+            boolean positions = i % 2 == 0;
+            long millis = once(operations.get(i), positions, tally);
+            Histogram into = positions ? withPositions : polling;
+            synchronized (into) {
+              into.recordValue(millis);
+            }
+          }
+          return null;
+        }));
+      }
+      for (Future<?> each : done) {
+        try {
+          each.get();
+        } catch (ExecutionException e) {
+          throw new IllegalStateException(name + ": " + e.getCause().getMessage(), e.getCause());
+        }
+      }
     }
     KindResult result = new KindResult(name, "POST /v2/" + entity + "/search (the instance page's read of it)",
-        Benchmarks.percentiles(withPositions), Benchmarks.percentiles(polling), missing, withoutPosition);
-    System.out.printf("%-70s with positions %s, polling every %d ms %s; reads with positions missing the effect %d%n",
-        name, result.withPositionsMillis(), pollInterval.toMillis(), result.pollingMillis(), missing);
+        Benchmarks.percentiles(withPositions), Benchmarks.percentiles(polling), tally.timedOut.get(),
+        tally.reachedWithoutEffect.get(), tally.withoutPosition.get(), tally.refusedBusy.get());
+    System.out.printf("%-70s with positions %s, polling every %d ms %s; reads with positions timed out %d, caught up"
+        + " without the effect %d, refused busy %d%n", name, result.withPositionsMillis(), pollInterval.toMillis(),
+        result.pollingMillis(), result.readsWithPositionsTimedOut(), result.readsWithPositionsReachedWithoutEffect(),
+        result.refusedBusy());
     return result;
   }
 
   /** Carries out one operation; the milliseconds from its answer to the first read that shows its effect. */
-  private long once(Operation operation, boolean withPositions) throws InterruptedException {
-    Answer answered = webapp.expect(204, operation.method(), operation.path(), operation.body());
+  private long once(Operation operation, boolean withPositions, Tally tally) throws InterruptedException {
+    Answer answered;
+    int attempts = 1;
+    while ((answered = webapp.send(operation.method(), operation.path(), operation.body())).status() == 503
+        && attempts++ < 100) {
+      tally.refusedBusy.incrementAndGet();
+      Thread.sleep(100);
+    }
+    if (answered.status() != 204) {
+      throw new IllegalStateException(operation.method() + " " + operation.path() + " answered " + answered.status()
+          + ": " + answered.body());
+    }
     long start = System.nanoTime();
     String path = "/v2/" + operation.readEntity() + "/search";
     if (withPositions) {
       if (answered.writtenPosition() == null) {
-        withoutPosition++;
+        tally.withoutPosition.incrementAndGet();
       } else {
         String[] position = answered.writtenPosition().split(":");
         ObjectNode read = operation.read().deepCopy();
         ObjectNode consistency = read.putObject("consistency").put("timeout", "2s"); // the UI's timeout
         consistency.putArray("positions").addObject().put("partitionId", Integer.parseInt(position[0]))
             .put("position", Long.parseLong(position[1]));
-        if (operation.shows().test(webapp.expect(200, "POST", path, read.toString()).json())) {
+        JsonNode answer = webapp.expect(200, "POST", path, read.toString()).json();
+        if (operation.shows().test(answer)) {
           return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         }
-        missing++;
+        (answer.path("consistency").path("reached").asBoolean() ? tally.reachedWithoutEffect : tally.timedOut)
+            .incrementAndGet();
       }
     }
     while (true) {

@@ -33,12 +33,17 @@ final class OperationsPage {
     rows = new ArrayList<>();
     for (OperationVisibility.KindResult k : report.visibility()) {
       rows.add(List.of(k.operation(), k.read(), cell(k.withPositionsMillis()), cell(k.pollingMillis()),
-          String.valueOf(k.readsWithPositionsMissing()), String.valueOf(k.answersWithoutPosition())));
+          String.valueOf(k.readsWithPositionsTimedOut()), String.valueOf(k.readsWithPositionsReachedWithoutEffect()),
+          String.valueOf(k.answersWithoutPosition()),
+          String.valueOf(k.refusedBusy())));
     }
     html.table(List.of("operation", "read", "with consistency.positions", "polling every "
         + settings.pollInterval().toMillis() + " ms", "reads with positions missing the effect",
-        "answers without position"), rows);
+        "answers without position", "refused 503 (sent again)"), rows);
 
+    html.paragraph(settings.users() + " users operating at once, each one operation after another; the kinds in turn,"
+        + " the two ways alternating. Time from the operation's answer to the answer of the first read showing its"
+        + " effect.");
     html.heading("Batch cancellation under " + settings.backgroundRate() + " instances/s of background load");
     BatchThroughput.Result b = report.batch();
     html.table(List.of("instances", "completed", "failed", "batch s", "batch instances/s", "engine s",

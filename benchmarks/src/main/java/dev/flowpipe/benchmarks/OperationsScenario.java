@@ -95,7 +95,7 @@ final class OperationsScenario {
       });
       Thread.sleep(10_000); // the load running steadily before the first operation
       loadAverages.add(LoadAverage.now("operations begin (background load running)"));
-      visibility = new OperationVisibility(webapp, settings.pollInterval()).run(targets);
+      visibility = new OperationVisibility(webapp, settings.pollInterval(), settings.users()).run(targets);
       loadAverages.add(LoadAverage.now("operations end"));
       background.interrupt();
       background.join(60_000);
@@ -212,6 +212,7 @@ final class OperationsScenario {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("operationsPerKindAndMode", s.operationsPerMode());
     m.put("pollIntervalMillis", s.pollInterval().toMillis());
+    m.put("usersAtOnce", s.users());
     m.put("backgroundInstancesPerSecond", s.backgroundRate());
     m.put("batchInstances", s.batchInstances());
     m.put("loadPhaseSeconds", s.loadPhase().toSeconds());

@@ -8,6 +8,7 @@ import java.util.List;
  * bad value.
  *
  * @param operationsPerMode operations of each kind measured with the consistency positions, and as many without
+ * @param users people operating at once, each one operation after another
  * @param pollInterval how often a read without the positions is sent again until it shows the effect (the baseline)
  * @param backgroundRate process instances per second of background load during the operations and the batch
  * @param batchInstances waiting instances the batch operation cancels
@@ -17,6 +18,7 @@ import java.util.List;
  */
 record OperationsSettings(
     int operationsPerMode,
+    int users,
     Duration pollInterval,
     int backgroundRate,
     int batchInstances,
@@ -28,6 +30,9 @@ record OperationsSettings(
     if (operationsPerMode < 1 || operationsPerMode > 500) {
       throw new IllegalArgumentException("--operations must be 1 to 500 per kind and mode (the targets are found in one"
           + " page of 1,000), was " + operationsPerMode);
+    }
+    if (users < 1 || users > 32) {
+      throw new IllegalArgumentException("--users must be 1 to 32, was " + users);
     }
     if (pollInterval == null || pollInterval.toMillis() < 1 || pollInterval.toMillis() > 1_000) {
       throw new IllegalArgumentException("--poll must be 1ms to 1s, was " + pollInterval);
@@ -52,11 +57,11 @@ record OperationsSettings(
   }
 
   static OperationsSettings defaults() {
-    return new OperationsSettings(100, Duration.ofMillis(20), 50, 1_000, Duration.ofSeconds(30), 10, 10);
+    return new OperationsSettings(100, 4, Duration.ofMillis(20), 50, 1_000, Duration.ofSeconds(30), 10, 10);
   }
 
   /**
-   * The command line: {@code [--operations=100] [--poll=20ms] [--rate=50] [--batch=1000] [--phase=30s]
+   * The command line: {@code [--operations=100] [--users=4] [--poll=20ms] [--rate=50] [--batch=1000] [--phase=30s]
    * [--processes=10] [--elements=10]}.
    */
   static OperationsSettings parse(List<String> args) {
@@ -69,22 +74,24 @@ record OperationsSettings(
       String name = arg.substring(0, eq);
       String value = arg.substring(eq + 1);
       s = switch (name) {
-        case "--operations" -> new OperationsSettings(number(name, value), s.pollInterval, s.backgroundRate,
+        case "--operations" -> new OperationsSettings(number(name, value), s.users, s.pollInterval, s.backgroundRate,
             s.batchInstances, s.loadPhase, s.dashboardProcesses, s.processElements);
-        case "--poll" -> new OperationsSettings(s.operationsPerMode, duration(name, value), s.backgroundRate,
+        case "--users" -> new OperationsSettings(s.operationsPerMode, number(name, value), s.pollInterval,
+            s.backgroundRate, s.batchInstances, s.loadPhase, s.dashboardProcesses, s.processElements);
+        case "--poll" -> new OperationsSettings(s.operationsPerMode, s.users, duration(name, value), s.backgroundRate,
             s.batchInstances, s.loadPhase, s.dashboardProcesses, s.processElements);
-        case "--rate" -> new OperationsSettings(s.operationsPerMode, s.pollInterval, number(name, value),
+        case "--rate" -> new OperationsSettings(s.operationsPerMode, s.users, s.pollInterval, number(name, value),
             s.batchInstances, s.loadPhase, s.dashboardProcesses, s.processElements);
-        case "--batch" -> new OperationsSettings(s.operationsPerMode, s.pollInterval, s.backgroundRate,
+        case "--batch" -> new OperationsSettings(s.operationsPerMode, s.users, s.pollInterval, s.backgroundRate,
             number(name, value), s.loadPhase, s.dashboardProcesses, s.processElements);
-        case "--phase" -> new OperationsSettings(s.operationsPerMode, s.pollInterval, s.backgroundRate,
+        case "--phase" -> new OperationsSettings(s.operationsPerMode, s.users, s.pollInterval, s.backgroundRate,
             s.batchInstances, duration(name, value), s.dashboardProcesses, s.processElements);
-        case "--processes" -> new OperationsSettings(s.operationsPerMode, s.pollInterval, s.backgroundRate,
+        case "--processes" -> new OperationsSettings(s.operationsPerMode, s.users, s.pollInterval, s.backgroundRate,
             s.batchInstances, s.loadPhase, number(name, value), s.processElements);
-        case "--elements" -> new OperationsSettings(s.operationsPerMode, s.pollInterval, s.backgroundRate,
+        case "--elements" -> new OperationsSettings(s.operationsPerMode, s.users, s.pollInterval, s.backgroundRate,
             s.batchInstances, s.loadPhase, s.dashboardProcesses, number(name, value));
         default -> throw new IllegalArgumentException("operations: unknown argument '" + name + "' (known: --operations,"
-            + " --poll, --rate, --batch, --phase, --processes, --elements)");
+            + " --users, --poll, --rate, --batch, --phase, --processes, --elements)");
       };
     }
     return s;
