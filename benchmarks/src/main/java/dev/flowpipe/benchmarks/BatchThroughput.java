@@ -2,12 +2,9 @@ package dev.flowpipe.benchmarks;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.camunda.zeebe.client.ZeebeClient;
-import io.camunda.zeebe.client.api.ZeebeFuture;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -41,15 +38,10 @@ final class BatchThroughput {
   static void prepare(ZeebeClient client, WebappClient webapp, int count) throws InterruptedException {
     client.newDeployResourceCommand().addProcessModel(Bpmn.createExecutableProcess(PROCESS).startEvent()
         .serviceTask("wait", t -> t.zeebeJobType(PROCESS)).endEvent().done(), PROCESS + ".bpmn").send().join();
-    List<ZeebeFuture<?>> inFlight = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      inFlight.add(client.newCreateInstanceCommand().bpmnProcessId(PROCESS).latestVersion().send());
-      if (inFlight.size() == 50) {
-        inFlight.forEach(ZeebeFuture::join);
-        inFlight.clear();
-      }
+      CommandOutcome.untilAccepted(
+          () -> client.newCreateInstanceCommand().bpmnProcessId(PROCESS).latestVersion().send().join());
     }
-    inFlight.forEach(ZeebeFuture::join);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     long found;
     while ((found = active(webapp)) < count) {

@@ -77,7 +77,10 @@ final class OperationVisibility {
   }
 
   /** Instances waiting at an activated job, and instances with an incident: {@code count} of each. */
-  record Targets(List<ActivatedJob> jobs, List<long[]> incidents) {}
+  record Targets(List<ActivatedJob> jobs, List<Incident> incidents) {}
+
+  /** An open incident and its instance. */
+  record Incident(long instanceKey, long incidentKey) {}
 
   static Targets prepare(ZeebeClient client, WebappClient webapp, int count) throws InterruptedException {
     client.newDeployResourceCommand()
@@ -87,12 +90,15 @@ final class OperationVisibility {
             .serviceTask("charge", t -> t.zeebeJobType(FAILING)).endEvent().done(), FAILING + ".bpmn")
         .send().join();
     for (int i = 0; i < count; i++) {
-      client.newCreateInstanceCommand().bpmnProcessId(WAITING).latestVersion().send().join();
-      client.newCreateInstanceCommand().bpmnProcessId(FAILING).latestVersion().send().join();
+      for (String process : List.of(WAITING, FAILING)) {
+        CommandOutcome.untilAccepted(
+            () -> client.newCreateInstanceCommand().bpmnProcessId(process).latestVersion().send().join());
+      }
     }
     List<ActivatedJob> jobs = activate(client, WAITING, count);
     for (ActivatedJob job : activate(client, FAILING, count)) {
-      client.newFailCommand(job).retries(0).errorMessage("declined by the benchmark").send().join();
+      CommandOutcome.untilAccepted(
+          () -> client.newFailCommand(job).retries(0).errorMessage("declined by the benchmark").send().join());
     }
     String incidents = "{\"filter\": {\"processDefinitionId\": \"" + FAILING + "\", \"state\": \"ACTIVE\"},"
         + " \"page\": {\"limit\": " + count + "}}";
@@ -100,12 +106,14 @@ final class OperationVisibility {
     while (true) {
       JsonNode items = webapp.expect(200, "POST", "/v2/incidents/search", incidents).json().path("items");
       if (items.size() == count) {
-        List<long[]> found = new ArrayList<>();
-        items.forEach(i -> found.add(new long[] {i.path("processInstanceKey").asLong(), i.path("incidentKey").asLong()}));
+        List<Incident> found = new ArrayList<>();
+        items.forEach(i -> found.add(
+            new Incident(i.path("processInstanceKey").asLong(), i.path("incidentKey").asLong())));
         return new Targets(jobs, found);
       }
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("only " + items.size() + " of " + count + " incidents in the read model after 60 s");
+        throw new IllegalStateException("only " + items.size() + " of " + count
+            + " incidents in the read model after 60 s");
       }
       Thread.sleep(200);
     }
@@ -116,15 +124,17 @@ final class OperationVisibility {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (jobs.size() < count) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("only " + jobs.size() + " of " + count + " " + type + " jobs activated in 60 s");
+        throw new IllegalStateException("only " + jobs.size() + " of " + count + " " + type
+            + " jobs activated in 60 s");
       }
-      jobs.addAll(client.newActivateJobsCommand().jobType(type).maxJobsToActivate(Math.min(1_000, count - jobs.size()))
-          .timeout(Duration.ofHours(1)).send().join().getJobs());
+      int wanted = Math.min(1_000, count - jobs.size());
+      jobs.addAll(CommandOutcome.untilAccepted(() -> client.newActivateJobsCommand().jobType(type)
+          .maxJobsToActivate(wanted).timeout(Duration.ofHours(1)).send().join().getJobs()));
     }
     return jobs;
   }
 
-  /** Runs every kind on the targets (2 x operations per mode of each), in turn; the same instances for the first three. */
+  /** Runs every kind on the targets, in turn; set variables, job retries and cancel on the same instances. */
   List<KindResult> run(Targets targets) throws InterruptedException {
     List<KindResult> results = new ArrayList<>();
     results.add(measure("set variables (PUT /v2/element-instances/{key}/variables)", "variables",
@@ -132,18 +142,19 @@ final class OperationVisibility {
           long mark = job.getKey() % 1_000_000;
           return new Operation("PUT", "/v2/element-instances/" + job.getProcessInstanceKey() + "/variables",
               "{\"variables\": {\"opsMark\": " + mark + "}}", "variables",
-              byInstance(job.getProcessInstanceKey(), "name"), answer -> anyItem(answer, item ->
-                  item.path("name").asText().equals("opsMark") && item.path("value").asText().equals(Long.toString(mark))));
+              byInstance(job.getProcessInstanceKey(), "name"), answer -> anyItem(answer, item -> item.path("name")
+                  .asText().equals("opsMark") && item.path("value").asText().equals(Long.toString(mark))));
         }).toList()));
     results.add(measure("update job retries (PATCH /v2/jobs/{key})", "jobs", targets.jobs().stream().map(job ->
         new Operation("PATCH", "/v2/jobs/" + job.getKey(), "{\"changeset\": {\"retries\": 9}}", "jobs",
             byInstance(job.getProcessInstanceKey(), "jobKey"), answer -> anyItem(answer, item ->
                 item.path("jobKey").asLong() == job.getKey() && item.path("retries").asInt() == 9))).toList()));
     results.add(measure("resolve incident (POST /v2/incidents/{key}/resolution)", "incidents",
-        targets.incidents().stream().map(incident -> new Operation("POST", "/v2/incidents/" + incident[1] + "/resolution",
-            "{}", "incidents", byInstance(incident[0], "creationTime"), answer -> anyItem(answer, item ->
-                item.path("incidentKey").asLong() == incident[1] && item.path("state").asText().equals("RESOLVED"))))
-            .toList()));
+        targets.incidents().stream().map(incident -> new Operation("POST",
+            "/v2/incidents/" + incident.incidentKey() + "/resolution", "{}", "incidents",
+            byInstance(incident.instanceKey(), "creationTime"), answer -> anyItem(answer, item ->
+                item.path("incidentKey").asLong() == incident.incidentKey()
+                    && item.path("state").asText().equals("RESOLVED")))).toList()));
     results.add(measure("cancel instance (POST /v2/process-instances/{key}/cancellation)", "process-instances",
         targets.jobs().stream().map(job -> {
           ObjectNode read = JSON.createObjectNode();

@@ -26,8 +26,8 @@ final class OperationsPage {
     }
     html.table(List.of("page", "refresh interval", "API calls", "store requests per refresh", "per minute",
         "by kind (fewest repetition)"), rows);
-    html.paragraph("The node's own store requests in 5 s idle (bulks left out): " + report.nodeOwnStoreRequestsIn5sIdle()
-        + ". Each refresh counted 5 times; the fewest is shown.");
+    html.paragraph("The node's own store requests in 5 s idle (bulks left out): "
+        + report.nodeOwnStoreRequestsIn5sIdle() + ". Each refresh counted 5 times; the fewest is shown.");
 
     html.heading("Operation answered to effect visible in the UI's next read (ms)");
     rows = new ArrayList<>();

@@ -84,7 +84,8 @@ final class OperationsScenario {
       LoadModel model = LoadModel.builtIn();
       model.deploy(client);
       LoadSettings load = LoadSettings.defaults().withRate(settings.backgroundRate());
-      OperationVisibility.Targets targets = OperationVisibility.prepare(client, webapp, 2 * settings.operationsPerMode());
+      OperationVisibility.Targets targets =
+          OperationVisibility.prepare(client, webapp, 2 * settings.operationsPerMode());
       BatchThroughput.prepare(client, webapp, settings.batchInstances());
       Thread background = Thread.ofPlatform().name("background-load").start(() -> {
         try {
@@ -128,8 +129,8 @@ final class OperationsScenario {
       loadAverages.add(LoadAverage.now("after the batch"));
     }
     Report report = new Report("operations: issue 23's figures on node processes with basic auth and a write user",
-        "two fresh nodes started by the harness (own JVMs, embedded OpenSearch): for the counts behind a counting proxy "
-            + "(external store URL), for the rest on its embedded store",
+        "two fresh nodes started by the harness (own JVMs, embedded OpenSearch): for the counts behind a counting "
+            + "proxy (external store URL), for the rest on its embedded store",
         describe(settings), refreshes, idle, visibility, batch, latencies, loadAverages);
     OperationsPage.write(report, settings, root.resolve("benchmarks/results/operations.html"));
     @SuppressWarnings("unchecked")
@@ -156,11 +157,14 @@ final class OperationsScenario {
       for (int t = 1; t <= settings.processElements() - 2; t++) {
         chain = chain.serviceTask("task-" + t, b -> b.zeebeJobType("page-work"));
       }
-      long key = client.newDeployResourceCommand().addProcessModel(chain.endEvent("end").done(), "page-" + p + ".bpmn")
-          .send().join().getProcesses().getFirst().getProcessDefinitionKey();
+      var model = chain.endEvent("end").done();
+      String id = "page-" + p;
+      long key = CommandOutcome.untilAccepted(() -> client.newDeployResourceCommand().addProcessModel(model,
+          id + ".bpmn").send().join()).getProcesses().getFirst().getProcessDefinitionKey();
       first = p == 1 ? key : first;
       for (int i = 0; i < 3; i++) {
-        client.newCreateInstanceCommand().bpmnProcessId("page-" + p).latestVersion().send().join();
+        CommandOutcome.untilAccepted(() -> client.newCreateInstanceCommand().bpmnProcessId(id).latestVersion().send()
+            .join());
       }
     }
     long expected = 3L * settings.dashboardProcesses();

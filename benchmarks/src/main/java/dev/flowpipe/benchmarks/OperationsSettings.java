@@ -90,8 +90,8 @@ record OperationsSettings(
             s.batchInstances, s.loadPhase, number(name, value), s.processElements);
         case "--elements" -> new OperationsSettings(s.operationsPerMode, s.users, s.pollInterval, s.backgroundRate,
             s.batchInstances, s.loadPhase, s.dashboardProcesses, number(name, value));
-        default -> throw new IllegalArgumentException("operations: unknown argument '" + name + "' (known: --operations,"
-            + " --users, --poll, --rate, --batch, --phase, --processes, --elements)");
+        default -> throw new IllegalArgumentException("operations: unknown argument '" + name
+            + "' (known: --operations, --users, --poll, --rate, --batch, --phase, --processes, --elements)");
       };
     }
     return s;

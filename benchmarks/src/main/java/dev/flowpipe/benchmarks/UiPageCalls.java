@@ -35,7 +35,8 @@ final class UiPageCalls {
   static List<ApiCall> dashboardOld(List<String> processIds) {
     List<ApiCall> calls = new ArrayList<>(List.of(search("process-definitions", DEFINITIONS)));
     for (String id : processIds) {
-      String filter = "{\"filter\": {\"processDefinitionId\": \"" + id + "\", \"state\": \"ACTIVE\"}, \"page\": {\"limit\": 0}}";
+      String filter = "{\"filter\": {\"processDefinitionId\": \"" + id + "\", \"state\": \"ACTIVE\"},"
+          + " \"page\": {\"limit\": 0}}";
       calls.add(search("process-instances", filter));
       calls.add(search("incidents", filter));
     }
