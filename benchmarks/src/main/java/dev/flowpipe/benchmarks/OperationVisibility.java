@@ -46,12 +46,15 @@ final class OperationVisibility {
    * @param readsWithPositionsReachedWithoutEffect reads with the position that said they caught up and still did not
    *     show the effect: a read-your-writes defect if ever above 0
    * @param answersWithoutPosition operation answers without the position header (then polled)
+   * @param readsPerOperationWithPositions reads sent per operation until one showed the effect, with the positions
+   * @param readsPerOperationPolling the same, polled without them
    * @param refusedBusy operations answered 503 (the engine's flow control refusing the command), sent again after
    *     100 ms as a person would click again; the time runs from the accepted one's answer
    */
   record KindResult(String operation, String read, Map<String, Object> withPositionsMillis,
       Map<String, Object> pollingMillis, long readsWithPositionsTimedOut, long readsWithPositionsReachedWithoutEffect,
-      long answersWithoutPosition, long refusedBusy) {}
+      long answersWithoutPosition, double readsPerOperationWithPositions, double readsPerOperationPolling,
+      long refusedBusy) {}
 
   /** The counts of one kind, from every user's thread. */
   private static final class Tally {
@@ -59,6 +62,8 @@ final class OperationVisibility {
     final AtomicLong reachedWithoutEffect = new AtomicLong();
     final AtomicLong withoutPosition = new AtomicLong();
     final AtomicLong refusedBusy = new AtomicLong();
+    final AtomicLong readsWithPositions = new AtomicLong();
+    final AtomicLong readsPolling = new AtomicLong();
   }
 
   /** One operation to carry out and how to see its effect. */
@@ -215,12 +220,19 @@ final class OperationVisibility {
     }
     KindResult result = new KindResult(name, "POST /v2/" + entity + "/search (the instance page's read of it)",
         Benchmarks.percentiles(withPositions), Benchmarks.percentiles(polling), tally.timedOut.get(),
-        tally.reachedWithoutEffect.get(), tally.withoutPosition.get(), tally.refusedBusy.get());
+        tally.reachedWithoutEffect.get(), tally.withoutPosition.get(),
+        perOperation(tally.readsWithPositions.get(), withPositions), perOperation(tally.readsPolling.get(), polling),
+        tally.refusedBusy.get());
     System.out.printf("%-70s with positions %s, polling every %d ms %s; reads with positions timed out %d, caught up"
-        + " without the effect %d, refused busy %d%n", name, result.withPositionsMillis(), pollInterval.toMillis(),
-        result.pollingMillis(), result.readsWithPositionsTimedOut(), result.readsWithPositionsReachedWithoutEffect(),
-        result.refusedBusy());
+        + " without the effect %d, refused busy %d; reads per operation %.1f with positions, %.1f polling%n", name,
+        result.withPositionsMillis(), pollInterval.toMillis(), result.pollingMillis(),
+        result.readsWithPositionsTimedOut(), result.readsWithPositionsReachedWithoutEffect(), result.refusedBusy(),
+        result.readsPerOperationWithPositions(), result.readsPerOperationPolling());
     return result;
+  }
+
+  private static double perOperation(long reads, Histogram operations) {
+    return operations.getTotalCount() == 0 ? 0 : Math.round(10.0 * reads / operations.getTotalCount()) / 10.0;
   }
 
   /** Carries out one operation; the milliseconds from its answer to the first read that shows its effect. */
@@ -237,6 +249,7 @@ final class OperationVisibility {
           + ": " + answered.body());
     }
     long start = System.nanoTime();
+    AtomicLong reads = withPositions ? tally.readsWithPositions : tally.readsPolling;
     String path = "/v2/" + operation.readEntity() + "/search";
     if (withPositions) {
       if (answered.writtenPosition() == null) {
@@ -247,6 +260,7 @@ final class OperationVisibility {
         ObjectNode consistency = read.putObject("consistency").put("timeout", "2s"); // the UI's timeout
         consistency.putArray("positions").addObject().put("partitionId", Integer.parseInt(position[0]))
             .put("position", Long.parseLong(position[1]));
+        reads.incrementAndGet();
         JsonNode answer = webapp.expect(200, "POST", path, read.toString()).json();
         if (operation.shows().test(answer)) {
           return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -256,6 +270,7 @@ final class OperationVisibility {
       }
     }
     while (true) {
+      reads.incrementAndGet();
       if (operation.shows().test(webapp.expect(200, "POST", path, operation.read().toString()).json())) {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
       }

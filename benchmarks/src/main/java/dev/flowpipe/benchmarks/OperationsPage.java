@@ -35,11 +35,13 @@ final class OperationsPage {
       rows.add(List.of(k.operation(), k.read(), cell(k.withPositionsMillis()), cell(k.pollingMillis()),
           String.valueOf(k.readsWithPositionsTimedOut()), String.valueOf(k.readsWithPositionsReachedWithoutEffect()),
           String.valueOf(k.answersWithoutPosition()),
+          k.readsPerOperationWithPositions() + " / " + k.readsPerOperationPolling(),
           String.valueOf(k.refusedBusy())));
     }
     html.table(List.of("operation", "read", "with consistency.positions", "polling every "
-        + settings.pollInterval().toMillis() + " ms", "reads with positions missing the effect",
-        "answers without position", "refused 503 (sent again)"), rows);
+        + settings.pollInterval().toMillis() + " ms", "reads with positions timed out (2 s)",
+        "reads with positions caught up without the effect", "answers without position",
+        "reads per operation (with / without)", "refused 503 (sent again)"), rows);
 
     html.paragraph(settings.users() + " users operating at once, each one operation after another; the kinds in turn,"
         + " the two ways alternating. Time from the operation's answer to the answer of the first read showing its"
