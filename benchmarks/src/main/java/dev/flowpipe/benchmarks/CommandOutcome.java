@@ -48,6 +48,24 @@ enum CommandOutcome {
     return null;
   }
 
+  /**
+   * Sends a command of a scenario's preparation (not measured) until the broker accepts it: a refusal by backpressure
+   * means "later" (for up to a minute, 100 ms apart), any other error is thrown.
+   */
+  static <T> T untilAccepted(java.util.function.Supplier<T> command) throws InterruptedException {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
+    while (true) {
+      try {
+        return command.get();
+      } catch (RuntimeException e) {
+        if (of(e) != REJECTED || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(100);
+      }
+    }
+  }
+
   /** A short name for an error, for the report's error counts: the gRPC code, or the exception's class. */
   static String kind(Throwable error) {
     Status.Code code = statusCode(error);

@@ -41,6 +41,8 @@ public final class StoreProxy implements AutoCloseable {
   private final Object throttle = new Object();
   private long throttledUntilNanos;
   private final AtomicReference<HeldBulk> nextHeld = new AtomicReference<>();
+  private final java.util.Map<String, java.util.concurrent.atomic.LongAdder> requests =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   /** A bulk request the proxy keeps from the store until released. */
   public static final class HeldBulk {
@@ -171,12 +173,37 @@ public final class StoreProxy implements AutoCloseable {
     Thread.sleep(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
   }
 
+  /**
+   * The requests received since the start or the last {@link #resetRequestCounts()}, by method and the path's first
+   * segment that names a store operation ({@code POST _search}, {@code GET _doc}, {@code POST _bulk}; {@code index}
+   * for a path without one): what a client of the store asked of it.
+   */
+  public java.util.Map<String, Long> requestCounts() {
+    java.util.Map<String, Long> counts = new java.util.TreeMap<>();
+    requests.forEach((kind, count) -> counts.put(kind, count.sum()));
+    return counts;
+  }
+
+  public void resetRequestCounts() {
+    requests.clear();
+  }
+
+  private static String requestKind(HttpExchange exchange) {
+    for (String segment : exchange.getRequestURI().getPath().split("/")) {
+      if (segment.startsWith("_")) {
+        return exchange.getRequestMethod() + " " + segment;
+      }
+    }
+    return exchange.getRequestMethod() + " index";
+  }
+
   public String url() {
     return "http://127.0.0.1:" + server.getAddress().getPort();
   }
 
   private void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
+      requests.computeIfAbsent(requestKind(exchange), kind -> new java.util.concurrent.atomic.LongAdder()).increment();
       if (expected != null && !expected.equals(exchange.getRequestHeaders().getFirst("Authorization"))) {
         exchange.getResponseHeaders().add("WWW-Authenticate", "Basic realm=\"store\"");
         byte[] body = "{\"error\":\"unauthorized\"}".getBytes(StandardCharsets.UTF_8);
