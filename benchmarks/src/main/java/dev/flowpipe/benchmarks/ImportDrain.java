@@ -13,7 +13,6 @@ import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
 import io.camunda.zeebe.client.ZeebeClient;
-import io.camunda.zeebe.client.api.worker.JobWorker;
 import io.camunda.zeebe.protocol.record.ValueType;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -104,15 +103,11 @@ final class ImportDrain {
         "--flowpipe.broker.partitions-count=" + PARTITIONS));
     Map<String, Object> ingest = new LinkedHashMap<>();
     try (NodeProcess node = NodeProcess.start(root, work.resolve("node"), args, Baseline.stockExporterClasspath(root));
-        ZeebeClient client = Benchmarks.client(node);
-        JobWorker worker = client.newWorker().jobType(Saturation.JOB_TYPE)
-            .handler((jobs, job) -> jobs.newCompleteCommand(job.getKey()).send())
-            .maxJobsActive(256).pollInterval(Duration.ofMillis(10)).streamEnabled(true).open()) {
-      Benchmarks.deploy(client);
+        ZeebeClient client = Benchmarks.client(node)) {
       System.out.printf("recording: %d instances/s for %d s on a node with the stock exporter%n", LOAD_RATE, seconds);
-      Thread load = Thread.ofPlatform().daemon().start(() -> Availability.backgroundLoad(client, LOAD_RATE));
-      TimeUnit.SECONDS.sleep(seconds);
-      load.interrupt();
+      try (SteadyLoad load = SteadyLoad.start(client, LOAD_RATE)) {
+        TimeUnit.SECONDS.sleep(seconds);
+      }
       long previous = -1;
       long now = count(store, indices);
       while (now != previous) { // the stock exporter flushes every second: settled when a few seconds add nothing
