@@ -76,6 +76,10 @@ final class ImportRestart {
     String steadyLoad;
     try {
       firstCaughtUp = awaitCaughtUp(importer, progress, 0, settings.catchUpLimit())[0];
+      if (firstCaughtUp < 0) {
+        throw new IllegalStateException("import-restart: the importer did not catch up from scratch within "
+            + settings.catchUpLimit() + " (--catch-up-limit), so there is no restart to measure");
+      }
       System.out.printf(Locale.ROOT, "importer caught up %.1f s after its start; steady for %d s%n", firstCaughtUp,
           settings.steady().toSeconds());
       long steadyFrom = progress.millisSinceStart();
@@ -129,23 +133,25 @@ final class ImportRestart {
 
   /**
    * Waits until the importer has said it is caught up and the independent check holds; returns the seconds from
-   * {@code fromMillis} (or the importer's start, for its own signal) to each. Fails past the limit or if it exits.
+   * {@code fromMillis} (or the importer's start, for its own signal) to each, -1 for one not reached within the limit.
+   * Fails if the importer exits.
    */
   private static double[] awaitCaughtUp(StandaloneImporter importer, ImportProgress progress, long fromMillis,
       Duration limit) throws InterruptedException {
     long deadline = System.nanoTime() + limit.toNanos();
-    while (true) {
-      ImportProgress.Sample independent = progress.firstCaughtUpFrom(fromMillis);
-      if (importer.secondsUntilCaughtUp() >= 0 && independent != null) {
-        return new double[] {importer.secondsUntilCaughtUp(), (independent.atMillis() - fromMillis) / 1000.0};
-      }
-      if (!importer.isAlive() || System.nanoTime() > deadline) {
-        throw new IllegalStateException("import-restart: the importer did not catch up within " + limit
-            + (importer.isAlive() ? "" : " (it exited)") + "; own signal " + importer.secondsUntilCaughtUp()
-            + " s, independent check " + (independent != null));
+    ImportProgress.Sample independent = null;
+    while (System.nanoTime() < deadline && (importer.secondsUntilCaughtUp() < 0 || independent == null)) {
+      if (!importer.isAlive()) {
+        throw new IllegalStateException("import-restart: the importer exited before it caught up");
       }
       Thread.sleep(100);
+      independent = progress.firstCaughtUpFrom(fromMillis);
     }
+    if (importer.secondsUntilCaughtUp() < 0 || independent == null) {
+      System.out.println("not caught up within " + limit + " (--catch-up-limit)");
+    }
+    return new double[] {importer.secondsUntilCaughtUp(),
+        independent == null ? -1 : (independent.atMillis() - fromMillis) / 1000.0};
   }
 
   private static double round(double value) {

@@ -99,14 +99,21 @@ final class LegacyAvailability {
     try {
       long start = System.nanoTime();
       long intervalNanos = Math.round(1e9 / settings.probesPerSecond());
+      int failed = 0;
       for (long n = 0; System.nanoTime() - start < settings.probeTime().toNanos(); n++) {
         try {
           pending.add(Availability.createProbe(client));
         } catch (RuntimeException e) {
           // a probe the engine did not complete (e.g. a timed-out create) has no completion to measure from
+          if (failed++ == 0) {
+            System.out.println("a probe was not created: " + e);
+          }
         }
         long due = start + (n + 1) * intervalNanos;
         TimeUnit.NANOSECONDS.sleep(Math.max(0, due - System.nanoTime()));
+      }
+      if (failed > 0) {
+        System.out.println(failed + " probes not created");
       }
     } finally {
       pending.close();
