@@ -106,8 +106,9 @@ public final class Benchmarks {
     Path out = root.resolve("benchmarks/results/" + args[0] + ".json");
     Files.createDirectories(out.getParent());
     JSON.writeValue(out.toFile(), report);
-    // their windows (load, ramp) or differences (crash) make the JSON long; the summary was printed
-    if (!List.of("load", "ramp", "crash", "cluster-crash", "slow-network").contains(args[0])) {
+    // their windows (load, ramp), differences (crash) or lag samples (import-restart) make the JSON long; the summary
+    // was printed
+    if (!List.of("load", "ramp", "crash", "cluster-crash", "slow-network", "import-restart").contains(args[0])) {
       System.out.println(JSON.writeValueAsString(report));
     }
     System.out.println("report: " + out);
