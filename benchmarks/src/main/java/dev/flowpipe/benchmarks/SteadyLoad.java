@@ -27,9 +27,14 @@ final class SteadyLoad implements AutoCloseable {
         Thread.ofPlatform().daemon().start(() -> Availability.backgroundLoad(client, instancesPerSecond)));
   }
 
+  /** Creates no more instances; the worker goes on completing the jobs of those in flight until closed. */
+  void stopCreating() {
+    load.interrupt();
+  }
+
   @Override
   public void close() {
-    load.interrupt();
+    stopCreating();
     worker.close();
   }
 }
