@@ -41,7 +41,7 @@ public final class Benchmarks {
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
-          "usage: benchmarks/run overhead|overhead-interleaved|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|exporter-slow-link|slow-store|refresh-layout|store-settings|search-latency|flow-control|load|ramp|scaling|slow-network|crash|cluster-crash|import-drain|schema-migration|operations [options]\n"
+          "usage: benchmarks/run overhead|overhead-interleaved|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|exporter-slow-link|slow-store|refresh-layout|store-settings|search-latency|flow-control|load|ramp|scaling|slow-network|crash|cluster-crash|import-drain|schema-migration|operations|legacy-availability|import-restart [options]\n"
               + "       benchmarks/run html overhead|availability|exporter-throughput|exporter-slow-link|slow-store|search-latency|crash|cluster-crash  (page from the saved JSON)");
       System.exit(2);
     }
@@ -97,6 +97,10 @@ public final class Benchmarks {
       case "operations" -> OperationsScenario.run(root, List.of(args).subList(1, args.length));
       case "import-drain" -> ImportDrain.run(root, args.length > 1 ? Long.parseLong(args[1]) : 1_000_000,
           args.length > 2 ? Integer.parseInt(args[2]) : 20, List.of(args).subList(Math.min(3, args.length), args.length));
+      case "legacy-availability" -> asMap(LegacyAvailability.run(root,
+          LegacyAvailabilitySettings.parse(List.of(args).subList(1, args.length))));
+      case "import-restart" -> asMap(ImportRestart.run(root,
+          ImportRestartSettings.parse(List.of(args).subList(1, args.length))));
       default -> throw new IllegalArgumentException("unknown scenario '" + args[0] + "'");
     };
     report.put("date", LocalDate.now().toString());
@@ -104,8 +108,9 @@ public final class Benchmarks {
     Path out = root.resolve("benchmarks/results/" + args[0] + ".json");
     Files.createDirectories(out.getParent());
     JSON.writeValue(out.toFile(), report);
-    // their windows (load, ramp) or differences (crash) make the JSON long; the summary was printed
-    if (!List.of("load", "ramp", "crash", "cluster-crash", "slow-network").contains(args[0])) {
+    // their windows (load, ramp), differences (crash) or lag samples (import-restart) make the JSON long; the summary
+    // was printed
+    if (!List.of("load", "ramp", "crash", "cluster-crash", "slow-network", "import-restart").contains(args[0])) {
       System.out.println(JSON.writeValueAsString(report));
     }
     System.out.println("report: " + out);
@@ -114,6 +119,12 @@ public final class Benchmarks {
     }
     // the crash suite found a difference (the report says which); otherwise exit even if a library left a thread
     System.exit(Boolean.FALSE.equals(report.get("passed")) ? 1 : 0);
+  }
+
+  /** A typed report as the JSON tree the runner adds the date and machine to. */
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> asMap(Record report) {
+    return JSON.convertValue(report, LinkedHashMap.class);
   }
 
   /** Draws the HTML page of a JSON-only scenario again from its saved report. */

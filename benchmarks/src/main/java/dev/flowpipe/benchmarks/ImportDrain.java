@@ -13,7 +13,6 @@ import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
 import io.camunda.zeebe.client.ZeebeClient;
-import io.camunda.zeebe.client.api.worker.JobWorker;
 import io.camunda.zeebe.protocol.record.ValueType;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -104,21 +103,13 @@ final class ImportDrain {
         "--flowpipe.broker.partitions-count=" + PARTITIONS));
     Map<String, Object> ingest = new LinkedHashMap<>();
     try (NodeProcess node = NodeProcess.start(root, work.resolve("node"), args, Baseline.stockExporterClasspath(root));
-        ZeebeClient client = Benchmarks.client(node);
-        JobWorker worker = client.newWorker().jobType(Saturation.JOB_TYPE)
-            .handler((jobs, job) -> jobs.newCompleteCommand(job.getKey()).send())
-            .maxJobsActive(256).pollInterval(Duration.ofMillis(10)).streamEnabled(true).open()) {
-      Benchmarks.deploy(client);
+        ZeebeClient client = Benchmarks.client(node)) {
       System.out.printf("recording: %d instances/s for %d s on a node with the stock exporter%n", LOAD_RATE, seconds);
-      Thread load = Thread.ofPlatform().daemon().start(() -> Availability.backgroundLoad(client, LOAD_RATE));
-      TimeUnit.SECONDS.sleep(seconds);
-      load.interrupt();
-      long previous = -1;
-      long now = count(store, indices);
-      while (now != previous) { // the stock exporter flushes every second: settled when a few seconds add nothing
-        TimeUnit.SECONDS.sleep(3);
-        previous = now;
-        now = count(store, indices);
+      long now;
+      try (SteadyLoad load = SteadyLoad.start(client, LOAD_RATE)) {
+        TimeUnit.SECONDS.sleep(seconds);
+        load.stopCreating();
+        now = settledCount(store, indices);
       }
       long instances = completedInstances(store, indices);
       ingest.put("loadInstancesPerSecond", LOAD_RATE);
@@ -132,6 +123,27 @@ final class ImportDrain {
     }
     System.out.println("ingest: " + ingest);
     return ingest;
+  }
+
+  /**
+   * The raw records once the stock exporter has written the last of them: it flushes every second, so settled when a
+   * few seconds add nothing. A loaded machine's stock exporter may not have written its first bulk yet: nothing
+   * counts as settled before something is there (up to 2 minutes).
+   */
+  private static long settledCount(SearchStore store, RawRecordIndices indices) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    long previous = -1;
+    long now = count(store, indices);
+    while (now != previous || now == 0) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("import-drain: the stock exporter wrote " + now + " raw records and did not "
+            + "settle within 2 minutes of the recording");
+      }
+      TimeUnit.SECONDS.sleep(3);
+      previous = now;
+      now = count(store, indices);
+    }
+    return now;
   }
 
   private static long count(SearchStore store, RawRecordIndices indices) {

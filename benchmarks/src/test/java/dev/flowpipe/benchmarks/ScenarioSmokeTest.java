@@ -361,4 +361,79 @@ class ScenarioSmokeTest {
     assertThat(StoreSettingsAB.perRoundRatios(java.util.List.of(a, b), java.util.List.of(b, a)))
         .containsExactly(0.5, 2.0);
   }
+
+  @Test
+  void theLegacyAvailabilityArgumentsHaveDefaultsAndNameABadValue() {
+    var defaults = LegacyAvailabilitySettings.parse(List.of());
+    assertThat(defaults.loadPerSecond()).isEqualTo(50);
+    assertThat(defaults.stockDelaysSeconds()).containsExactly(1, 5);
+    assertThat(defaults.probeTime()).isEqualTo(Duration.ofSeconds(120));
+    var given = LegacyAvailabilitySettings.parse(List.of("--stock-delays=5", "--flowpipe.importer.page-size=500"));
+    assertThat(given.stockDelaysSeconds()).containsExactly(5);
+    assertThat(given.importerArguments()).containsExactly("--flowpipe.importer.page-size=500");
+    assertThatThrownBy(() -> LegacyAvailabilitySettings.parse(List.of("--stock-delays=1,soon")))
+        .hasMessageContaining("--stock-delays").hasMessageContaining("'soon'");
+    assertThatThrownBy(() -> LegacyAvailabilitySettings.parse(List.of("--stock-delays=0")))
+        .hasMessageContaining("--stock-delays").hasMessageContaining("[0]");
+    assertThatThrownBy(() -> LegacyAvailabilitySettings.parse(List.of("--rates=5")))
+        .hasMessageContaining("unknown argument --rates=5");
+    assertThatThrownBy(() -> LegacyAvailabilitySettings.parse(List.of("50")))
+        .hasMessageContaining("'50'");
+  }
+
+  @Test
+  void theImportRestartArgumentsHaveDefaultsAndNameABadValue() {
+    var defaults = ImportRestartSettings.parse(List.of());
+    assertThat(defaults.stops()).containsExactly("TERM", "KILL");
+    assertThat(defaults.downtime()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(defaults.loadPerSecond()).isEqualTo(50);
+    assertThatThrownBy(() -> ImportRestartSettings.parse(List.of("--stops=TERM,HUP")))
+        .hasMessageContaining("--stops").hasMessageContaining("'TERM,HUP'");
+    assertThatThrownBy(() -> ImportRestartSettings.parse(List.of("--downtime=a while")))
+        .hasMessageContaining("--downtime").hasMessageContaining("'a while'");
+    assertThatThrownBy(() -> ImportRestartSettings.parse(List.of("--partitions=0")))
+        .hasMessageContaining("--partitions").hasMessageContaining("0");
+  }
+
+  @Test
+  void onePollerAsksEachPlaceForAllPendingProbesAtOnceAndCountsTheOnesNeverSeen() throws Exception {
+    List<List<Long>> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+    long ended = System.currentTimeMillis() - 100;
+    var everywhere = new PendingProbes.Place("everywhere", keys -> {
+      asked.add(keys);
+      return keys.stream().collect(java.util.stream.Collectors.toMap(k -> k, k -> ended));
+    });
+    var notTwo = new PendingProbes.Place("not two", keys -> keys.stream().filter(k -> k != 2)
+        .collect(java.util.stream.Collectors.toMap(k -> k, k -> ended)));
+    var probes = new PendingProbes(List.of(everywhere, notTwo), 300);
+    probes.add(1);
+    probes.add(2);
+
+    probes.close();
+
+    var byKey = probes.finished().stream()
+        .collect(java.util.stream.Collectors.toMap(PendingProbes.Probe::key, PendingProbes.Probe::millis));
+    assertThat(byKey.get(1L).get("everywhere")).isGreaterThanOrEqualTo(100);
+    assertThat(byKey.get(1L).get("not two")).isGreaterThanOrEqualTo(100);
+    assertThat(byKey.get(2L).get("not two")).isEqualTo(-1);
+    assertThat(asked).anyMatch(keys -> keys.size() == 2);
+  }
+
+  @Test
+  void theImportersShareIsImportedMinusStockRawPerProbeAndUnseenProbesAreCounted() {
+    var probes = List.of(
+        new PendingProbes.Probe(1, Map.of(LegacyAvailability.OURS, 90L, LegacyAvailability.STOCK_RAW, 1_200L,
+            LegacyAvailability.IMPORTED, 2_000L)),
+        new PendingProbes.Probe(2, Map.of(LegacyAvailability.OURS, 110L, LegacyAvailability.STOCK_RAW, 1_000L,
+            LegacyAvailability.IMPORTED, -1L)));
+
+    var phase = LegacyAvailability.summarise(1, probes, "1.0", "2.0");
+
+    assertThat(phase.importerShare().count()).isEqualTo(1);
+    assertThat(phase.importerShare().p50()).isEqualTo(800);
+    assertThat(phase.notSeen()).containsEntry(LegacyAvailability.IMPORTED, 1L)
+        .containsEntry(LegacyAvailability.OURS, 0L);
+    assertThat(phase.ours().count()).isEqualTo(2);
+    assertThat(phase.publishedCamunda85Seconds()).isEqualTo(3.68);
+  }
 }

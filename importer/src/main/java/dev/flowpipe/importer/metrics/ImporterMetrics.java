@@ -36,11 +36,14 @@ public final class ImporterMetrics {
    * @param caughtUp whether everything searchable in the source is imported
    */
   public void status(Supplier<Double> lagMillis, Supplier<Boolean> caughtUp) {
+    // a gauge holds its state object weakly, and these suppliers are held by nothing else: without a strong
+    // reference the first garbage collection turns both gauges into NaN (seen in a node under load)
     TimeGauge.builder("flowpipe.importer.lag", lagMillis, TimeUnit.MILLISECONDS, Supplier::get)
         .description("now minus the engine time of the newest record imported (0 when caught up)").tags(tags)
-        .register(registry);
+        .strongReference(true).register(registry);
     Gauge.builder("flowpipe.importer.caught.up", caughtUp, c -> c.get() ? 1 : 0)
-        .description("1 when everything searchable in the source is imported").tags(tags).register(registry);
+        .description("1 when everything searchable in the source is imported").tags(tags).strongReference(true)
+        .register(registry);
   }
 
   /** Records of {@code valueType} searchable in the source beyond the durable cursor (as far as the reader knows). */
