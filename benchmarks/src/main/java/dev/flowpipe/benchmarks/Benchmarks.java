@@ -93,6 +93,7 @@ public final class Benchmarks {
           root.resolve("benchmarks/results/slow-network.html"));
       case "crash" -> CrashSuite.run(root, List.of(args).subList(1, args.length));
       case "cluster-crash" -> ClusterCrashSuite.run(root, List.of(args).subList(1, args.length));
+      case "batch-restart" -> BatchRestart.run(root, List.of(args).subList(1, args.length));
       case "import-drain" -> ImportDrain.run(root, args.length > 1 ? Long.parseLong(args[1]) : 1_000_000,
           args.length > 2 ? Integer.parseInt(args[2]) : 20, List.of(args).subList(Math.min(3, args.length), args.length));
       default -> throw new IllegalArgumentException("unknown scenario '" + args[0] + "'");
