@@ -218,8 +218,17 @@ public final class BatchOperations implements AutoCloseable {
     String user = (String) batch.get("user");
     try {
       while (!Thread.currentThread().isInterrupted()) {
-        List<SearchHits.Hit> page = store.items(key, "ACTIVE", 0, PAGE).hits();
+        List<SearchHits.Hit> page;
+        try {
+          page = store.items(key, "ACTIVE", 0, PAGE).hits();
+        } catch (RuntimeException e) {
+          // e.g. the store still recovering after a start: the batch waits for it rather than stopping until the next
+          LOG.info("batch operation {} waits for the store: {}", key, e.toString());
+          Thread.sleep(RETRY_PAUSE.toMillis());
+          continue;
+        }
         if (page.isEmpty()) {
+          updateCounts(batch); // a stop after the last item's outcome but before the counts: the end is set here
           break;
         }
         List<CompletableFuture<Boolean>> running = new ArrayList<>();
@@ -228,7 +237,11 @@ public final class BatchOperations implements AutoCloseable {
           running.add(CompletableFuture.supplyAsync(() -> carryOut(type, item, user), workers));
         }
         CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).get();
-        updateCounts(batch);
+        try {
+          updateCounts(batch);
+        } catch (RuntimeException e) {
+          LOG.info("batch operation {}: counts not stored yet: {}", key, e.toString()); // the next page stores them
+        }
         long later = running.stream().filter(ended -> !ended.join()).count();
         if (later > 0) {
           LOG.info("batch operation {}: {} items found the engine unreachable; sent again in {}", key, later,
@@ -243,8 +256,20 @@ public final class BatchOperations implements AutoCloseable {
     }
   }
 
-  /** Sends one item's command and stores its outcome; false where it stays active to be sent again. */
+  /**
+   * Sends one item's command and stores its outcome; false where it stays active to be sent again, also where the
+   * outcome could not be stored (the store unreachable for now): sent again, a done command is found done.
+   */
   private boolean carryOut(Type type, Map<String, Object> item, String user) {
+    try {
+      return carryOutOnce(type, item, user);
+    } catch (RuntimeException e) {
+      LOG.info("batch item {} sent again later: {}", item.get("itemKey"), e.toString());
+      return false;
+    }
+  }
+
+  private boolean carryOutOnce(Type type, Map<String, Object> item, String user) {
     long itemKey = Long.parseLong((String) item.get("itemKey"));
     String state;
     String error = null;
