@@ -41,7 +41,7 @@ public final class Benchmarks {
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       System.err.println(
-          "usage: benchmarks/run overhead|overhead-interleaved|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|exporter-slow-link|slow-store|refresh-layout|store-settings|search-latency|flow-control|load|ramp|scaling|slow-network|crash|cluster-crash|import-drain|schema-migration|operations|legacy-availability|import-restart [options]\n"
+          "usage: benchmarks/run overhead|overhead-interleaved|cpu-cost|availability|bulk-delay-sweep|baseline|exporter-throughput|exporter-slow-link|slow-store|refresh-layout|store-settings|search-latency|flow-control|load|ramp|scaling|slow-network|crash|cluster-crash|import-drain|schema-migration|operations|legacy-availability|import-restart|batch-restart [options]\n"
               + "       benchmarks/run html overhead|availability|exporter-throughput|exporter-slow-link|slow-store|search-latency|crash|cluster-crash  (page from the saved JSON)");
       System.exit(2);
     }
@@ -95,6 +95,7 @@ public final class Benchmarks {
       case "cluster-crash" -> ClusterCrashSuite.run(root, List.of(args).subList(1, args.length));
       case "schema-migration" -> SchemaMigrationRun.run(root, args.length > 1 ? Integer.parseInt(args[1]) : 20_000);
       case "operations" -> OperationsScenario.run(root, List.of(args).subList(1, args.length));
+      case "batch-restart" -> BatchRestart.run(root, List.of(args).subList(1, args.length));
       case "import-drain" -> ImportDrain.run(root, args.length > 1 ? Long.parseLong(args[1]) : 1_000_000,
           args.length > 2 ? Integer.parseInt(args[2]) : 20, List.of(args).subList(Math.min(3, args.length), args.length));
       case "legacy-availability" -> asMap(LegacyAvailability.run(root,

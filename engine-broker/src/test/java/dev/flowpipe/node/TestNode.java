@@ -105,6 +105,11 @@ public final class TestNode implements AutoCloseable {
     return dataDirectory;
   }
 
+  /** The gateway's {@code host:port}, as a client or a web app on its own is given it. */
+  public String gatewayAddress() {
+    return "127.0.0.1:" + properties.get("flowpipe.gateway.port");
+  }
+
   public ZeebeClient client() {
     return ZeebeClient.newClientBuilder()
         .grpcAddress(java.net.URI.create("http://127.0.0.1:" + properties.get("flowpipe.gateway.port")))

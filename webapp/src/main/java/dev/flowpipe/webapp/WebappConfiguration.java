@@ -13,6 +13,7 @@ import dev.flowpipe.webapp.batch.BatchOperationStore;
 import dev.flowpipe.webapp.batch.BatchOperations;
 import dev.flowpipe.webapp.config.WebappProperties;
 import dev.flowpipe.webapp.operations.EngineCommands;
+import dev.flowpipe.webapp.operations.WrittenPositions;
 import java.time.InstantSource;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationListener;
@@ -55,8 +56,8 @@ public class WebappConfiguration {
 
   @Bean
   BatchOperations batchOperations(ReadModel readModel, SearchService search, EngineCommands engine,
-      WebappProperties properties) {
-    return new BatchOperations(new BatchOperationStore(readModel), search, engine, InstantSource.system(),
+      WrittenPositions positions, WebappProperties properties) {
+    return new BatchOperations(new BatchOperationStore(readModel), search, engine, positions, InstantSource.system(),
         properties.operations().batchParallelism(), properties.operations().batchMaxItems());
   }
 

@@ -11,8 +11,10 @@ import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.webapp.api.SearchService;
 import dev.flowpipe.webapp.batch.BatchOperationStore;
 import dev.flowpipe.webapp.batch.BatchOperations;
+import dev.flowpipe.webapp.batch.ItemAlreadyDone;
 import dev.flowpipe.webapp.operations.EngineCommandException;
 import dev.flowpipe.webapp.operations.EngineCommands;
+import dev.flowpipe.webapp.operations.WrittenPositions;
 import dev.flowpipe.webapp.query.BadRequestException;
 import dev.flowpipe.webapp.readmodel.ReadModel;
 import java.time.Duration;
@@ -108,8 +110,8 @@ class BatchOperationsTest {
   }
 
   private static BatchOperations batches(EngineCommands engine, int parallelism) {
-    return new BatchOperations(new BatchOperationStore(readModel), search, engine, InstantSource.system(),
-        parallelism, 100);
+    return new BatchOperations(new BatchOperationStore(readModel), search, engine, WrittenPositions.NONE,
+        InstantSource.system(), parallelism, 100);
   }
 
   private static Map<String, Object> awaitEnd(BatchOperations batches, String key) {
@@ -160,6 +162,37 @@ class BatchOperationsTest {
   }
 
   @Test
+  void anItemThatFoundTheEngineUnreachableStaysActiveAndIsSentAgain() throws Exception {
+    Set<Long> refusedOnce = ConcurrentHashMap.newKeySet();
+    RecordingEngine engine = new RecordingEngine(key -> {
+      if (key == 1004L && refusedOnce.add(key)) { // as a stopping node's gateway answers what is in flight
+        throw new EngineCommandException(EngineCommandException.Kind.UNAVAILABLE, "gateway closing");
+      }
+    });
+    try (BatchOperations batches = batches(engine, 2)) {
+      String key = (String) batches.create(BatchOperations.Type.CANCEL_PROCESS_INSTANCE,
+          JSON.readTree("{\"filter\": {\"processDefinitionId\": \"order\"}}"), "operator").get("batchOperationKey");
+
+      assertThat(awaitEnd(batches, key)).containsEntry("state", "COMPLETED").containsEntry("operationsFailedCount", 0);
+      assertThat(engine.cancelled).filteredOn(k -> k == 1004L).hasSize(2);
+      assertThat(batches.items(key, "COMPLETED", 0, 100).hits())
+          .anySatisfy(item -> assertThat(item.source()).containsEntry("itemKey", "1004"));
+    }
+  }
+
+  @Test
+  void anItemTheEngineNoLongerKnowsWasDoneWhereTheReadModelShowsItCancelledOrResolved() {
+    ItemAlreadyDone alreadyDone = new ItemAlreadyDone(search, WrittenPositions.NONE, Duration.ofSeconds(1));
+
+    assertThat(alreadyDone.test(BatchOperations.Type.CANCEL_PROCESS_INSTANCE, 1002L)).as("CANCELED").isTrue();
+    assertThat(alreadyDone.test(BatchOperations.Type.CANCEL_PROCESS_INSTANCE, 1000L)).as("COMPLETED").isFalse();
+    assertThat(alreadyDone.test(BatchOperations.Type.CANCEL_PROCESS_INSTANCE, 1001L)).as("ACTIVE").isFalse();
+    assertThat(alreadyDone.test(BatchOperations.Type.CANCEL_PROCESS_INSTANCE, 999_999L)).as("unknown").isFalse();
+    assertThat(alreadyDone.test(BatchOperations.Type.RESOLVE_INCIDENT, 7003L)).as("RESOLVED").isTrue();
+    assertThat(alreadyDone.test(BatchOperations.Type.RESOLVE_INCIDENT, 7001L)).as("ACTIVE incident").isFalse();
+  }
+
+  @Test
   void resolvesTheActiveIncidentsOfTheMatchingInstances() throws Exception {
     RecordingEngine engine = new RecordingEngine(key -> { });
     try (BatchOperations batches = batches(engine, 2)) {
@@ -206,7 +239,7 @@ class BatchOperationsTest {
   @Test
   void aFilterMatchingMoreThanTheLimitIsRefusedBeforeAnythingIsStored() {
     try (BatchOperations batches = new BatchOperations(new BatchOperationStore(readModel), search,
-        new RecordingEngine(k -> { }), InstantSource.system(), 1, 5)) {
+        new RecordingEngine(k -> { }), WrittenPositions.NONE, InstantSource.system(), 1, 5)) {
       assertThatThrownBy(() -> batches.create(BatchOperations.Type.CANCEL_PROCESS_INSTANCE,
           JSON.readTree("{\"filter\": {}}"), "operator"))
           .isInstanceOf(BadRequestException.class).hasMessageContaining("more than 5");

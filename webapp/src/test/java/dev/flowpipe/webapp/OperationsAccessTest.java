@@ -162,5 +162,21 @@ class OperationsAccessTest {
         assertThat(answer.contentType()).startsWith("application/problem+json");
       }
     }
+
+    @Test
+    void aGatewayThatTakesTheConnectionButNeverAnswersIsAnswered504(EmbeddedSearchStore node, SearchStore store)
+        throws Exception {
+      // a listener that accepts and then stays silent: the command may or may not have been carried out
+      try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+          TestWebapp app = OperationsAccessTest.start(node, store, Map.of(
+              "flowpipe.webapp.operations.enabled", true,
+              "flowpipe.webapp.operations.gateway-address", "127.0.0.1:" + silent.getLocalPort(),
+              "flowpipe.webapp.operations.request-timeout", "1s"))) {
+        TestWebapp.Answer answer = app.post(CANCEL, "{}");
+
+        assertThat(answer.status()).as(answer.body()).isEqualTo(504);
+        assertThat(answer.contentType()).startsWith("application/problem+json");
+      }
+    }
   }
 }

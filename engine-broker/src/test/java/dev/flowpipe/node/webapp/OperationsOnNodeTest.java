@@ -39,6 +39,8 @@ class OperationsOnNodeTest {
           .addProcessModel(Bpmn.createExecutableProcess("ops-message").startEvent()
               .intermediateCatchEvent("paid", e -> e.message(m -> m.name("ops-paid").zeebeCorrelationKeyExpression("orderId")))
               .endEvent().done(), "ops-message.bpmn")
+          .addProcessModel(Bpmn.createExecutableProcess("ops-parent").startEvent()
+              .callActivity("call", c -> c.zeebeProcessId("ops-wait")).endEvent().done(), "ops-parent.bpmn")
           .send().join();
     }
   }
@@ -184,9 +186,27 @@ class OperationsOnNodeTest {
     Answer again = Http.post(url("/v2/messages/publication"), duplicate);
     assertThat(again.status()).as("the engine refuses a second message with that id: " + again.raw().body())
         .isEqualTo(409);
+    Answer unknownIncident = Http.post(url("/v2/incidents/2251799813685249/resolution"), "{}");
+    assertThat(unknownIncident.status()).as(unknownIncident.raw().body()).isEqualTo(404);
+    Answer unknownScope = Http.send("PUT", url("/v2/element-instances/2251799813685249/variables"),
+        "{\"variables\": {\"a\": 1}}");
+    assertThat(unknownScope.status()).as(unknownScope.raw().body()).isEqualTo(404);
     Answer badBody = Http.send("PUT", url("/v2/element-instances/2251799813685249/variables"), "{\"variables\": 3}");
     assertThat(badBody.status()).isEqualTo(400);
     assertThat(badBody.json().path("part").asText()).isEqualTo("variables");
+  }
+
+  @Test
+  void cancellingACalledInstanceIsRefusedWith409AsTheEngineCancelsOnlyRootInstances() {
+    Answer parent = create("ops-parent", "{}");
+    String child = await().atMost(Duration.ofSeconds(30)).until(() -> Http.post(url("/v2/process-instances/search"),
+        "{\"filter\": {\"parentProcessInstanceKey\": \"" + parent.json().path("processInstanceKey").asText()
+            + "\"}}").json().path("items").path(0).path("processInstanceKey").asText(null), k -> k != null);
+
+    Answer refused = Http.post(url("/v2/process-instances/" + child + "/cancellation"), "{}");
+
+    assertThat(refused.status()).as(refused.raw().body()).isEqualTo(409);
+    assertThat(refused.header("Content-Type")).startsWith("application/problem+json");
   }
 
   private static ActivatedJob activate(ZeebeClient client, long instance) {

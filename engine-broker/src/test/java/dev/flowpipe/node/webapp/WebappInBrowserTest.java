@@ -377,6 +377,30 @@ class WebappInBrowserTest {
     assertThat(seen).noneMatch(request -> request.contains("/element-instances/search"));
   }
 
+  @Test
+  @Order(12)
+  void cancellingTheSelectedInstancesFromTheListCancelsThemAndNoOther() {
+    long selected = startWaiting(Map.of("pick", "yes"));
+    long other = startWaiting(Map.of("pick", "no"));
+    page.navigate(runs.baseUrl() + "/#/instances?processDefinitionId=ui-ops-wait&state=ACTIVE");
+    assertThat(page.locator("#instances-table tr[data-key='" + other + "']")).hasCount(1);
+    assertThat(page.locator("#instances-table tr[data-key='" + selected + "']")).hasCount(1);
+
+    page.check("#instances-table tr[data-key='" + selected + "'] input.select");
+    page.click("#cancel-selected");
+    confirm(page, "Cancel 1 active root instances (the selected)");
+    screenshot("batch-selected-confirmed");
+
+    page.waitForURL(Pattern.compile(".*#/batches/\\d+"));
+    assertThat(page.locator("#batch-state")).hasText("COMPLETED");
+    assertThat(page.locator("#batch-counts")).hasText("1 of 1 done, 0 failed");
+    assertThat(page.locator("#batch-items-table tr[data-key='" + selected + "']")).containsText("COMPLETED");
+    page.navigate(runs.baseUrl() + "/#/instances/" + other);
+    assertThat(page.locator("#instance-state")).hasText("ACTIVE");
+    page.navigate(runs.baseUrl() + "/#/instances/" + selected);
+    assertThat(page.locator("#instance-state")).hasText(Pattern.compile("CANCELED|TERMINATED"));
+  }
+
   /** Waits until a search finds what the engine did, so a page opened next shows it on its first read. */
   private void awaitSearchable(String entity, String filter) {
     await().atMost(Duration.ofSeconds(10)).until(() ->
@@ -406,7 +430,7 @@ class WebappInBrowserTest {
     return found.getFirst();
   }
 
-  private static void screenshot(Page on, String name) {
+  static void screenshot(Page on, String name) {
     on.screenshot(new Page.ScreenshotOptions().setPath(SCREENSHOTS.resolve(name + ".png")).setFullPage(true));
   }
 }

@@ -11,8 +11,10 @@ import dev.flowpipe.webapp.operations.EngineCommandException;
 import dev.flowpipe.webapp.operations.EngineCommands;
 import dev.flowpipe.webapp.operations.IncidentResolution;
 import dev.flowpipe.webapp.operations.OperationAudit;
+import dev.flowpipe.webapp.operations.WrittenPositions;
 import dev.flowpipe.webapp.query.BadRequestException;
 import dev.flowpipe.webapp.query.Entity;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -34,8 +36,10 @@ import org.slf4j.LoggerFactory;
  * keeps the batch and its items in the store ({@link BatchOperationStore}); the items are then carried out in the
  * background, {@code parallelism} at a time, each item's outcome stored as it ends, the batch's counts after each page.
  * A batch still active when the process stopped is taken up again at the next start ({@link #resume()}): items not yet
- * done are sent again; one whose instance or incident the engine no longer knows (it was done just before the stop)
- * counts as skipped.
+ * done are sent again; one whose instance or incident the engine no longer knows counts as completed where the read
+ * model shows it cancelled or resolved (it was done just before the stop: {@link ItemAlreadyDone}), else as skipped.
+ * An item whose command found the engine unreachable or got no answer stays active and is sent again after a pause:
+ * it was not refused, and a stopping node answers so for what is in flight.
  */
 public final class BatchOperations implements AutoCloseable {
 
@@ -45,11 +49,16 @@ public final class BatchOperations implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(BatchOperations.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int PAGE = 100;
+  /** How long a batch waits before it sends again what found the engine unreachable. */
+  private static final Duration RETRY_PAUSE = Duration.ofSeconds(1);
+  /** How long an item the engine no longer knows waits for the read model to show whether it was done. */
+  private static final Duration DONE_CHECK_WAIT = Duration.ofSeconds(5);
 
   private final BatchOperationStore store;
   private final SearchService search;
   private final EngineCommands engine;
   private final IncidentResolution incidents;
+  private final ItemAlreadyDone alreadyDone;
   private final InstantSource clock;
   private final int maxItems;
   private final ExecutorService runner = Executors.newSingleThreadExecutor(
@@ -58,11 +67,12 @@ public final class BatchOperations implements AutoCloseable {
   private final AtomicLong lastKey = new AtomicLong();
 
   public BatchOperations(BatchOperationStore store, SearchService search, EngineCommands engine,
-      InstantSource clock, int parallelism, int maxItems) {
+      WrittenPositions positions, InstantSource clock, int parallelism, int maxItems) {
     this.store = store;
     this.search = search;
     this.engine = engine;
     this.incidents = new IncidentResolution(engine, search);
+    this.alreadyDone = new ItemAlreadyDone(search, positions, DONE_CHECK_WAIT);
     this.clock = clock;
     this.maxItems = maxItems;
     this.workers = Executors.newFixedThreadPool(parallelism,
@@ -208,17 +218,36 @@ public final class BatchOperations implements AutoCloseable {
     String user = (String) batch.get("user");
     try {
       while (!Thread.currentThread().isInterrupted()) {
-        List<SearchHits.Hit> page = store.items(key, "ACTIVE", 0, PAGE).hits();
+        List<SearchHits.Hit> page;
+        try {
+          page = store.items(key, "ACTIVE", 0, PAGE).hits();
+        } catch (RuntimeException e) {
+          // e.g. the store still recovering after a start: the batch waits for it rather than stopping until the next
+          LOG.info("batch operation {} waits for the store: {}", key, e.toString());
+          Thread.sleep(RETRY_PAUSE.toMillis());
+          continue;
+        }
         if (page.isEmpty()) {
+          updateCounts(batch); // a stop after the last item's outcome but before the counts: the end is set here
           break;
         }
-        List<CompletableFuture<Void>> running = new ArrayList<>();
+        List<CompletableFuture<Boolean>> running = new ArrayList<>();
         for (SearchHits.Hit hit : page) {
           Map<String, Object> item = new LinkedHashMap<>(hit.source());
-          running.add(CompletableFuture.runAsync(() -> carryOut(type, item, user), workers));
+          running.add(CompletableFuture.supplyAsync(() -> carryOut(type, item, user), workers));
         }
         CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).get();
-        updateCounts(batch);
+        try {
+          updateCounts(batch);
+        } catch (RuntimeException e) {
+          LOG.info("batch operation {}: counts not stored yet: {}", key, e.toString()); // the next page stores them
+        }
+        long later = running.stream().filter(ended -> !ended.join()).count();
+        if (later > 0) {
+          LOG.info("batch operation {}: {} items found the engine unreachable; sent again in {}", key, later,
+              RETRY_PAUSE);
+          Thread.sleep(RETRY_PAUSE.toMillis());
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt(); // stopping: what is not done stays active for the next start
@@ -227,7 +256,20 @@ public final class BatchOperations implements AutoCloseable {
     }
   }
 
-  private void carryOut(Type type, Map<String, Object> item, String user) {
+  /**
+   * Sends one item's command and stores its outcome; false where it stays active to be sent again, also where the
+   * outcome could not be stored (the store unreachable for now): sent again, a done command is found done.
+   */
+  private boolean carryOut(Type type, Map<String, Object> item, String user) {
+    try {
+      return carryOutOnce(type, item, user);
+    } catch (RuntimeException e) {
+      LOG.info("batch item {} sent again later: {}", item.get("itemKey"), e.toString());
+      return false;
+    }
+  }
+
+  private boolean carryOutOnce(Type type, Map<String, Object> item, String user) {
     long itemKey = Long.parseLong((String) item.get("itemKey"));
     String state;
     String error = null;
@@ -239,8 +281,20 @@ public final class BatchOperations implements AutoCloseable {
       }
       state = "COMPLETED";
     } catch (EngineCommandException e) {
-      state = e.kind() == EngineCommandException.Kind.NOT_FOUND ? "SKIPPED" : "FAILED";
-      error = e.getMessage();
+      switch (e.kind()) {
+        case UNAVAILABLE, TIMED_OUT -> {
+          OperationAudit.logItem(user, type.name(), (String) item.get("itemKey"), "sent again later: " + e.getMessage());
+          return false;
+        }
+        case NOT_FOUND -> {
+          state = alreadyDone.test(type, itemKey) ? "COMPLETED" : "SKIPPED";
+          error = "COMPLETED".equals(state) ? null : e.getMessage();
+        }
+        default -> {
+          state = "FAILED";
+          error = e.getMessage();
+        }
+      }
     }
     item.put("state", state);
     item.put("processedDate", clock.instant().toString());
@@ -248,6 +302,7 @@ public final class BatchOperations implements AutoCloseable {
     store.putItem(item);
     OperationAudit.logItem(user, type.name(), (String) item.get("itemKey"),
         state + (error == null ? "" : ": " + error));
+    return true;
   }
 
   private void updateCounts(Map<String, Object> batch) {

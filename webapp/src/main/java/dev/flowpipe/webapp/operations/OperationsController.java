@@ -119,16 +119,11 @@ public class OperationsController {
   }
 
   private ResponseEntity.BodyBuilder withPosition(ResponseEntity.BodyBuilder answer, long key) {
-    int partition = partitionOf(key);
+    int partition = WrittenPositions.partitionOf(key);
     OptionalLong position = positions.lastWritten(partition);
     if (position.isPresent()) {
       answer.header(POSITION_HEADER, partition + ":" + position.getAsLong());
     }
     return answer;
-  }
-
-  /** A Zeebe key carries the partition that made it in the bits above its 51-bit counter. */
-  static int partitionOf(long key) {
-    return (int) (key >> 51);
   }
 }

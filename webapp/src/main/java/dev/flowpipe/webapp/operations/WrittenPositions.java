@@ -13,4 +13,9 @@ public interface WrittenPositions {
 
   /** The position of the last record written to the partition's log, if this process leads it. */
   OptionalLong lastWritten(int partitionId);
+
+  /** A Zeebe key carries the partition that made it in the bits above its 51-bit counter. */
+  static int partitionOf(long key) {
+    return (int) (key >> 51);
+  }
 }

@@ -1,0 +1,149 @@
+package dev.flowpipe.node.webapp;
+
+import static com.microsoft.playwright.assertions.PlaywrightAssertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.microsoft.playwright.Browser;
+import com.microsoft.playwright.BrowserContext;
+import com.microsoft.playwright.Page;
+import com.microsoft.playwright.Playwright;
+import dev.flowpipe.node.webapp.SharedWebappNode.Runs;
+import dev.flowpipe.webapp.WebappApplication;
+import java.nio.file.Files;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.SpringApplication;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The UI in headless Chromium for a user with the read role only, beside one with the write role: the web app on its
+ * own with basic authentication, over the shared node's read model and through its gateway. The reader sees the same
+ * pages without a control that acts, and the operations' API answers it 403 when its browser calls them anyway.
+ * Screenshots go to {@code target/screenshots/}.
+ */
+@ExtendWith(SharedWebappNode.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ReadOnlyUserInBrowserTest {
+
+  private Runs runs;
+  private ConfigurableApplicationContext webapp;
+  private String baseUrl;
+  private Playwright playwright;
+  private Browser browser;
+
+  @BeforeAll
+  void start(Runs runs) throws Exception {
+    this.runs = runs;
+    Map<String, Object> settings = new LinkedHashMap<>();
+    settings.put("server.port", 0);
+    // not the node's application.yaml on this class path (its readiness group names the node's broker)
+    settings.put("spring.config.name", "webapp-on-its-own");
+    settings.put("flowpipe.webapp.store.url", runs.node().store().connection().url());
+    settings.put("flowpipe.webapp.store.index-prefix", "flowpipe");
+    settings.put("flowpipe.webapp.operations.gateway-address", runs.node().gatewayAddress());
+    settings.put("flowpipe.webapp.security.basic-auth", true);
+    settings.put("flowpipe.webapp.security.users[0].username", "reader");
+    settings.put("flowpipe.webapp.security.users[0].password", "r");
+    settings.put("flowpipe.webapp.security.users[1].username", "operator");
+    settings.put("flowpipe.webapp.security.users[1].password", "o");
+    settings.put("flowpipe.webapp.security.users[1].roles", "read,write");
+    SpringApplication application = new SpringApplication(WebappApplication.class);
+    application.setDefaultProperties(WebappApplication.DEFAULTS);
+    webapp = application.run(settings.entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue())
+        .toArray(String[]::new));
+    baseUrl = "http://127.0.0.1:" + webapp.getEnvironment().getProperty("local.server.port");
+    Files.createDirectories(WebappInBrowserTest.SCREENSHOTS);
+    playwright = Playwright.create();
+    browser = HeadlessChromium.launch(playwright);
+  }
+
+  @AfterAll
+  void stop() {
+    if (browser != null) {
+      browser.close();
+    }
+    if (playwright != null) {
+      playwright.close();
+    }
+    if (webapp != null) {
+      webapp.close();
+    }
+  }
+
+  private Page pageAs(String user, String password) {
+    BrowserContext context = browser.newContext(new Browser.NewContextOptions().setViewportSize(1400, 1000)
+        .setHttpCredentials(user, password));
+    Page page = context.newPage();
+    page.setDefaultTimeout(20_000);
+    return page;
+  }
+
+  @Test
+  void aReadOnlyUserSeesNoOperationControlsAndIsAnswered403WhenItCallsTheApi() {
+    long waiting = runs.orderInstances().get(1);
+    Page page = pageAs("reader", "r");
+    try {
+      // given the pages a writer acts on: an active instance, an instance with an incident, the instance list
+      page.navigate(baseUrl + "/#/instances/" + waiting);
+      assertThat(page.locator("#instance-state")).hasText("ACTIVE");
+      assertThat(page.locator("#variables-table tr[data-name='orderId']")).hasCount(1);
+      // then none of them offers a control that acts
+      assertThat(page.locator("#cancel-instance")).hasCount(0);
+      assertThat(page.locator("#variables-table button.edit")).hasCount(0);
+      WebappInBrowserTest.screenshot(page, "reader-instance");
+
+      page.navigate(baseUrl + "/#/instances/" + runs.fragileInstance());
+      assertThat(page.locator("#incidents-table")).containsText("card declined");
+      assertThat(page.locator("#incidents-table button.retry")).hasCount(0);
+
+      page.navigate(baseUrl + "/#/instances");
+      assertThat(page.locator("#instances-table tr[data-key='" + waiting + "']")).hasCount(1);
+      assertThat(page.locator("#cancel-matching")).hasCount(0);
+      assertThat(page.locator("#cancel-selected")).hasCount(0);
+      assertThat(page.locator("#instances-table input.select")).hasCount(0);
+      WebappInBrowserTest.screenshot(page, "reader-instance-list");
+
+      // when its browser sends the operations anyway, then they are refused, and the instance stays active
+      assertThat(statusOfPost(page, "/v2/process-instances/" + waiting + "/cancellation", "{}")).isEqualTo(403);
+      assertThat(statusOfPost(page, "/v2/process-instances/cancellation",
+          "{\"filter\": {\"processDefinitionId\": \"webapp-order\"}}")).isEqualTo(403);
+      page.navigate(baseUrl + "/#/instances/" + waiting);
+      assertThat(page.locator("#instance-state")).hasText("ACTIVE");
+    } finally {
+      page.context().close();
+    }
+  }
+
+  @Test
+  void aUserWithTheWriteRoleSeesTheOperationControlsOnTheSamePages() {
+    Page page = pageAs("operator", "o");
+    try {
+      page.navigate(baseUrl + "/#/instances/" + runs.orderInstances().get(1));
+      assertThat(page.locator("#instance-state")).hasText("ACTIVE");
+      assertThat(page.locator("#cancel-instance")).hasCount(1);
+      assertThat(page.locator("#variables-table tr[data-name='orderId'] button.edit")).hasCount(1);
+
+      page.navigate(baseUrl + "/#/instances/" + runs.fragileInstance());
+      assertThat(page.locator("#incidents-table")).containsText("card declined");
+      assertThat(page.locator("#incidents-table button.retry")).hasCount(1);
+
+      page.navigate(baseUrl + "/#/instances");
+      assertThat(page.locator("#cancel-matching")).hasCount(1);
+      WebappInBrowserTest.screenshot(page, "writer-instance-list");
+    } finally {
+      page.context().close();
+    }
+  }
+
+  /** The status of a POST sent by the page's own script, with the credentials its browser holds for the site. */
+  private static int statusOfPost(Page page, String path, String body) {
+    Object status = page.evaluate("([path, body]) => fetch(path, {method: 'POST', headers: {'Content-Type': "
+        + "'application/json'}, body}).then(answer => answer.status)", java.util.List.of(path, body));
+    return ((Number) status).intValue();
+  }
+}
