@@ -157,12 +157,13 @@ public final class PartitionImport {
   }
 
   /**
-   * Takes a probe when none waits; completes the pending one once its grace has passed and the bulks in flight at the
-   * probe have ended (refreshing first).
+   * Takes a probe when none waits; completes the pending one once the bulks in flight at the probe have ended, or its
+   * grace has passed where they cannot be listed (refreshing first).
    */
   private void moveWatermark() {
     long now = clock.millis();
-    if (watermark.completionDue(now) && (!watermark.awaitsWrites() || watermark.writesEnded(bulksInFlight()))) {
+    if (watermark.completionDue(now)
+        && (!watermark.awaitsWrites() || watermark.writesEnded(bulksInFlight().orElse(Set.of())))) {
       for (String pattern : patterns) {
         source.refresh(pattern);
       }
@@ -177,8 +178,8 @@ public final class PartitionImport {
     }
   }
 
-  /** The bulk requests the source store is running now; none when it does not let the importer list them. */
-  private Set<String> bulksInFlight() {
+  /** The bulk requests the source store is running now; empty when it does not let the importer list them. */
+  private Optional<Set<String>> bulksInFlight() {
     Optional<Set<String>> running = source.runningTasks(BULK_ACTION);
     if (running.isEmpty() && !tasksUnlistedLogged) {
       tasksUnlistedLogged = true;
@@ -186,7 +187,7 @@ public final class PartitionImport {
           + " privilege); records are taken as searchable {} after a probe, which a slow store can exceed",
           partitionId, settings.visibilityGrace());
     }
-    return running.orElse(Set.of());
+    return running;
   }
 
   /** The highest position of the partition searchable now in any value type's indices, -1 for none. */

@@ -29,9 +29,8 @@ import java.util.TreeSet;
  * @param bulkSize flush when this many documents are buffered ({@code bulk-size})
  * @param bulkMemoryLimitBytes flush when the buffered documents take about this much memory ({@code bulk-memory-limit})
  * @param bulkRefresh each bulk makes what it wrote searchable before it returns ({@code bulk-refresh})
- * @param visibilityGrace least wait after a record is searchable before the records written with it count as written
- *     too; beyond it the importer waits for the store's bulks in flight to end ({@code visibility-grace}; see
- *     VisibilityWatermark)
+ * @param visibilityGrace where the store does not let the importer list its bulks in flight: how long after a record
+ *     is searchable the records written with it count as written too ({@code visibility-grace}; see VisibilityWatermark)
  * @param pollInterval wait between reads when nothing new is found ({@code poll-interval})
  * @param retryBackoff first wait after a failed read or write, doubled per failure ({@code retry-backoff})
  * @param maxRetryBackoff longest wait between attempts ({@code max-retry-backoff})

@@ -2,6 +2,7 @@ package dev.flowpipe.importer.merge;
 
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -52,18 +53,19 @@ public final class VisibilityWatermark {
 
   /**
    * A probe found {@code position} the highest searchable at {@code probeMillis} (-1: nothing searchable), and then
-   * the store was running the bulk requests {@code writesInFlight} (their task ids; empty when it cannot say).
+   * the store was running the bulk requests {@code writesInFlight} (their task ids), or could not say (empty): then the
+   * grace stands for their end.
    */
-  public void probed(long position, Set<String> writesInFlight, long probeMillis) {
+  public void probed(long position, Optional<Set<String>> writesInFlight, long probeMillis) {
     if (position > completePosition) {
       pendingPosition = position;
-      pendingReadyMillis = probeMillis + graceMillis;
+      pendingReadyMillis = writesInFlight.isPresent() ? probeMillis : probeMillis + graceMillis;
       awaitedWrites.clear();
-      awaitedWrites.addAll(writesInFlight);
+      writesInFlight.ifPresent(awaitedWrites::addAll);
     }
   }
 
-  /** Whether the pending probe's grace has passed: check {@link #writesEnded}, refresh, then call {@link #completed}. */
+  /** Whether the pending probe may complete: check {@link #writesEnded}, refresh, then call {@link #completed}. */
   public boolean completionDue(long nowMillis) {
     return pendingPosition >= 0 && nowMillis >= pendingReadyMillis;
   }

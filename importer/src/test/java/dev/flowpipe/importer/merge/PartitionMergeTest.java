@@ -11,6 +11,7 @@ import io.camunda.zeebe.protocol.record.RecordValue;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -26,30 +27,30 @@ class PartitionMergeTest {
   void givesNothingOutBeforeTheWatermarkIsComplete() {
     instances.holds(1, 2).readAt(0);
     incidents.readAt(0);
-    watermark.probed(2, Set.of(), 0);
+    watermark.probed(2, Optional.empty(), 0); // a store that does not let the importer list its bulks: the grace
     assertThat(merge.next()).isNull();
     assertThat(watermark.completionDue(499)).isFalse();
     assertThat(watermark.completionDue(500)).isTrue();
   }
 
   @Test
-  void theWatermarkWaitsPastItsGraceForTheBulksInFlightAtTheProbe() {
-    // a slow store: the bulk that made position 2 searchable still writes its other items after the grace
-    watermark.probed(2, Set.of("n1:7", "n1:9"), 0);
-    assertThat(watermark.completionDue(500)).isTrue();
+  void theWatermarkWaitsForTheBulksInFlightAtTheProbeAndNotForTheGrace() {
+    // a slow store: the bulk that made position 2 searchable still writes its other items
+    watermark.probed(2, Optional.of(Set.of("n1:7", "n1:9")), 0);
+    assertThat(watermark.completionDue(0)).as("no grace where the bulks can be listed").isTrue();
     assertThat(watermark.writesEnded(Set.of("n1:9", "n1:12"))).as("n1:9 still runs").isFalse();
-    assertThat(watermark.millisUntilCompletion(500)).isEqualTo(VisibilityWatermark.WRITES_RECHECK_MILLIS);
+    assertThat(watermark.millisUntilCompletion(0)).isEqualTo(VisibilityWatermark.WRITES_RECHECK_MILLIS);
     assertThat(watermark.writesEnded(Set.of("n1:12"))).as("bulks begun after the probe do not count").isTrue();
     assertThat(watermark.awaitsWrites()).isFalse();
   }
 
   @Test
   void aLaterProbeAwaitsOnlyItsOwnBulks() {
-    watermark.probed(2, Set.of("n1:7"), 0);
+    watermark.probed(2, Optional.of(Set.of("n1:7")), 0);
     watermark.completed(600);
-    watermark.probed(5, Set.of(), 700);
+    watermark.probed(5, Optional.of(Set.of()), 700);
     assertThat(watermark.awaitsWrites()).isFalse();
-    assertThat(watermark.millisUntilCompletion(900)).isEqualTo(300);
+    assertThat(watermark.completionDue(700)).isTrue();
   }
 
   @Test
@@ -96,7 +97,7 @@ class PartitionMergeTest {
   }
 
   private void complete(long position, long atMillis) {
-    watermark.probed(position, Set.of(), 0);
+    watermark.probed(position, Optional.of(Set.of()), 0);
     watermark.completed(atMillis);
   }
 
