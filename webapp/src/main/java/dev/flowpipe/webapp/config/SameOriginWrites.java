@@ -10,25 +10,35 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Set;
 import org.springframework.http.MediaType;
+import org.springframework.security.web.util.matcher.RequestMatcher;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * Refuses a state-changing request another site's page could send with the user's credentials. Every request but
- * GET, HEAD and OPTIONS must carry a JSON {@code Content-Type} (not one of the types a page may send without a CORS
- * preflight, which this app never grants: a form or a {@code no-cors} fetch cannot) and, where the browser says where
- * it comes from, come from this origin: an {@code Origin} header must equal the request's own scheme, host and port,
- * and {@code Sec-Fetch-Site} must be {@code same-origin} or {@code none}. A refusal is a 403 problem naming the
- * reason. Programs (the official clients, curl) send JSON and no {@code Origin}, so they pass.
+ * GET, HEAD, OPTIONS, TRACE and the searches (which change nothing) must carry a JSON {@code Content-Type} (a type a
+ * page can send to another origin only after a CORS preflight, which this app never grants: a form or a
+ * {@code no-cors} fetch cannot) and, where the browser says where it comes from, come from this origin: an
+ * {@code Origin} header must equal the request's own scheme, host and port, and {@code Sec-Fetch-Site} must be
+ * {@code same-origin} or {@code none}. A refusal is a 403 problem naming the reason. Programs (the official clients,
+ * curl) send JSON and no {@code Origin}, so they pass.
  */
 final class SameOriginWrites extends OncePerRequestFilter {
 
   private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
   private static final Set<String> ALLOWED_FETCH_SITES = Set.of("same-origin", "none");
 
+  private final RequestMatcher searches;
+
+  /** @param searches the POSTs that change nothing: exempt, as GET is */
+  SameOriginWrites(RequestMatcher searches) {
+    this.searches = searches;
+  }
+
   @Override
   protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
-    String refusal = SAFE_METHODS.contains(request.getMethod()) ? null : refusal(request);
+    boolean changesState = !SAFE_METHODS.contains(request.getMethod()) && !searches.matches(request);
+    String refusal = changesState ? refusal(request) : null;
     if (refusal == null) {
       chain.doFilter(request, response);
       return;

@@ -36,7 +36,8 @@ import org.springframework.security.web.util.matcher.RequestMatcher;
  * loggers...). Anything else is refused (403). Without authentication, reading is open to all, the operations only
  * where switched on and the actuator's writes only with {@code security.actuator-writes-enabled}.
  *
- * <p>Every state-changing request must also pass {@link SameOriginWrites} (JSON, same origin), and every answer
+ * <p>Every state-changing request (any method but GET, HEAD, OPTIONS, TRACE, bar the searches) must also pass
+ * {@link SameOriginWrites} (JSON, same origin), and every answer
  * carries a {@code Content-Security-Policy}: the UI's allows scripts from this origin only; the API's (and the
  * actuator's) sandboxes whatever a browser opens, so stored BPMN or a variable's value never runs as script here.
  */
@@ -84,7 +85,7 @@ public class SecurityConfiguration {
     RequestMatcher api = new OrRequestMatcher(PathPatternRequestMatcher.withDefaults().matcher("/v2/**"),
         EndpointRequest.toAnyEndpoint());
     http.csrf(csrf -> csrf.disable()) // replaced by SameOriginWrites: no sessions, and a JSON body is required
-        .addFilterAt(new SameOriginWrites(), CsrfFilter.class)
+        .addFilterAt(new SameOriginWrites(searches()), CsrfFilter.class)
         .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
         .requestCache(cache -> cache.disable())
         .headers(headers -> headers
@@ -108,8 +109,7 @@ public class SecurityConfiguration {
                   requests.requestMatchers(method, paths.toArray(String[]::new)), basicAuth, Role.WRITE, operations));
               require(requests.requestMatchers(HttpMethod.GET), basicAuth, Role.READ, true);
               require(requests.requestMatchers(HttpMethod.HEAD), basicAuth, Role.READ, true);
-              require(requests.requestMatchers(HttpMethod.POST, SEARCHES.toArray(String[]::new)), basicAuth,
-                  Role.READ, true);
+              require(requests.requestMatchers(searches()), basicAuth, Role.READ, true);
               requests.anyRequest().denyAll();
             });
     if (basicAuth) {
@@ -118,6 +118,11 @@ public class SecurityConfiguration {
       http.httpBasic(basic -> basic.disable());
     }
     return http.build();
+  }
+
+  private static RequestMatcher searches() {
+    return new OrRequestMatcher(SEARCHES.stream().<RequestMatcher>map(
+        path -> PathPatternRequestMatcher.withDefaults().matcher(HttpMethod.POST, path)).toList());
   }
 
   /**
