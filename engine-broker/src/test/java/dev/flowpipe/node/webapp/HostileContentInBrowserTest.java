@@ -124,10 +124,11 @@ class HostileContentInBrowserTest {
         .serviceTask("work", t -> t.name(img("task-name")).zeebeJobType("hostile-work"))
         .endEvent("end").done());
     // the script the issue found running: an XHTML script element among the process's extension elements
-    String scriptElement = "<bpmn:extensionElements><h:script xmlns:h=\"http://www.w3.org/1999/xhtml\">"
+    // (the model API writes BPMN as the default namespace: no prefix)
+    String scriptElement = "<extensionElements><h:script xmlns:h=\"http://www.w3.org/1999/xhtml\">"
         + "document.title = 'pwned'; localStorage.setItem('pwned', 'xml');"
-        + " fetch('" + otherOrigin + "/hit/xml-script');</h:script></bpmn:extensionElements>";
-    int processStart = xml.indexOf("<bpmn:process ");
+        + " fetch('" + otherOrigin + "/hit/xml-script');</h:script></extensionElements>";
+    int processStart = xml.indexOf("<process ");
     int processOpened = xml.indexOf('>', processStart) + 1;
     assertThat(processStart).as("the model's process element in %s", xml).isPositive();
     hostileXml = xml.substring(0, processOpened) + scriptElement + xml.substring(processOpened);
@@ -196,6 +197,10 @@ class HostileContentInBrowserTest {
       System.out.println("[hostile] the XML opened directly: " + opened.lines().findFirst().orElse(""));
       page.navigate(baseUrl + "/#/");
       assertThat(page.locator("#dashboard-table")).containsText(img("process-name"));
+
+      // the UI reads the importer's state from the health details: its own request carries the signed-in user
+      assertThat(page.evaluate("() => fetch('/actuator/health').then(r => r.json())"
+          + ".then(health => Object.keys(health.components || {}).join(','))").toString()).contains("searchStore");
 
       assertThat(page.title()).isEqualTo("flowpipe");
       assertThat(page.evaluate("() => localStorage.getItem('pwned')")).isNull();
