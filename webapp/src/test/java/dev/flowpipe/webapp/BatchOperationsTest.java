@@ -18,7 +18,9 @@ import dev.flowpipe.webapp.operations.WrittenPositions;
 import dev.flowpipe.webapp.query.BadRequestException;
 import dev.flowpipe.webapp.readmodel.ReadModel;
 import java.time.Duration;
-import java.time.InstantSource;
+import java.time.Clock;
+import java.util.SplittableRandom;
+import java.util.concurrent.Executors;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -45,6 +47,9 @@ class BatchOperationsTest {
   /** The fixture's active instances (i % 3 == 1). */
   private static final Set<Long> ACTIVE = Set.of(1001L, 1004L, 1007L, 1010L, 1013L, 1016L, 1019L, 1022L, 1025L,
       1028L);
+
+  /** Short, so that a batch a stop left is taken up soon by the next start. */
+  private static final Duration LEASE_EXPIRY = Duration.ofSeconds(2);
 
   private static TestWebapp app;
   private static SearchService search;
@@ -110,8 +115,13 @@ class BatchOperationsTest {
   }
 
   private static BatchOperations batches(EngineCommands engine, int parallelism) {
+    return batches(engine, parallelism, 100);
+  }
+
+  private static BatchOperations batches(EngineCommands engine, int parallelism, int maxItems) {
     return new BatchOperations(new BatchOperationStore(readModel), search, engine, WrittenPositions.NONE,
-        InstantSource.system(), parallelism, 100);
+        Clock.systemUTC(), Executors.newSingleThreadScheduledExecutor(), new SplittableRandom(),
+        new BatchOperations.Settings(parallelism, maxItems, LEASE_EXPIRY, Duration.ofMillis(200)));
   }
 
   private static Map<String, Object> awaitEnd(BatchOperations batches, String key) {
@@ -238,8 +248,7 @@ class BatchOperationsTest {
 
   @Test
   void aFilterMatchingMoreThanTheLimitIsRefusedBeforeAnythingIsStored() {
-    try (BatchOperations batches = new BatchOperations(new BatchOperationStore(readModel), search,
-        new RecordingEngine(k -> { }), WrittenPositions.NONE, InstantSource.system(), 1, 5)) {
+    try (BatchOperations batches = batches(new RecordingEngine(k -> { }), 1, 5)) {
       assertThatThrownBy(() -> batches.create(BatchOperations.Type.CANCEL_PROCESS_INSTANCE,
           JSON.readTree("{\"filter\": {}}"), "operator"))
           .isInstanceOf(BadRequestException.class).hasMessageContaining("more than 5");
