@@ -275,17 +275,24 @@ public final class BatchOperations implements AutoCloseable {
   /** Renews the lease of every batch running here; one found taken stops here (another web app has it now). */
   private void renewLeases() {
     for (Run run : running.values()) {
-      try {
-        run.lease.renew(Map.of("batchOperationKey", run.key));
-      } catch (StoreLease.LeaseLostException e) {
-        LOG.warn("batch operation {}: {}", run.key, e.getMessage());
-        running.remove(run.key);
-        run.lost = true;
-      } catch (RuntimeException e) {
-        // the holder sends nothing once its lease is half expired (StoreLease#holds) and tries again next time
-        LOG.info("batch operation {}: lease not renewed this time: {}", run.key, e.toString());
-      }
+      renew(run);
     }
+  }
+
+  /** Renews one batch's lease; false where it was not renewed (lost: the batch stops here). */
+  private boolean renew(Run run) {
+    try {
+      run.lease.renew(Map.of("batchOperationKey", run.key));
+      return true;
+    } catch (StoreLease.LeaseLostException e) {
+      LOG.warn("batch operation {}: {}", run.key, e.getMessage());
+      running.remove(run.key);
+      run.lost = true;
+    } catch (RuntimeException e) {
+      // the holder sends nothing once its lease is half expired (StoreLease#holds) and tries again next time
+      LOG.info("batch operation {}: lease not renewed this time: {}", run.key, e.toString());
+    }
+    return false;
   }
 
   /** Only active root instances can be cancelled: the filter's state and parent are overridden, as in the v2 API. */
@@ -362,6 +369,10 @@ public final class BatchOperations implements AutoCloseable {
    */
   private void runPage(Run run) {
     if (closed || run.lost) {
+      return;
+    }
+    if (!run.lease.holds() && !renew(run)) {
+      schedule(run, settings.retryPause()); // e.g. finding the items took longer than half the expiry
       return;
     }
     List<SearchHits.Hit> page;
