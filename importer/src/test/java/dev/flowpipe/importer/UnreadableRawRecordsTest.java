@@ -1,7 +1,6 @@
 package dev.flowpipe.importer;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.flowpipe.exporter.error.DeadLetters;
 import dev.flowpipe.importer.config.ImporterSettings;
@@ -22,7 +21,6 @@ import io.camunda.zeebe.protocol.record.value.BpmnElementType;
 import io.camunda.zeebe.protocol.record.value.ProcessInstanceRecordValue;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -104,7 +102,7 @@ class UnreadableRawRecordsTest {
   void stepsOverEachUnreadableRecordIntoTheDeadLettersAndImportsTheRest() {
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     try (Importer importer = Importer.start(settings(), meters)) {
-      awaitCaughtUp(importer);
+      ImporterOnRealStoreTest.awaitCaughtUp(importer);
     }
 
     ExporterOracle.assertSameEntities(store, expectedPrefix, actualPrefix);
@@ -125,11 +123,11 @@ class UnreadableRawRecordsTest {
   @Test
   void aRestartNeitherStopsAtThemNorDeadLettersThemAgain() {
     try (Importer first = Importer.start(settings(), new SimpleMeterRegistry())) {
-      awaitCaughtUp(first);
+      ImporterOnRealStoreTest.awaitCaughtUp(first);
     }
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     try (Importer second = Importer.start(settings(), meters)) {
-      awaitCaughtUp(second);
+      ImporterOnRealStoreTest.awaitCaughtUp(second);
     }
 
     assertThat(count(meters, "flowpipe.importer.records.unreadable")).as("read again after the restart").isZero();
@@ -155,22 +153,6 @@ class UnreadableRawRecordsTest {
   }
 
   private ImporterSettings settings() {
-    Map<String, Object> properties = new LinkedHashMap<>();
-    properties.put("flowpipe.importer.source-url", url);
-    properties.put("flowpipe.importer.source-prefix", sourcePrefix);
-    properties.put("flowpipe.importer.index-prefix", actualPrefix);
-    properties.put("flowpipe.importer.page-size", 25);
-    properties.put("flowpipe.importer.bulk-size", 40);
-    properties.put("flowpipe.importer.visibility-grace", "100ms");
-    properties.put("flowpipe.importer.poll-interval", "20ms");
-    properties.put("flowpipe.importer.retry-backoff", "20ms");
-    properties.put("flowpipe.importer.max-retry-backoff", "200ms");
-    properties.put("flowpipe.importer.discovery-interval", "200ms");
-    return ImporterSettings.fromProperties(properties, null);
-  }
-
-  private static void awaitCaughtUp(Importer importer) {
-    await("importer caught up").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
-        .until(importer::caughtUp);
+    return ImporterOnRealStoreTest.settings(url, sourcePrefix, actualPrefix);
   }
 }

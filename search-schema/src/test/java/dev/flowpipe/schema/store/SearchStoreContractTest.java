@@ -60,8 +60,7 @@ public abstract class SearchStoreContractTest {
   @Test
   void aLeaseIsHeldByOneProcessAndTakenOverOnlyOnceItsHolderWasSilentForTheExpiry() {
     // given two processes, each with its own clock, and a lease the first one created
-    String leases = SharedOpenSearch.uniquePrefix() + "-lease";
-    store.createIndex(leases, StoreLease.indexBody(0));
+    String leases = leaseIndex();
     Duration expiry = Duration.ofSeconds(6);
     TestClock clockOfA = new TestClock();
     TestClock clockOfB = new TestClock();
@@ -95,8 +94,7 @@ public abstract class SearchStoreContractTest {
 
   @Test
   void ofTwoProcessesTakingOverAnExpiredLeaseOnlyTheFirstGetsIt() {
-    String leases = SharedOpenSearch.uniquePrefix() + "-lease";
-    store.createIndex(leases, StoreLease.indexBody(0));
+    String leases = leaseIndex();
     Duration expiry = Duration.ofSeconds(6);
     TestClock clock = new TestClock();
     new StoreLease(store, leases, "work", "gone", clock, expiry).claimNew(Map.of());
@@ -108,6 +106,12 @@ public abstract class SearchStoreContractTest {
     clock.advance(expiry);
 
     assertThat(List.of(b.tryClaim(Map.of()), c.tryClaim(Map.of()))).containsExactlyInAnyOrder(true, false);
+  }
+
+  private String leaseIndex() {
+    String leases = SharedOpenSearch.uniquePrefix() + "-lease";
+    store.createIndex(leases, StoreLease.indexBody(0));
+    return leases;
   }
 
   @Test
