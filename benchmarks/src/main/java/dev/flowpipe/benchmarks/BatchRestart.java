@@ -92,6 +92,8 @@ final class BatchRestart {
         "--flowpipe.broker.additional-exporters.recorder.class-name=" + RecordFileExporter.class.getName(),
         "--flowpipe.broker.additional-exporters.recorder.args." + RecordFileExporter.DIRECTORY + "=" + records,
         "--flowpipe.webapp.operations.batch-parallelism=" + parallelism,
+        // the restarted node takes its batch up once the lease the stopped one left has expired: 3 s, not 15 s
+        "--flowpipe.webapp.operations.batch-lease-expiry=3s",
         "--flowpipe.webapp.security.basic-auth=true",
         "--flowpipe.webapp.security.users[0].username=reader",
         "--flowpipe.webapp.security.users[0].password=r",
