@@ -28,6 +28,7 @@ import io.camunda.client.api.search.response.Job;
 import io.camunda.client.api.search.response.ProcessDefinition;
 import io.camunda.client.api.search.response.ProcessInstance;
 import io.camunda.client.api.search.response.Variable;
+import io.camunda.client.api.statistics.response.ProcessElementStatistics;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import io.camunda.zeebe.model.bpmn.BpmnModelInstance;
 import java.net.URI;
@@ -475,6 +476,44 @@ class CamundaClientOnNodeTest {
           finds("tenantId", f -> f.tenantId(TENANT).type("client-charge"), charge),
           finds("a filter that matches nothing", f -> f.type("client-charge").state(JobState.COMPLETED))),
           this::search);
+    }
+  }
+
+  @Nested
+  class Statistics {
+
+    /** Element id to its counts: active, canceled, incidents, completed. */
+    private Map<String, List<Long>> counts(List<ProcessElementStatistics> statistics) {
+      Map<String, List<Long>> counts = new java.util.TreeMap<>();
+      statistics.forEach(element -> counts.put(element.getElementId(),
+          List.of(element.getActive(), element.getCanceled(), element.getIncidents(), element.getCompleted())));
+      return counts;
+    }
+
+    @Test
+    void perElementCountsOfADefinitionAreWhatTheRunsDid() {
+      var statistics = client.newProcessDefinitionElementStatisticsRequest(orderDefinition).send().join();
+
+      assertThat(counts(statistics)).containsExactlyEntriesOf(new java.util.TreeMap<>(Map.of(
+          "received", List.of(0L, 0L, 0L, 3L), "prepare", List.of(0L, 0L, 0L, 3L),
+          "ship", List.of(1L, 1L, 0L, 1L), "shipped", List.of(0L, 0L, 0L, 1L))));
+    }
+
+    @Test
+    void perElementCountsOfADefinitionNarrowedToOneInstance() {
+      var statistics = client.newProcessDefinitionElementStatisticsRequest(orderDefinition)
+          .filter(f -> f.processInstanceKey(orders.get(1))).send().join();
+
+      assertThat(counts(statistics)).containsExactlyEntriesOf(new java.util.TreeMap<>(Map.of(
+          "received", List.of(0L, 0L, 0L, 1L), "prepare", List.of(0L, 0L, 0L, 1L), "ship", List.of(1L, 0L, 0L, 0L))));
+    }
+
+    @Test
+    void perElementCountsOfAnInstanceWithAnIncident() {
+      var statistics = client.newProcessInstanceElementStatisticsRequest(fragile).send().join();
+
+      assertThat(counts(statistics)).containsExactlyEntriesOf(new java.util.TreeMap<>(Map.of(
+          "begin", List.of(0L, 0L, 0L, 1L), "charge", List.of(0L, 0L, 1L, 0L))));
     }
   }
 

@@ -92,6 +92,24 @@ class StatisticsApiTest {
     assertThat(counts(answer)).containsExactly("start: 0/0/0/2", "task: 0/1/1/0");
   }
 
+  /** Camunda's 8.8 Java client sends these empty lists with every statistics filter. */
+  @Test
+  void theEmptyListsCamundasClientSendsConstrainNothing() {
+    JsonNode answer = ok(app.post("/v2/process-definitions/1/statistics/element-instances",
+        "{\"filter\": {\"processInstanceKey\": {\"$in\": [\"1001\", \"1002\"], \"$notIn\": []},"
+            + " \"$or\": [], \"variables\": [], \"tags\": []}}"));
+
+    assertThat(counts(answer)).containsExactly("start: 0/0/0/2", "task: 0/1/1/0");
+  }
+
+  @Test
+  void anEmptyListOfAFieldTheStatisticsDoNotTakeIsStillRefused() {
+    Answer answer = app.post("/v2/process-definitions/1/statistics/element-instances", "{\"filter\": {\"state\": []}}");
+
+    assertThat(answer.status()).isEqualTo(400);
+    assertThat(answer.json().path("part").asText()).isEqualTo("filter.state");
+  }
+
   @Test
   void countsTheElementsOfOneInstance() {
     assertThat(counts(ok(app.get("/v2/process-instances/1003/statistics/element-instances"))))

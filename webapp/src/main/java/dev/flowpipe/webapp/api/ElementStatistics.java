@@ -35,6 +35,8 @@ public final class ElementStatistics {
   /** The spec's filter is on process instances; these of its fields mean the same on an element instance. */
   private static final Set<String> FILTER_FIELDS = Set.of("processInstanceKey", "tenantId");
   private static final Set<String> REQUEST_PARTS = Set.of("filter", "consistency");
+  /** List-valued filter parts that constrain nothing when empty. */
+  private static final Set<String> EMPTY_LISTS = Set.of("$or", "variables", "tags");
   /** More element ids than a diagram can have. */
   private static final int MAX_ELEMENTS = 10_000;
 
@@ -67,15 +69,17 @@ public final class ElementStatistics {
           throw new BadRequestException(name, "unknown part of a statistics request; expected " + REQUEST_PARTS);
         }
       }
-      JsonNode filter = request.path("filter");
-      for (Iterator<String> names = filter.fieldNames(); names.hasNext(); ) {
-        String name = names.next();
-        if (!FILTER_FIELDS.contains(name)) {
-          throw new BadRequestException("filter." + name, "not supported by the statistics here; supported: "
+      parsable.setAll((ObjectNode) request.deepCopy());
+      JsonNode filter = parsable.path("filter");
+      for (Iterator<Map.Entry<String, JsonNode>> entries = filter.fields(); entries.hasNext(); ) {
+        Map.Entry<String, JsonNode> entry = entries.next();
+        if (entry.getValue().isArray() && entry.getValue().isEmpty() && EMPTY_LISTS.contains(entry.getKey())) {
+          entries.remove(); // Camunda's 8.8 client sends them with every filter; Camunda applies them only when non-empty
+        } else if (!FILTER_FIELDS.contains(entry.getKey())) {
+          throw new BadRequestException("filter." + entry.getKey(), "not supported by the statistics here; supported: "
               + FILTER_FIELDS);
         }
       }
-      parsable.setAll((ObjectNode) request);
     }
     ParsedSearch parsed = parser.parse(Entity.ELEMENT_INSTANCES, parsable);
     if (parsed.consistency() != null) {
