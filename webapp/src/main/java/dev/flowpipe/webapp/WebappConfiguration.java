@@ -9,6 +9,7 @@ import dev.flowpipe.webapp.api.StatisticsController;
 import dev.flowpipe.webapp.api.UiController;
 import dev.flowpipe.webapp.config.SecurityConfiguration;
 import dev.flowpipe.webapp.batch.BatchController;
+import dev.flowpipe.webapp.cluster.ClusterController;
 import dev.flowpipe.webapp.batch.BatchOperationStore;
 import dev.flowpipe.webapp.batch.BatchOperations;
 import dev.flowpipe.webapp.config.WebappProperties;
@@ -38,7 +39,8 @@ import org.springframework.context.annotation.Import;
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(WebappProperties.class)
-@Import({SearchController.class, StatisticsController.class, OperationsController.class, BatchController.class, UiController.class,
+@Import({SearchController.class, StatisticsController.class, OperationsController.class, ClusterController.class,
+    BatchController.class, UiController.class,
     ProblemHandler.class,
     OperationProblems.class, SecurityConfiguration.class})
 public class WebappConfiguration {

@@ -12,6 +12,7 @@ import dev.flowpipe.webapp.api.SearchService;
 import dev.flowpipe.webapp.batch.BatchOperationStore;
 import dev.flowpipe.webapp.batch.BatchOperations;
 import dev.flowpipe.webapp.batch.ItemAlreadyDone;
+import dev.flowpipe.webapp.cluster.Topology;
 import dev.flowpipe.webapp.operations.EngineCommandException;
 import dev.flowpipe.webapp.operations.EngineCommands;
 import dev.flowpipe.webapp.operations.WrittenPositions;
@@ -122,6 +123,11 @@ class BatchOperationsTest {
 
     @Override
     public PublishedMessage publishMessage(MessageToPublish message) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Topology topology() {
       throw new UnsupportedOperationException();
     }
   }
