@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -39,7 +40,8 @@ class BatchCancelInAClusterTest {
   private static final Duration WAIT = Duration.ofSeconds(120);
 
   @Test
-  void eachInstanceReceivesOneCommandWhileTheOtherWebAppRestartsAndAfterTheHolderStops(@TempDir Path work)
+  void eachInstanceReceivesOneCommandWhileTheOtherWebAppRestartsAndAfterTheHolderStops(
+      @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path work)
       throws Exception {
     Path root = Path.of(System.getProperty("flowpipe.project.root", "..")).toAbsolutePath();
     Path records = work.resolve("records");
