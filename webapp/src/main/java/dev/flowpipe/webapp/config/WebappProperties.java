@@ -175,11 +175,19 @@ public record WebappProperties(
    * @param requestTimeout how long a command may wait for the engine's answer
    * @param batchParallelism how many commands of a batch operation are in flight at once
    * @param batchMaxItems the most items one batch operation may have; a filter matching more is refused
+   * @param batchLeaseExpiry how long the web app running a batch may leave its lease unrenewed before another web
+   *     app sharing the store (or this one's next start) takes the batch up; renewed every third of it
    */
   public record Operations(Boolean enabled, String gatewayAddress, @DefaultValue("20s") Duration requestTimeout,
-      @DefaultValue("4") int batchParallelism, @DefaultValue("10000") int batchMaxItems) {
+      @DefaultValue("4") int batchParallelism, @DefaultValue("10000") int batchMaxItems,
+      @DefaultValue("15s") Duration batchLeaseExpiry) {
     public Operations {
       positive(P + "operations.request-timeout", requestTimeout);
+      if (batchLeaseExpiry == null || batchLeaseExpiry.compareTo(Duration.ofSeconds(1)) < 0
+          || batchLeaseExpiry.compareTo(Duration.ofHours(1)) > 0) {
+        throw new IllegalArgumentException(P + "operations.batch-lease-expiry must be 1s to 1h, was "
+            + batchLeaseExpiry);
+      }
       if (batchParallelism < 1 || batchParallelism > 64) {
         throw new IllegalArgumentException(P + "operations.batch-parallelism must be 1 to 64, was " + batchParallelism);
       }
