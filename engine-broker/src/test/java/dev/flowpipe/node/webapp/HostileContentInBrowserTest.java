@@ -196,7 +196,8 @@ class HostileContentInBrowserTest {
         page.navigate(baseUrl + "/v2/process-definitions/" + definitionKey + "/xml");
         opened = "a page: " + page.content();
       } catch (PlaywrightException e) {
-        opened = "no page: " + e.getMessage().lines().findFirst().orElse("");
+        String why = e.getMessage().replaceAll("\\s+", " ");
+        opened = "no page: " + why.substring(0, Math.min(200, why.length()));
       }
       System.out.println("[hostile] the XML opened directly: " + opened.lines().findFirst().orElse(""));
       page.navigate(baseUrl + "/#/");
