@@ -7,7 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
+import java.time.InstantSource;
 import java.time.Duration;
 import java.time.Instant;
 import org.slf4j.Logger;
@@ -61,10 +61,10 @@ public final class StoreDisk {
   private final Space space;
   private final DiskWatermarks watermarks;
   private final Duration checkInterval;
-  private final Clock clock;
+  private final InstantSource clock;
   private Reading last;
 
-  public StoreDisk(Space space, DiskWatermarks watermarks, Duration checkInterval, Clock clock) {
+  public StoreDisk(Space space, DiskWatermarks watermarks, Duration checkInterval, InstantSource clock) {
     this.space = space;
     this.watermarks = watermarks;
     this.checkInterval = checkInterval;
