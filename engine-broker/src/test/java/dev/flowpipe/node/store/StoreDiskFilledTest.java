@@ -49,12 +49,15 @@ class StoreDiskFilledTest {
             .with("flowpipe.exporter.index-prefix", prefix)
             // a small log segment: the broker preallocates each one, 128MB by default
             .with("zeebe.broker.data.log-segment-size", "8MB")
+            // the store's fair share of a machine other builds keep busy: at niceness 10 and a load average of 25 on two
+            // cores, a restarted store with indices to recover was not green within its 90 s start timeout
+            .with("flowpipe.store.embedded.niceness", 0)
             .with("flowpipe.store.embedded.disk.watermark-low", low + "b")
             .with("flowpipe.store.embedded.disk.watermark-high", high + "b")
             .with("flowpipe.store.embedded.disk.watermark-flood-stage", flood + "b")
             .start();
         StoreFaultRun run = new StoreFaultRun(node).start(LOAD_PER_SECOND)) {
-      run.awaitObservation("disk OK and store UP under load", 0, Duration.ofSeconds(30),
+      run.awaitObservation("disk OK and store UP under load", 0, Duration.ofMinutes(3),
           o -> "UP".equals(o.health()) && "OK".equals(o.diskState()));
       Thread.sleep(5_000); // a steady load before the fault
 

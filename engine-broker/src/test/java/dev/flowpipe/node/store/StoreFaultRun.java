@@ -1,5 +1,6 @@
 package dev.flowpipe.node.store;
 
+import static dev.flowpipe.node.flowcontrol.DegradedStoreExperiment.hasStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -9,7 +10,6 @@ import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import io.camunda.zeebe.client.ZeebeClient;
-import io.camunda.zeebe.client.api.command.ClientStatusException;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import io.grpc.Status;
 import java.net.URI;
@@ -96,18 +96,6 @@ final class StoreFaultRun implements AutoCloseable {
             errors.merge(String.valueOf(error), 1L, Long::sum);
           }
         });
-  }
-
-  private static boolean hasStatus(Throwable error, Status.Code code) {
-    for (Throwable t = error; t != null; t = t.getCause()) {
-      if (t instanceof ClientStatusException status && status.getStatusCode() == code) {
-        return true;
-      }
-      if (t instanceof io.grpc.StatusRuntimeException status && status.getStatus().getCode() == code) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private void observe() {
