@@ -14,6 +14,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -33,18 +34,23 @@ class StoreDiskFilledTest {
   /** The filler never grows beyond this. */
   private static final long FILLER_CAP = 700 * MB;
 
-  @TempDir Path data;
+  @TempDir(cleanup = CleanupMode.ON_SUCCESS) // the store's log stays for a failed run
+  Path data;
 
   @Test
   void flowControlHoldsWritesBeforeTheStoreBlocksThemAndExportingResumesWhenSpaceReturns() throws Exception {
     String prefix = "disk";
-    Files.createDirectories(data);
-    FileStore fileStore = Files.getFileStore(data);
+    // the store's directory on a file system of its own where the machine allows it (a tmpfs: root on Linux), so
+    // that other writers on a shared machine move its free space neither way; else the data directory's own
+    Path storeDirectory = data.resolve("opensearch");
+    Files.createDirectories(storeDirectory);
+    boolean ownFileSystem = mountTmpfs(storeDirectory, 1200 * MB);
+    FileStore fileStore = Files.getFileStore(storeDirectory);
     long free = fileStore.getUsableSpace();
     long low = free - 150 * MB;
     long high = free - 250 * MB;
     long flood = free - 350 * MB;
-    Path filler = data.resolveSibling(data.getFileName() + "-filler");
+    Path filler = storeDirectory.resolve("filler");
     try (TestNode node = new TestNode(data)
             .with("flowpipe.exporter.index-prefix", prefix)
             // a small log segment: the broker preallocates each one, 128MB by default
@@ -52,6 +58,7 @@ class StoreDiskFilledTest {
             // the store's fair share of a machine other builds keep busy: at niceness 10 and a load average of 25 on two
             // cores, a restarted store with indices to recover was not green within its 90 s start timeout
             .with("flowpipe.store.embedded.niceness", 0)
+            .with("flowpipe.store.embedded.start-timeout", "5m")
             .with("flowpipe.store.embedded.disk.watermark-low", low + "b")
             .with("flowpipe.store.embedded.disk.watermark-high", high + "b")
             .with("flowpipe.store.embedded.disk.watermark-flood-stage", flood + "b")
@@ -92,7 +99,7 @@ class StoreDiskFilledTest {
       long firstHold = timeline.stream().filter(Observation::diskHold).mapToLong(Observation::millis).min().orElseThrow();
       long firstBlock =
           timeline.stream().filter(Observation::storeBlocksWrites).mapToLong(Observation::millis).min().orElseThrow();
-      System.out.printf("[store-disk-filled] free at start %d MB, watermarks low/high/flood %d/%d/%d MB free; filler"
+      System.out.printf("[store-disk-filled] " + (ownFileSystem ? "tmpfs; " : "shared file system; ") + "free at start %d MB, watermarks low/high/flood %d/%d/%d MB free; filler"
               + " %d MB; writes held at the floor %d ms after crossing the high watermark; health FLOOD %d ms after"
               + " crossing the flood stage, store blocked %d ms after it; after the filler was deleted: store"
               + " unblocked and health UP %d ms, read model exact %d ms after (load stopped at %d ms); %d instances"
@@ -106,6 +113,24 @@ class StoreDiskFilledTest {
       assertThat(run.rejected()).as("commands refused at the floor").isPositive();
     } finally {
       Files.deleteIfExists(filler);
+      if (ownFileSystem) {
+        new ProcessBuilder("umount", storeDirectory.toString()).inheritIO().start().waitFor();
+      }
+    }
+  }
+
+  /** Mounts a tmpfs of {@code size} bytes on {@code directory}; false where the machine does not allow it. */
+  private static boolean mountTmpfs(Path directory, long size) throws Exception {
+    try {
+      Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + size / MB + "m", "tmpfs",
+          directory.toString()).redirectErrorStream(true).start();
+      String output = new String(mount.getInputStream().readAllBytes());
+      boolean mounted = mount.waitFor() == 0;
+      System.out.println("[store-disk-filled] " + (mounted ? "the store on a tmpfs of its own"
+          : "no tmpfs (" + output.trim() + "): the store on the data directory's file system"));
+      return mounted;
+    } catch (IOException e) {
+      return false;
     }
   }
 

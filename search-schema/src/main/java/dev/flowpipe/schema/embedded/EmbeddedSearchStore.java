@@ -463,8 +463,8 @@ public final class EmbeddedSearchStore implements AutoCloseable {
 
   private synchronized void stopIfNotGreen(Process child) {
     if (child == process && child.isAlive() && state != State.UP && !closing) {
-      LOG.warn("embedded {} (pid {}) was not green within its start timeout ({}); stopping it",
-          properties.engine().displayName, child.pid(), properties.startTimeout());
+      LOG.warn("embedded {} (pid {}) was not green within its start timeout ({}); stopping it. Its last output:\n{}",
+          properties.engine().displayName, child.pid(), properties.startTimeout(), String.join("\n", snapshot(lastLines)));
       child.destroyForcibly();
     }
   }
