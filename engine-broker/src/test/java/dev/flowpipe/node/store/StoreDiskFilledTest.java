@@ -71,6 +71,7 @@ class StoreDiskFilledTest {
       // past the high watermark, short of the flood stage
       long highAt = run.millis();
       long filled = fill(filler, fileStore, high - MARGIN);
+      long highFilled = run.millis();
       long held = run.awaitObservation("writes held at the floor", highAt, Duration.ofSeconds(10),
           o -> o.diskHold() && o.writeLimit() != null && o.writeLimit() <= MIN_WRITE_RATE);
       assertThat(fileStore.getUsableSpace()).as("still short of the flood stage").isGreaterThan(flood);
@@ -79,6 +80,7 @@ class StoreDiskFilledTest {
       // past the flood stage
       long floodAt = run.millis();
       filled = fill(filler, fileStore, flood - MARGIN);
+      long floodFilled = run.millis();
       long floodShown = run.awaitObservation("health shows the flood stage", floodAt, Duration.ofSeconds(15),
           o -> "OUT_OF_SERVICE".equals(o.health()) && "FLOOD".equals(o.diskState()));
       long blocked = run.awaitObservation("the store blocks writes", floodAt, Duration.ofSeconds(30),
@@ -91,22 +93,26 @@ class StoreDiskFilledTest {
       Files.delete(filler);
       long unblocked = run.awaitObservation("the store lifts its block by itself", recoveredAt, Duration.ofSeconds(60),
           o -> !o.storeBlocksWrites() && "UP".equals(o.health()) && "OK".equals(o.diskState()) && !o.diskHold());
+      long caughtUp = run.awaitCaughtUp(recoveredAt, Duration.ofMinutes(2));
       Thread.sleep(3_000);
       run.stopLoad();
+      long stoppedAt = run.millis();
       long exact = run.awaitReadModelExact(prefix, Duration.ofMinutes(2));
 
       List<Observation> timeline = run.timeline();
       long firstHold = timeline.stream().filter(Observation::diskHold).mapToLong(Observation::millis).min().orElseThrow();
       long firstBlock =
           timeline.stream().filter(Observation::storeBlocksWrites).mapToLong(Observation::millis).min().orElseThrow();
-      System.out.printf("[store-disk-filled] " + (ownFileSystem ? "tmpfs; " : "shared file system; ") + "free at start %d MB, watermarks low/high/flood %d/%d/%d MB free; filler"
-              + " %d MB; writes held at the floor %d ms after crossing the high watermark; health FLOOD %d ms after"
-              + " crossing the flood stage, store blocked %d ms after it; after the filler was deleted: store"
-              + " unblocked and health UP %d ms, read model exact %d ms after (load stopped at %d ms); %d instances"
-              + " completed, %d refused by flow control (lost = 0)%n",
-          free / MB, low / MB, high / MB, flood / MB, filled / MB, held - highAt, floodShown - floodAt,
-          blocked - floodAt, unblocked - recoveredAt, exact - recoveredAt, run.millis() - recoveredAt,
-          run.completed().size(), run.rejected());
+      System.out.printf("[store-disk-filled] " + (ownFileSystem ? "tmpfs; " : "shared file system; ") + "free at start"
+              + " %d MB, watermarks low/high/flood %d/%d/%d MB free; filler %d MB. Past the high watermark (filler"
+              + " written in %d ms): writes held at the floor %d ms after it was written. Past the flood stage (written in"
+              + " %d ms): health FLOOD %d ms after, the store blocked writes %d ms after. Filler deleted: store unblocked"
+              + " and health UP after %d ms, exporter caught up (lag under %d ms) after %d ms; read model exact %d ms"
+              + " after the load stopped; %d instances completed, %d refused by flow control (lost = 0)%n",
+          free / MB, low / MB, high / MB, flood / MB, filled / MB, highFilled - highAt, held - highFilled,
+          floodFilled - floodAt, floodShown - floodFilled, blocked - floodFilled, unblocked - recoveredAt,
+          StoreFaultRun.CAUGHT_UP_MILLIS, caughtUp - recoveredAt, exact - stoppedAt, run.completed().size(),
+          run.rejected());
       assertThat(firstHold).as("writes held before the store blocks them").isLessThan(firstBlock);
       assertThat(run.errors()).as("client errors").isEmpty();
       assertThat(run.unknown()).as("creations whose outcome the client could not tell").isZero();

@@ -40,7 +40,10 @@ final class StoreFaultRun implements AutoCloseable {
 
   /** One poll: when (ms since the run began) and what the node said. */
   record Observation(long millis, String health, String processState, String diskState, boolean diskHold,
-      Integer writeLimit, boolean storeBlocksWrites) {}
+      Integer writeLimit, long lagMillis, boolean storeBlocksWrites) {}
+
+  /** Caught up: the oldest record not yet durable in the store is younger than this. */
+  static final long CAUGHT_UP_MILLIS = 1000;
 
   static final String PROCESS_ID = "store-fault";
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -102,13 +105,14 @@ final class StoreFaultRun implements AutoCloseable {
     try {
       JsonNode health = get("/actuator/health/searchStore");
       JsonNode flowControl = get("/actuator/flowControl");
-      JsonNode limit = flowControl.path("partitions").path(0).path("writeLimit");
+      JsonNode partition = flowControl.path("partitions").path(0);
+      JsonNode limit = partition.path("writeLimit");
       timeline.add(new Observation(millis(), health.path("status").asText(),
           health.path("details").path("process").path("state").asText(null),
           health.path("details").path("disk").path("state").asText(null),
           flowControl.path("diskHold").asBoolean(),
           limit.path("enabled").asBoolean() ? limit.path("limit").asInt() : null,
-          storeBlocksWrites()));
+          partition.path("lagMillis").asLong(Long.MAX_VALUE), storeBlocksWrites()));
     } catch (Exception e) {
       // a missed poll is a gap in the timeline
     }
@@ -149,6 +153,12 @@ final class StoreFaultRun implements AutoCloseable {
       return false;
     });
     return at[0];
+  }
+
+  /** When, after {@code fromMillis}, the exporter had caught up (see {@link #CAUGHT_UP_MILLIS}). */
+  long awaitCaughtUp(long fromMillis, Duration atMost) {
+    return awaitObservation("the exporter caught up", fromMillis, atMost,
+        o -> o.lagMillis() < CAUGHT_UP_MILLIS && "UP".equals(o.health()));
   }
 
   List<Observation> timeline() {

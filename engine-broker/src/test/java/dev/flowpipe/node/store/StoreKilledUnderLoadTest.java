@@ -59,15 +59,17 @@ class StoreKilledUnderLoadTest {
       assertThat(run.get("/actuator/health/searchStore").path("details").path("process").path("restarts").asInt())
           .isEqualTo(1);
 
-      Thread.sleep(5_000); // the load goes on against the restarted store
+      long caughtUp = run.awaitCaughtUp(up, Duration.ofMinutes(2));
+      Thread.sleep(3_000); // the load goes on against the restarted store
       run.stopLoad();
       long stoppedAt = run.millis();
       long exact = run.awaitReadModelExact(prefix, Duration.ofMinutes(2));
 
       System.out.printf("[store-killed] %d instances completed, %d refused by flow control, %d unknown; kill -9 at "
-              + "%.1f s; health DOWN %d ms after the kill, UP %d ms after it; read model exact %d ms after the load "
-              + "stopped (lost = 0)%n", run.completed().size(), run.rejected(), run.unknown(), killedAt / 1000.0,
-          down - killedAt, up - killedAt, exact - stoppedAt);
+              + "%.1f s; health DOWN %d ms after the kill, UP %d ms after it; exporter caught up (lag under %d ms) %d"
+              + " ms after UP; read model exact %d ms after the load stopped (lost = 0)%n", run.completed().size(),
+          run.rejected(), run.unknown(), killedAt / 1000.0, down - killedAt, up - killedAt,
+          StoreFaultRun.CAUGHT_UP_MILLIS, caughtUp - up, exact - stoppedAt);
       assertThat(run.errors()).as("client errors").isEmpty();
       assertThat(run.unknown()).as("creations whose outcome the client could not tell").isZero();
       assertThat(run.completed()).hasSizeGreaterThan(LOAD_PER_SECOND * 5);
