@@ -161,11 +161,11 @@ function dashboard() {
       return { ...d, running: withIncident + (s.activeInstancesWithoutIncidentCount || 0), withIncident };
     });
     document.getElementById('dashboard').innerHTML = table('dashboard-table', [
-      { title: 'Process', html: r => `<a href="#/processes/${r.processDefinitionKey}">${esc(r.name || r.processDefinitionId)}</a>` },
+      { title: 'Process', html: r => `<a href="#/processes/${esc(r.processDefinitionKey)}">${esc(r.name || r.processDefinitionId)}</a>` },
       { title: 'Id', html: r => esc(r.processDefinitionId) },
       { title: 'Latest version', html: r => esc(r.version) },
-      { title: 'Running instances', html: r => `<a class="running" href="#/instances?processDefinitionId=${encodeURIComponent(r.processDefinitionId)}&state=ACTIVE">${r.running}</a>` },
-      { title: 'Instances with incidents', html: r => `<a class="incidents${r.withIncident ? ' incident' : ''}" href="#/instances?processDefinitionId=${encodeURIComponent(r.processDefinitionId)}&state=ACTIVE&hasIncident=true">${r.withIncident}</a>` },
+      { title: 'Running instances', html: r => `<a class="running" href="#/instances?processDefinitionId=${encodeURIComponent(r.processDefinitionId)}&state=ACTIVE">${esc(r.running)}</a>` },
+      { title: 'Instances with incidents', html: r => `<a class="incidents${r.withIncident ? ' incident' : ''}" href="#/instances?processDefinitionId=${encodeURIComponent(r.processDefinitionId)}&state=ACTIVE&hasIncident=true">${esc(r.withIncident)}</a>` },
     ], rows, r => `data-process="${esc(r.processDefinitionId)}"`);
   });
 }
@@ -284,17 +284,17 @@ function instances(params) {
     if (mine !== route) return;
     if (answer.items.length === 0 && (page.after || page.before)) { page = { limit }; return reload(mine, reads); }
     last = answer;
-    const select = config.canOperate ? [{ head: '<input type="checkbox" id="select-all" title="select all on this page">', html: r => `<input type="checkbox" class="select" value="${r.processInstanceKey}" ${selected.has(r.processInstanceKey) ? 'checked' : ''}>` }] : [];
+    const select = config.canOperate ? [{ head: '<input type="checkbox" id="select-all" title="select all on this page">', html: r => `<input type="checkbox" class="select" value="${esc(r.processInstanceKey)}" ${selected.has(String(r.processInstanceKey)) ? 'checked' : ''}>` }] : [];
     document.getElementById('instances').innerHTML = table('instances-table', [
       ...select,
-      { title: 'Key', html: r => `<a href="#/instances/${r.processInstanceKey}">${r.processInstanceKey}</a>` },
+      { title: 'Key', html: r => `<a href="#/instances/${esc(r.processInstanceKey)}">${esc(r.processInstanceKey)}</a>` },
       { title: 'Process', html: r => esc(r.processDefinitionId) },
       { title: 'Version', html: r => esc(r.processDefinitionVersion) },
-      { title: 'State', html: r => `<span class="state-${r.state}">${r.state}</span>` },
+      { title: 'State', html: r => `<span class="state-${esc(r.state)}">${esc(r.state)}</span>` },
       { title: 'Incident', html: r => r.hasIncident ? '<span class="incident">yes</span>' : '' },
       { title: 'Started', html: r => date(r.startDate) },
       { title: 'Ended', html: r => date(r.endDate) },
-    ], answer.items, r => `data-key="${r.processInstanceKey}"`);
+    ], answer.items, r => `data-key="${esc(r.processInstanceKey)}"`);
     document.getElementById('page-info').textContent = answer.page.totalItems + ' instances';
   });
 }
@@ -314,7 +314,7 @@ function batchPage(key) {
     const total = batch.operationsTotalCount || 0;
     document.getElementById('batch-facts').innerHTML = `<span>${esc(batch.batchOperationType)}</span>`
       + `<span>State <b id="batch-state" class="state-${esc(batch.state)}">${esc(batch.state)}</b></span>`
-      + `<span id="batch-counts">${done} of ${total} done, ${batch.operationsFailedCount || 0} failed</span>`
+      + `<span id="batch-counts">${esc(done)} of ${esc(total)} done, ${esc(batch.operationsFailedCount || 0)} failed</span>`
       + `<span>Started ${date(batch.startDate)}</span>` + (batch.endDate ? `<span>Ended ${date(batch.endDate)}</span>` : '');
     document.getElementById('batch-progress').style.width = (total ? Math.round(100 * done / total) : 100) + '%';
     document.getElementById('batch-items').innerHTML = table('batch-items-table', [
@@ -331,7 +331,7 @@ function batchPage(key) {
 // --- diagrams ---
 async function diagram(container, definitionKey) {
   const viewer = new Viewer({ container });
-  await viewer.importXML(await api('/v2/process-definitions/' + definitionKey + '/xml'));
+  await viewer.importXML(await api('/v2/process-definitions/' + encodeURIComponent(definitionKey) + '/xml'));
   viewer.get('canvas').zoom('fit-viewport');
   return viewer;
 }
@@ -340,7 +340,7 @@ function badges(viewer, elementId, counts) {
   const overlays = viewer.get('overlays');
   overlays.remove({ element: elementId });
   const html = Object.entries(counts).filter(([, n]) => n > 0)
-    .map(([state, n]) => `<span class="badge badge-${state}" title="${state}">${n}</span>`).join(' ');
+    .map(([state, n]) => `<span class="badge badge-${esc(state)}" title="${esc(state)}">${esc(n)}</span>`).join(' ');
   if (html && viewer.get('elementRegistry').get(elementId)) {
     overlays.add(elementId, { position: { bottom: 4, left: 4 }, html: `<div class="badges" data-element="${esc(elementId)}">${html}</div>` });
   }
@@ -365,9 +365,9 @@ function instance(key) {
       if (!button) return;
       const { action, key: target } = button.dataset;
       if (action === 'cancel') {
-        operate(`Cancel process instance ${key}?`, () => api(`/v2/process-instances/${key}/cancellation`, {}), 'cancel requested');
+        operate(`Cancel process instance ${key}?`, () => api(`/v2/process-instances/${encodeURIComponent(key)}/cancellation`, {}), 'cancel requested');
       } else if (action === 'retry') {
-        operate(null, () => api(`/v2/incidents/${target}/resolution`, {}), 'incident resolution requested');
+        operate(null, () => api(`/v2/incidents/${encodeURIComponent(target)}/resolution`, {}), 'incident resolution requested');
       } else if (action === 'edit') {
         editVariable(button.dataset);
       } else if (action === 'add-variable') {
@@ -378,7 +378,7 @@ function instance(key) {
   async function editVariable({ name, scope, variableKey }) {
     let value = '';
     if (variableKey) {
-      try { value = (await api('/v2/variables/' + variableKey)).value; } catch (e) { showMessage(e.message, true); return; }
+      try { value = (await api('/v2/variables/' + encodeURIComponent(variableKey))).value; } catch (e) { showMessage(e.message, true); return; }
     }
     editing = { name, scope };
     const editor = document.getElementById('variable-editor');
@@ -394,7 +394,7 @@ function instance(key) {
       const form = new FormData(event.target);
       let parsed;
       try { parsed = JSON.parse(form.get('value')); } catch (e) { showMessage('the value is no JSON: ' + e.message, true); return; }
-      const done = await operate(null, () => api(`/v2/element-instances/${form.get('scope')}/variables`,
+      const done = await operate(null, () => api(`/v2/element-instances/${encodeURIComponent(form.get('scope'))}/variables`,
         { variables: { [form.get('name')]: parsed }, local: true }, 'PUT'), `variable ${form.get('name')} set`);
       if (done !== undefined) { editor.innerHTML = ''; editing = null; }
     });
@@ -413,10 +413,10 @@ function instance(key) {
     const pi = found.items[0];
     if (!pi) throw new Error('no process instance ' + key + ' (yet)');
     document.getElementById('instance-facts').innerHTML =
-      `<span>Process <a href="#/processes/${pi.processDefinitionKey}">${esc(pi.processDefinitionId)}</a> v${esc(pi.processDefinitionVersion)}</span>`
-      + `<span>State <b id="instance-state" class="state-${pi.state}">${pi.state}</b></span>`
+      `<span>Process <a href="#/processes/${esc(pi.processDefinitionKey)}">${esc(pi.processDefinitionId)}</a> v${esc(pi.processDefinitionVersion)}</span>`
+      + `<span>State <b id="instance-state" class="state-${esc(pi.state)}">${esc(pi.state)}</b></span>`
       + (pi.hasIncident ? '<span class="incident">has incident</span>' : '')
-      + (pi.parentProcessInstanceKey ? `<span>Called by <a id="parent-link" href="#/instances/${pi.parentProcessInstanceKey}">${pi.parentProcessInstanceKey}</a></span>` : '')
+      + (pi.parentProcessInstanceKey ? `<span>Called by <a id="parent-link" href="#/instances/${esc(pi.parentProcessInstanceKey)}">${esc(pi.parentProcessInstanceKey)}</a></span>` : '')
       + `<span>Started ${date(pi.startDate)}</span>` + (pi.endDate ? `<span>Ended ${date(pi.endDate)}</span>` : '');
     const active = pi.state === 'ACTIVE' && config.canOperate;
     document.getElementById('instance-actions').innerHTML = active
@@ -426,15 +426,15 @@ function instance(key) {
       { title: 'Element', html: r => esc(r.elementId) },
       { title: 'Type', html: r => esc(r.errorType) },
       { title: 'Message', html: r => esc(r.errorMessage) },
-      { title: 'State', html: r => `<span class="${r.state === 'ACTIVE' ? 'incident' : ''}">${r.state}</span>` },
+      { title: 'State', html: r => `<span class="${r.state === 'ACTIVE' ? 'incident' : ''}">${esc(r.state)}</span>` },
       { title: 'Created', html: r => date(r.creationTime) },
-      ...(config.canOperate ? [{ title: '', html: r => r.state === 'ACTIVE' ? `<button data-action="retry" data-key="${r.incidentKey}" class="retry">Retry</button>` : '' }] : []),
-    ], incidents.items, r => `data-key="${r.incidentKey}"`);
+      ...(config.canOperate ? [{ title: '', html: r => r.state === 'ACTIVE' ? `<button data-action="retry" data-key="${esc(r.incidentKey)}" class="retry">Retry</button>` : '' }] : []),
+    ], incidents.items, r => `data-key="${esc(r.incidentKey)}"`);
     document.getElementById('variables').innerHTML = table('variables-table', [
       { title: 'Name', html: r => esc(r.name) },
       { title: 'Value', html: r => `<span class="value">${esc(r.value)}</span>` + (r.isTruncated ? ' <span class="truncated" title="truncated: edit shows the full value">…</span>' : '') },
       { title: 'Scope', html: r => esc(r.scopeKey) },
-      ...(active ? [{ title: '', html: r => `<button data-action="edit" data-name="${esc(r.name)}" data-scope="${r.scopeKey}" data-variable-key="${r.variableKey}" class="edit">${r.isTruncated ? 'View / edit' : 'Edit'}</button>` }] : []),
+      ...(active ? [{ title: '', html: r => `<button data-action="edit" data-name="${esc(r.name)}" data-scope="${esc(r.scopeKey)}" data-variable-key="${esc(r.variableKey)}" class="edit">${r.isTruncated ? 'View / edit' : 'Edit'}</button>` }] : []),
     ], variables.items, r => `data-name="${esc(r.name)}"`);
     if (!active && editing) { document.getElementById('variable-editor').innerHTML = ''; editing = null; }
     document.getElementById('jobs').innerHTML = table('jobs-table', [
@@ -446,17 +446,17 @@ function instance(key) {
       { title: 'State', html: r => `<span class="state-${esc(r.state)}">${esc(r.state)}</span>` },
       { title: 'Error', html: r => esc(r.errorMessage) },
       { title: 'Deadline', html: r => date(r.deadline) },
-    ], jobs.items, r => `data-key="${r.jobKey}"`);
+    ], jobs.items, r => `data-key="${esc(r.jobKey)}"`);
     document.getElementById('called').innerHTML = table('called-table', [
-      { title: 'Key', html: r => `<a href="#/instances/${r.processInstanceKey}">${r.processInstanceKey}</a>` },
+      { title: 'Key', html: r => `<a href="#/instances/${esc(r.processInstanceKey)}">${esc(r.processInstanceKey)}</a>` },
       { title: 'Process', html: r => esc(r.processDefinitionId) },
-      { title: 'State', html: r => `<span class="state-${r.state}">${r.state}</span>` },
+      { title: 'State', html: r => `<span class="state-${esc(r.state)}">${esc(r.state)}</span>` },
       { title: 'Started', html: r => date(r.startDate) },
-    ], called.items, r => `data-key="${r.processInstanceKey}"`);
+    ], called.items, r => `data-key="${esc(r.processInstanceKey)}"`);
     document.getElementById('history').innerHTML = table('history-table', [
       { title: 'Element', html: r => esc(r.elementId) },
       { title: 'Type', html: r => esc(r.type) },
-      { title: 'State', html: r => `<span class="state-${r.state}">${r.state}</span>` + (openIncidents.has(r.elementInstanceKey) ? ' <span class="incident">incident</span>' : '') },
+      { title: 'State', html: r => `<span class="state-${esc(r.state)}">${esc(r.state)}</span>` + (openIncidents.has(r.elementInstanceKey) ? ' <span class="incident">incident</span>' : '') },
       { title: 'Started', html: r => date(r.startDate) },
       { title: 'Ended', html: r => date(r.endDate) },
     ], elements.items);
@@ -486,19 +486,19 @@ function process(key) {
   let viewer = null;
   let definition = null;
   every(async (mine, reads) => {
-    if (!definition) definition = await api('/v2/process-definitions/' + key);
+    if (!definition) definition = await api('/v2/process-definitions/' + encodeURIComponent(key));
     if (!viewer) viewer = await diagram(document.getElementById('diagram'), key);
     if (mine !== route) return;
     document.getElementById('process-name').textContent = definition.name || definition.processDefinitionId;
     const [running, statistics] = await Promise.all([
       search('process-instances', { filter: { processDefinitionKey: key, state: 'ACTIVE' }, page: { limit: 0 } }, reads),
-      api('/v2/process-definitions/' + key + '/statistics/element-instances', { consistency: reads }),
+      api('/v2/process-definitions/' + encodeURIComponent(key) + '/statistics/element-instances', { consistency: reads }),
     ]);
     if (mine !== route) return;
     const incidents = statistics.items.reduce((sum, s) => sum + s.incidents, 0);
     document.getElementById('process-facts').innerHTML = `<span>${esc(definition.processDefinitionId)} version ${esc(definition.version)}</span>`
-      + `<span>Running instances <a href="#/instances?processDefinitionId=${encodeURIComponent(definition.processDefinitionId)}&version=${definition.version}&state=ACTIVE">${running.page.totalItems}</a></span>`
-      + `<span class="${incidents ? 'incident' : ''}">Open incidents <b id="process-incidents">${incidents}</b></span>`;
+      + `<span>Running instances <a href="#/instances?processDefinitionId=${encodeURIComponent(definition.processDefinitionId)}&version=${esc(definition.version)}&state=ACTIVE">${esc(running.page.totalItems)}</a></span>`
+      + `<span class="${incidents ? 'incident' : ''}">Open incidents <b id="process-incidents">${esc(incidents)}</b></span>`;
     const shown = new Set();
     for (const s of statistics.items) {
       shown.add(s.elementId);

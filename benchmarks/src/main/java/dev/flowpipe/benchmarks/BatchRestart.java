@@ -92,6 +92,8 @@ final class BatchRestart {
         "--flowpipe.broker.additional-exporters.recorder.class-name=" + RecordFileExporter.class.getName(),
         "--flowpipe.broker.additional-exporters.recorder.args." + RecordFileExporter.DIRECTORY + "=" + records,
         "--flowpipe.webapp.operations.batch-parallelism=" + parallelism,
+        // the restarted node takes its batch up once the lease the stopped one left has expired: 3 s, not 15 s
+        "--flowpipe.webapp.operations.batch-lease-expiry=3s",
         "--flowpipe.webapp.security.basic-auth=true",
         "--flowpipe.webapp.security.users[0].username=reader",
         "--flowpipe.webapp.security.users[0].password=r",
@@ -105,7 +107,7 @@ final class BatchRestart {
 
     NodeProcess node = NodeProcess.start(root, workDir, arguments, classpath);
     try {
-      List<Long> keys = createWaitingInstances(node, instances);
+      List<Long> keys = createWaitingInstances(node, PROCESS, instances);
       WebApiAs reader = new WebApiAs(node.httpPort(), "reader", "r");
       awaitUntil("the read model shows the instances active", () -> reader.search("process-instances",
           "{\"filter\": {\"processDefinitionId\": \"" + PROCESS + "\", \"state\": \"ACTIVE\"}, \"page\": {\"limit\": 0}}")
@@ -158,19 +160,20 @@ final class BatchRestart {
     }
   }
 
-  private static List<Long> createWaitingInstances(NodeProcess node, int count) throws InterruptedException {
+  /** Deploys {@code process} (a service task no worker takes) and creates {@code count} instances of it. */
+  static List<Long> createWaitingInstances(NodeProcess node, String process, int count) throws InterruptedException {
     try (ZeebeClient client = ZeebeClient.newClientBuilder().grpcAddress(node.gateway()).usePlaintext()
         .defaultRequestTimeout(Duration.ofSeconds(20)).build()) {
-      client.newDeployResourceCommand().addProcessModel(Bpmn.createExecutableProcess(PROCESS).startEvent()
-          .serviceTask("wait", t -> t.zeebeJobType("nobody")).endEvent().done(), PROCESS + ".bpmn").send().join();
+      client.newDeployResourceCommand().addProcessModel(Bpmn.createExecutableProcess(process).startEvent()
+          .serviceTask("wait", t -> t.zeebeJobType("nobody")).endEvent().done(), process + ".bpmn").send().join();
       List<Long> keys = new ArrayList<>();
       for (int from = 0; from < count; from += CREATES_IN_FLIGHT) {
         List<ZeebeFuture<ProcessInstanceEvent>> window = new ArrayList<>();
         for (int i = from; i < Math.min(count, from + CREATES_IN_FLIGHT); i++) {
-          window.add(client.newCreateInstanceCommand().bpmnProcessId(PROCESS).latestVersion().send());
+          window.add(client.newCreateInstanceCommand().bpmnProcessId(process).latestVersion().send());
         }
         for (ZeebeFuture<ProcessInstanceEvent> created : window) {
-          keys.add(createdOrSentAgain(client, created));
+          keys.add(createdOrSentAgain(client, process, created));
         }
       }
       return keys;
@@ -182,7 +185,7 @@ final class BatchRestart {
    * (RESOURCE_EXHAUSTED): a refused command was not carried out, so it is sent again, as the engine's answer asks;
    * creating the instances is the set-up here, not what is measured.
    */
-  private static long createdOrSentAgain(ZeebeClient client, ZeebeFuture<ProcessInstanceEvent> created)
+  private static long createdOrSentAgain(ZeebeClient client, String process, ZeebeFuture<ProcessInstanceEvent> created)
       throws InterruptedException {
     ZeebeFuture<ProcessInstanceEvent> attempt = created;
     while (true) {
@@ -193,7 +196,7 @@ final class BatchRestart {
           throw e;
         }
         TimeUnit.MILLISECONDS.sleep(100);
-        attempt = client.newCreateInstanceCommand().bpmnProcessId(PROCESS).latestVersion().send();
+        attempt = client.newCreateInstanceCommand().bpmnProcessId(process).latestVersion().send();
       }
     }
   }

@@ -42,6 +42,8 @@ final class FlowControlScenario {
         StoreProxy proxy = new StoreProxy(opensearch.url(), null, null);
         NodeProcess node = NodeProcess.start(root, work.resolve("node"), List.of(
             "--flowpipe.store.url=" + proxy.url(),
+            // the scenario changes flow control through POST /actuator/flowControl: an actuator write
+            "--flowpipe.webapp.security.actuator-writes-enabled=true",
             "--flowpipe.exporter.bulk.size=50",
             "--flowpipe.flow-control.max-export-lag=" + TARGET_MILLIS + "ms"));
         ZeebeClient client = ZeebeClient.newClientBuilder().grpcAddress(node.gateway()).usePlaintext()

@@ -58,7 +58,9 @@ class NodeEndToEndTest {
 
   @BeforeAll
   void startNode() {
-    node = new TestNode(data).start();
+    // the flow-control tests below change settings at runtime: an actuator write, off without authentication unless
+    // switched on (RouteRoleMatrixTest shows both ways)
+    node = new TestNode(data).with("flowpipe.webapp.security.actuator-writes-enabled", true).start();
   }
 
   @AfterAll

@@ -36,6 +36,8 @@ public final class Importer implements AutoCloseable {
   private final Function<StoreConnection, SearchStore> connector;
   private final InstantSource clock;
   private final MeterRegistry registry;
+  private final Pause pause;
+  private final Pause.Wakeable closing = Pause.wakeable();
   private final Map<Integer, PartitionImport> partitions = new ConcurrentSkipListMap<>();
   private final List<Thread> threads = new ArrayList<>();
   private final Thread supervisor;
@@ -45,11 +47,12 @@ public final class Importer implements AutoCloseable {
   private SearchStore target;
 
   private Importer(ImporterSettings settings, Function<StoreConnection, SearchStore> connector, InstantSource clock,
-      MeterRegistry registry) {
+      MeterRegistry registry, Pause pause) {
     this.settings = settings;
     this.connector = connector;
     this.clock = clock;
     this.registry = registry;
+    this.pause = pause == null ? closing : pause;
     this.supervisor = Thread.ofPlatform().name("importer-supervisor").daemon().unstarted(this::supervise);
   }
 
@@ -60,7 +63,13 @@ public final class Importer implements AutoCloseable {
 
   public static Importer start(ImporterSettings settings, Function<StoreConnection, SearchStore> connector,
       InstantSource clock, MeterRegistry registry) {
-    Importer importer = new Importer(settings, connector, clock, registry);
+    return start(settings, connector, clock, registry, null);
+  }
+
+  /** @param pause how threads wait between rounds; null: a wait that closing cuts short */
+  public static Importer start(ImporterSettings settings, Function<StoreConnection, SearchStore> connector,
+      InstantSource clock, MeterRegistry registry, Pause pause) {
+    Importer importer = new Importer(settings, connector, clock, registry, pause);
     importer.supervisor.start();
     return importer;
   }
@@ -77,10 +86,10 @@ public final class Importer implements AutoCloseable {
         }
         discovered = true;
         backoffMillis = settings.retryBackoff().toMillis();
-        sleep(settings.discoveryInterval().toMillis());
+        pause(settings.discoveryInterval().toMillis());
       } catch (RuntimeException e) {
         LOG.warn("importer: {}; trying again in {} ms", e.getMessage(), backoffMillis);
-        sleep(backoffMillis);
+        pause(backoffMillis);
         backoffMillis = Math.min(settings.maxRetryBackoff().toMillis(), backoffMillis * 2);
       }
     }
@@ -148,14 +157,14 @@ public final class Importer implements AutoCloseable {
         waitMillis = settings.maxRetryBackoff().toMillis();
       }
       if (waitMillis > 0) {
-        sleep(waitMillis);
+        pause(waitMillis);
       }
     }
   }
 
-  private void sleep(long millis) {
+  private void pause(long millis) {
     try {
-      Thread.sleep(millis);
+      pause.pause(millis);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       running = false;
@@ -175,6 +184,7 @@ public final class Importer implements AutoCloseable {
   @Override
   public void close() {
     running = false;
+    closing.wakeAll();
     supervisor.interrupt();
     List<Thread> all;
     synchronized (threads) {

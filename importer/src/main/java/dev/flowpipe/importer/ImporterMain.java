@@ -40,8 +40,10 @@ public final class ImporterMain {
     long startNanos = System.nanoTime();
     Importer importer = Importer.start(settings, registry);
     AtomicBoolean closed = new AtomicBoolean();
+    Pause.Wakeable check = Pause.wakeable();
     Runnable close = () -> {
       if (closed.compareAndSet(false, true)) {
+        check.wakeAll();
         importer.close();
       }
     };
@@ -63,7 +65,7 @@ public final class ImporterMain {
         close.run();
         return;
       }
-      Thread.sleep(CHECK_MILLIS);
+      check.pause(CHECK_MILLIS);
     }
   }
 }

@@ -141,9 +141,6 @@ public final class PartitionImport {
         return retry.millisUntilNextAttempt();
       }
       updateCaughtUp();
-      if (caughtUp && !storedResume.equals(durable)) {
-        confirm();
-      }
       retry.succeeded();
       if (merged > 0 || read) {
         return 0;
@@ -245,8 +242,13 @@ public final class PartitionImport {
       if (next == null) {
         break;
       }
-      List<DocumentChange> changes = recordChanges.of(next.record());
-      buffer.add(changes, next.position(), next.record().getTimestamp(), nanos);
+      if (next.readable()) {
+        buffer.add(recordChanges.of(next.record()), next.position(), next.timestamp(), nanos);
+      } else {
+        // in the bulk that moves the cursor past it: durable together, so a restart neither re-reads nor repeats it
+        buffer.add(List.of(deadLetter(next)), Math.max(next.position(), covered.lastPosition()),
+            Math.max(next.timestamp(), covered.lastTimestamp()), nanos);
+      }
       covered = covered.after(next);
       merged++;
     }
@@ -257,6 +259,17 @@ public final class PartitionImport {
       lateSeen = merge.late();
     }
     return merged;
+  }
+
+  /** The dead letter of a raw record that is no record; logged and counted once per read of it. */
+  private DocumentChange deadLetter(RawRecord raw) {
+    RawRecord.Unreadable unreadable = raw.unreadable();
+    LOG.error("partition {} {}: raw record {}/{} (sequence {}, position {}) cannot be read and goes to the dead letters;"
+            + " the import goes on: {}", partitionId, raw.valueType(), unreadable.index(), unreadable.id(),
+        raw.sequence(), raw.position(), unreadable.reason());
+    metrics.unreadable();
+    return DeadLetters.forUnreadableRecord(settings.indexPrefix(), partitionId, raw.position(), unreadable.index(),
+        unreadable.id(), unreadable.text(), unreadable.reason(), DeadLetters.MAX_COPY_CHARS, clock);
   }
 
   /** Writes the buffer with the cursor of what it covers; true when all of it is durable. */
@@ -291,13 +304,19 @@ public final class PartitionImport {
     return count;
   }
 
+  /** Caught up: everything searchable durable, and the confirmation of the cursor stored (written here when due). */
   private void updateCaughtUp() {
     boolean readersDone = true;
     for (SequenceReader reader : readers) {
       readersDone &= reader.isEmpty() && reader.atEnd() && reader.lastReadStartMillis() >= 0;
     }
-    caughtUp = readersDone && covered.equals(durable) && watermark.probeDue()
+    boolean allDurable = readersDone && covered.equals(durable) && watermark.probeDue()
         && watermark.completePosition() >= 0 && buffer.isEmpty();
+    if (allDurable && !storedResume.equals(durable)) {
+      confirm();
+    }
+    // caught up once the confirmation is stored too: a stop from then on reads nothing again at the next start
+    caughtUp = allDurable && storedResume.equals(durable);
   }
 
   private double lagMillis() {

@@ -132,6 +132,11 @@ class ImporterOnRealStoreTest {
   }
 
   private ImporterSettings settings(String storeUrl) {
+    return settings(storeUrl, sourcePrefix, actualPrefix);
+  }
+
+  /** Small pages and bulks, short intervals: a test's few hundred records cross many of each, quickly. */
+  static ImporterSettings settings(String storeUrl, String sourcePrefix, String actualPrefix) {
     Map<String, Object> properties = new LinkedHashMap<>();
     properties.put("flowpipe.importer.source-url", storeUrl);
     properties.put("flowpipe.importer.source-prefix", sourcePrefix);
@@ -146,7 +151,7 @@ class ImporterOnRealStoreTest {
     return ImporterSettings.fromProperties(properties, null);
   }
 
-  private static void awaitCaughtUp(Importer importer) {
+  static void awaitCaughtUp(Importer importer) {
     await("importer caught up").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
         .until(importer::caughtUp);
   }

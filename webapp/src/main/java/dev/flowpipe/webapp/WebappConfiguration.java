@@ -9,12 +9,17 @@ import dev.flowpipe.webapp.api.StatisticsController;
 import dev.flowpipe.webapp.api.UiController;
 import dev.flowpipe.webapp.config.SecurityConfiguration;
 import dev.flowpipe.webapp.batch.BatchController;
+import dev.flowpipe.webapp.cluster.ClusterController;
 import dev.flowpipe.webapp.batch.BatchOperationStore;
 import dev.flowpipe.webapp.batch.BatchOperations;
 import dev.flowpipe.webapp.config.WebappProperties;
 import dev.flowpipe.webapp.operations.EngineCommands;
 import dev.flowpipe.webapp.operations.WrittenPositions;
-import java.time.InstantSource;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.ApplicationListener;
 import dev.flowpipe.webapp.operations.OperationProblems;
@@ -34,7 +39,8 @@ import org.springframework.context.annotation.Import;
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(WebappProperties.class)
-@Import({SearchController.class, StatisticsController.class, OperationsController.class, BatchController.class, UiController.class,
+@Import({SearchController.class, StatisticsController.class, OperationsController.class, ClusterController.class,
+    BatchController.class, UiController.class,
     ProblemHandler.class,
     OperationProblems.class, SecurityConfiguration.class})
 public class WebappConfiguration {
@@ -57,8 +63,13 @@ public class WebappConfiguration {
   @Bean
   BatchOperations batchOperations(ReadModel readModel, SearchService search, EngineCommands engine,
       WrittenPositions positions, WebappProperties properties) {
-    return new BatchOperations(new BatchOperationStore(readModel), search, engine, positions, InstantSource.system(),
-        properties.operations().batchParallelism(), properties.operations().batchMaxItems());
+    var operations = properties.operations();
+    // one thread: pages, pauses, lease renewals and the look for expired batches take turns on it
+    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(
+        Thread.ofPlatform().daemon().name("batch-operations").factory());
+    return new BatchOperations(new BatchOperationStore(readModel), search, engine, positions, Clock.systemUTC(),
+        scheduler, new SecureRandom(), new BatchOperations.Settings(operations.batchParallelism(),
+            operations.batchMaxItems(), operations.batchLeaseExpiry(), Duration.ofSeconds(1)));
   }
 
   /** Batches a stop left active go on once the app is up (where the operations are on). */

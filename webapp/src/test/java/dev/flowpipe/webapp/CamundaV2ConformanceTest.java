@@ -171,9 +171,21 @@ class CamundaV2ConformanceTest {
           .filter(i -> i >= 20 || ReadModelFixture.hasIncident(i))));
     }
 
+    /** Camunda's 8.8 Java client sends these empty lists with every filter; Camunda applies each only when non-empty. */
+    @Test
+    void theEmptyListsCamundasClientSendsConstrainNothing() {
+      JsonNode asTheClientSendsIt = app.search("process-instances",
+          "{\"filter\": {\"processDefinitionId\": {\"$eq\": \"payment\", \"$in\": [], \"$notIn\": []},"
+              + " \"state\": {\"$in\": [], \"$notIn\": []}, \"tags\": [], \"variables\": [], \"$or\": []},"
+              + " \"page\": {\"limit\": 100}}");
+
+      assertThat(values(asTheClientSendsIt, "processInstanceKey")).containsExactlyElementsOf(
+          instanceKeys(IntStream.range(20, 30)));
+    }
+
     @ParameterizedTest(name = "{1}")
     @CsvSource(delimiter = '|', value = {
-      "{\"$or\": []} | filter.$or | non-empty array",
+      "{\"$or\": {}} | filter.$or | non-empty array",
       "{\"$or\": [{\"colour\": 1}]} | filter.$or[0].colour | unknown field",
       "{\"$or\": [{\"$or\": [{\"state\": \"ACTIVE\"}]}]} | filter.$or[0].$or | nested"
     })

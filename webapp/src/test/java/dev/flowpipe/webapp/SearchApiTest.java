@@ -324,7 +324,7 @@ class SearchApiTest {
       "process-instances | {\"filter\": {\"nope\": 1}} | filter.nope | unknown field",
       "process-instances | {\"filter\": {\"state\": \"RUNNING\"}} | filter.state | expected one of",
       "process-instances | {\"filter\": {\"state\": {\"$in\": [\"ACTIVE\", 3]}}} | filter.state.$in[1] | expected a string",
-      "process-instances | {\"filter\": {\"state\": {\"$in\": []}}} | filter.state.$in | non-empty array",
+      "process-instances | {\"filter\": {\"state\": {\"$in\": \"ACTIVE\"}}} | filter.state.$in | non-empty array",
       "process-instances | {\"filter\": {\"state\": {\"$regex\": \"A\"}}} | filter.state.$regex | unknown operator",
       "process-instances | {\"filter\": {\"processDefinitionVersion\": {\"$like\": \"1*\"}}} | filter.processDefinitionVersion.$like | string fields",
       "process-instances | {\"filter\": {\"state\": {\"$gt\": \"A\"}}} | filter.state.$gt | keys, numbers and dates",

@@ -92,7 +92,7 @@ class WebappPropertiesTest {
     @Test
     void passwordsAreNeverPrinted() {
       WebappProperties.Security security = new WebappProperties.Security(true, "reader", "s3cret", java.util.List.of(
-          new WebappProperties.User("operator", "0perat0r", java.util.List.of(WebappProperties.Role.WRITE))));
+          new WebappProperties.User("operator", "0perat0r", java.util.List.of(WebappProperties.Role.WRITE))), false);
       WebappProperties.Store store = new WebappProperties.Store(
           java.net.URI.create("http://h:9200"), "u", "hidden", java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1), "p",
           new WebappProperties.StoreTlsProperties(null, null, null, null, true));

@@ -19,7 +19,9 @@ import org.slf4j.Logger;
  *   <li>a document the store refuses for good (a mapping conflict, a document too large): {@link #add}, with the
  *       store's HTTP status;
  *   <li>a record a handler could not handle (it threw): {@link #forRecord}, status 0, written in the bulk like any
- *       document, so it is durable before the record's position is acknowledged.
+ *       document, so it is durable before the record's position is acknowledged;
+ *   <li>a raw record the importer could not parse: {@link #forUnreadableRecord}, status -1, in the bulk that moves the
+ *       importer's cursor past it, with the raw index and id in {@code targetIndex} and {@code documentId}.
  * </ul>
  *
  * Ids are deterministic (partition, position and what failed), so a retried bulk or a replay writes a letter again
@@ -33,6 +35,9 @@ public final class DeadLetters {
 
   /** The status of a record that no document could be made of (no HTTP status applies). */
   public static final int HANDLER_FAILED = 0;
+
+  /** The status of a stored raw record that is no record at all (the importer could not parse it). */
+  public static final int RECORD_UNREADABLE = -1;
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -81,6 +86,21 @@ public final class DeadLetters {
     var change = DocumentChange.create(
         ReadModelIndex.DEAD_LETTER.indexName(indexPrefix), "record-" + partitionId + "-" + position, position);
     letter(partitionId, position, HANDLER_FAILED, reason, recordJson, maxCopyChars, clock).forEach(change::put);
+    return change.build();
+  }
+
+  /**
+   * The dead letter of a raw record that is no record (the importer could not parse it): its stored text, where it is
+   * stored ({@code targetIndex} and {@code documentId} name the raw index and id) and the parser's reason. Its id
+   * names that raw document, so reading it again after a restart writes the same letter again, never a second one.
+   */
+  public static DocumentChange forUnreadableRecord(String indexPrefix, int partitionId, long position,
+      String rawIndex, String rawId, String rawText, String reason, int maxCopyChars, InstantSource clock) {
+    var change = DocumentChange.create(ReadModelIndex.DEAD_LETTER.indexName(indexPrefix),
+        "raw-" + rawIndex + "-" + rawId, Math.max(0, position));
+    letter(partitionId, position, RECORD_UNREADABLE, reason, rawText, maxCopyChars, clock).forEach(change::put);
+    change.put("targetIndex", rawIndex);
+    change.put("documentId", rawId);
     return change.build();
   }
 

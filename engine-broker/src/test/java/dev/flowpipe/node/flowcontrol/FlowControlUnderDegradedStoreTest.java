@@ -43,6 +43,8 @@ class FlowControlUnderDegradedStoreTest {
     try (StoreProxy proxy = new StoreProxy(opensearch.url(), null, null);
         TestNode node = new TestNode(data)
             .with("flowpipe.store.url", proxy.url())
+            // the experiment switches flow control off and sets a static limit through POST /actuator/flowControl
+            .with("flowpipe.webapp.security.actuator-writes-enabled", true)
             .with("flowpipe.exporter.index-prefix", prefix)
             .with("flowpipe.exporter.bulk.size", 50)
             .with("flowpipe.flow-control.max-export-lag", TARGET_MILLIS + "ms")

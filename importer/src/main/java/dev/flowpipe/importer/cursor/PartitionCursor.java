@@ -28,9 +28,9 @@ public record PartitionCursor(int partitionId, Map<ValueType, Long> sequences, l
   public PartitionCursor after(RawRecord raw) {
     Map<ValueType, Long> next = new EnumMap<>(ValueType.class);
     next.putAll(sequences);
-    next.merge(raw.record().getValueType(), raw.sequence(), Math::max);
+    next.merge(raw.valueType(), raw.sequence(), Math::max);
     return new PartitionCursor(partitionId, next, Math.max(lastPosition, raw.position()),
-        Math.max(lastTimestamp, raw.record().getTimestamp()));
+        Math.max(lastTimestamp, raw.timestamp()));
   }
 
   public long sequence(ValueType valueType) {

@@ -44,8 +44,8 @@ public final class PartitionMerge {
       }
     }
     RawRecord next = lowest.take();
-    if (next.position() < lastPosition) {
-      late++;
+    if (next.readable() && next.position() < lastPosition) {
+      late++; // (an unreadable record's position may be unknown: it changes no document anyway)
     }
     lastPosition = Math.max(lastPosition, next.position());
     return next;

@@ -18,6 +18,7 @@ public final class ImporterMetrics {
   private final Counter records;
   private final Counter late;
   private final Counter failures;
+  private final Counter unreadable;
 
   public ImporterMetrics(MeterRegistry registry, int partitionId) {
     this.registry = registry;
@@ -26,6 +27,9 @@ public final class ImporterMetrics {
         .register(registry);
     late = Counter.builder("flowpipe.importer.records.late")
         .description("raw records that became searchable after records later in the log were imported").tags(tags)
+        .register(registry);
+    unreadable = Counter.builder("flowpipe.importer.records.unreadable")
+        .description("raw records that could not be parsed, put in the dead letters and stepped over").tags(tags)
         .register(registry);
     failures = Counter.builder("flowpipe.importer.failures").description("failed reads and writes").tags(tags)
         .register(registry);
@@ -59,6 +63,10 @@ public final class ImporterMetrics {
 
   public void late(long count) {
     late.increment(count);
+  }
+
+  public void unreadable() {
+    unreadable.increment();
   }
 
   public void failure() {

@@ -78,7 +78,7 @@ public final class SequenceReader implements RecordSource {
     int added = 0;
     Gap found = null;
     for (SearchHits.Hit hit : hits.hits()) {
-      RawRecord raw = parser.parse(hit.source());
+      RawRecord raw = parser.parse(hit.index(), hit.id(), valueType, hit.source());
       if (raw.counter() < expected) {
         // a second record under a counter already taken: only a stock exporter that lost its metadata does this
         LOG.warn("partition {} {}: record at position {} repeats sequence {}; ignored", partitionId, valueType,

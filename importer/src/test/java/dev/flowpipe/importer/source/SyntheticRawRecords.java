@@ -77,13 +77,7 @@ public final class SyntheticRawRecords {
       if (!which.test(stored)) {
         continue;
       }
-      Record<?> record = stored.record();
-      Map<String, Object> source = JSON.convertValue(record, Map.class);
-      source.put("sequence", stored.sequence());
-      String index = indices.dayIndex(record.getValueType(), "8.6.0",
-          DAY.format(Instant.ofEpochMilli(record.getTimestamp())));
-      writes.add(new DocumentWrite(index, record.getPartitionId() + "-" + record.getPosition(), record.getPosition(),
-          source));
+      writes.add(write(indices, stored, source(stored)));
     }
     for (int from = 0; from < writes.size(); from += 500) {
       var outcome = store.bulk(writes.subList(from, Math.min(writes.size(), from + 500)));
@@ -93,6 +87,23 @@ public final class SyntheticRawRecords {
     }
     // searchable now, as after the stock indices' next refresh: a test can then expect the importer to see them
     store.refresh(indices.prefix() + "_*");
+  }
+
+  /** The document the stock exporter stores for a record: its JSON and its sequence. */
+  @SuppressWarnings("unchecked")
+  public static Map<String, Object> source(Stored stored) {
+    Map<String, Object> source = JSON.convertValue(stored.record(), Map.class);
+    source.put("sequence", stored.sequence());
+    return source;
+  }
+
+  /** The write of {@code source} where the stock exporter stores {@code stored}: its day-index, its id. */
+  public static DocumentWrite write(RawRecordIndices indices, Stored stored, Map<String, Object> source) {
+    Record<?> record = stored.record();
+    String index = indices.dayIndex(record.getValueType(), "8.6.0",
+        DAY.format(Instant.ofEpochMilli(record.getTimestamp())));
+    return new DocumentWrite(index, record.getPartitionId() + "-" + record.getPosition(), record.getPosition(),
+        source);
   }
 
   /** One partition's log: keys, positions, sequences and times as the engine and the stock exporter give them. */

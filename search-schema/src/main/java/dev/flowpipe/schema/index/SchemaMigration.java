@@ -1,5 +1,6 @@
 package dev.flowpipe.schema.index;
 
+import dev.flowpipe.schema.lease.StoreLease;
 import dev.flowpipe.schema.store.BulkOutcome;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
@@ -8,6 +9,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -16,7 +18,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Moves a read model of the previous schema version ({@link PreviousSchema}) into this build's, in place: creates the
  * shared index without its aliases, copies every document into it, adds the entities' aliases in one atomic step,
- * checks the counts, and only then deletes the older indices. One process migrates ({@link MigrationLease}); the
+ * checks the counts, and only then deletes the older indices. One process migrates ({@link StoreLease}); the
  * others wait for it.
  *
  * <p>Resuming after a crash starts the copy again from the first document, and that is correct: each copy is written
@@ -72,7 +74,7 @@ final class SchemaMigration {
   private final Settings settings;
   private final MigrationProgress progress;
   private final PreviousSchema previous;
-  private final MigrationLease lease;
+  private final StoreLease lease;
 
   private long copied;
   private long total;
@@ -86,7 +88,7 @@ final class SchemaMigration {
     this.progress = progress;
     this.previous = new PreviousSchema(store, prefix);
     String owner = ProcessHandle.current().pid() + "/" + UUID.randomUUID().toString().substring(0, 8);
-    this.lease = new MigrationLease(store, markerIndexName(prefix), "v" + PreviousSchema.VERSION + "-to-v"
+    this.lease = new StoreLease(store, markerIndexName(prefix), "v" + PreviousSchema.VERSION + "-to-v"
         + ReadModelIndex.SCHEMA_VERSION, owner, settings.clock(), settings.leaseExpiry());
   }
 
@@ -100,10 +102,10 @@ final class SchemaMigration {
     if (!previous.present()) {
       return;
     }
-    store.createIndex(markerIndexName(prefix), MigrationLease.indexBody(layout));
+    store.createIndex(markerIndexName(prefix), StoreLease.indexBody(layout.replicas()));
     try {
       while (previous.present()) {
-        if (lease.tryClaim()) {
+        if (lease.tryClaim(progressDetails())) {
           migrate();
           return;
         }
@@ -147,14 +149,14 @@ final class SchemaMigration {
       previous.existing(entity).ifPresent(source -> copyEntity(source, entity, shared));
     }
     previous.existing(ReadModelIndex.DEAD_LETTER).ifPresent(this::copyDeadLetters);
-    lease.renew(copied, total);
+    lease.renew(progressDetails());
     store.updateAliases(ReadModelIndex.aliasActions(prefix));
     checkEveryDocumentArrived();
-    lease.renew(copied, total);
+    lease.renew(progressDetails());
     for (String source : sources) {
       store.deleteIndex(source);
     }
-    lease.finish(copied, total);
+    lease.finish(progressDetails());
     progress.update(MigrationProgress.State.MIGRATED, copied, total, null);
     LOG.info("read model migrated to schema version {}: {} documents; deleted {}", ReadModelIndex.SCHEMA_VERSION,
         copied, sources);
@@ -187,10 +189,15 @@ final class SchemaMigration {
     });
   }
 
+  /** What the lease marker records of the migration's progress. */
+  private Map<String, Object> progressDetails() {
+    return Map.of("copied", copied, "total", total);
+  }
+
   private void pageCopied(int documents) {
     copied += documents;
     progress.update(MigrationProgress.State.MIGRATING, copied, total, null);
-    lease.renew(copied, total);
+    lease.renew(progressDetails());
     Instant now = settings.clock().instant();
     if (!Duration.between(lastLogged, now).minus(settings.progressLogInterval()).isNegative()) {
       lastLogged = now;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flowpipe.schema.PreviousSchemaFixture;
 import dev.flowpipe.schema.SharedOpenSearch;
+import dev.flowpipe.schema.TestClock;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreUnavailableException;
@@ -12,8 +13,6 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -133,29 +132,5 @@ class SchemaMigrationTest {
             throw e.getCause();
           }
         });
-  }
-
-  /** A clock that moves only when told. */
-  private static final class TestClock extends Clock {
-    private volatile Instant now = Instant.parse("2026-11-26T10:00:00Z");
-
-    void advance(Duration duration) {
-      now = now.plus(duration);
-    }
-
-    @Override
-    public java.time.ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
   }
 }

@@ -11,12 +11,15 @@ import dev.flowpipe.schema.TestCertificates;
 import dev.flowpipe.schema.TlsProxy;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.index.SchemaManager;
+import dev.flowpipe.schema.lease.StoreLease;
+import dev.flowpipe.schema.TestClock;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.query.SortField;
 import dev.flowpipe.schema.query.ValueCountQuery;
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +55,63 @@ public abstract class SearchStoreContractTest {
   void createIndex() {
     index = SharedOpenSearch.uniquePrefix() + "-doc";
     assertThat(store.createIndex(index, STRICT_INDEX_BODY)).isTrue();
+  }
+
+  @Test
+  void aLeaseIsHeldByOneProcessAndTakenOverOnlyOnceItsHolderWasSilentForTheExpiry() {
+    // given two processes, each with its own clock, and a lease the first one created
+    String leases = leaseIndex();
+    Duration expiry = Duration.ofSeconds(6);
+    TestClock clockOfA = new TestClock();
+    TestClock clockOfB = new TestClock();
+    StoreLease a = new StoreLease(store, leases, "work", "a", clockOfA, expiry);
+    StoreLease b = new StoreLease(store, leases, "work", "b", clockOfB, expiry);
+    assertThat(a.claimNew(Map.of())).isTrue();
+    assertThat(b.claimNew(Map.of())).as("a second creation of the same marker").isFalse();
+
+    // when A renews while B looks, and then falls silent
+    assertThat(b.tryClaim(Map.of())).isFalse();
+    clockOfA.advance(expiry.dividedBy(2));
+    clockOfB.advance(expiry.dividedBy(2));
+    a.renew(Map.of("progress", 1));
+    clockOfB.advance(expiry.dividedBy(2).plusSeconds(1));
+    assertThat(b.tryClaim(Map.of())).as("an expiry since B first looked, but A renewed meanwhile").isFalse();
+    assertThat(a.holds()).isTrue();
+    clockOfA.advance(expiry.dividedBy(2));
+    assertThat(a.holds()).as("A's own claim, half an expiry old").isFalse();
+    clockOfB.advance(expiry);
+
+    // then B takes it over, and A finds it lost
+    assertThat(b.tryClaim(Map.of())).isTrue();
+    assertThat(b.holds()).isTrue();
+    assertThat(store.get(leases, "work")).hasValueSatisfying(marker ->
+        assertThat(marker).containsEntry("owner", "b").containsEntry("state", StoreLease.RUNNING));
+    assertThatThrownBy(() -> a.renew(Map.of())).isInstanceOf(StoreLease.LeaseLostException.class);
+    b.finish(Map.of());
+    assertThat(store.get(leases, "work")).hasValueSatisfying(marker ->
+        assertThat(marker).containsEntry("state", StoreLease.DONE));
+  }
+
+  @Test
+  void ofTwoProcessesTakingOverAnExpiredLeaseOnlyTheFirstGetsIt() {
+    String leases = leaseIndex();
+    Duration expiry = Duration.ofSeconds(6);
+    TestClock clock = new TestClock();
+    new StoreLease(store, leases, "work", "gone", clock, expiry).claimNew(Map.of());
+    StoreLease b = new StoreLease(store, leases, "work", "b", clock, expiry);
+    StoreLease c = new StoreLease(store, leases, "work", "c", clock, expiry);
+    assertThat(b.tryClaim(Map.of())).isFalse();
+    assertThat(c.tryClaim(Map.of())).isFalse();
+
+    clock.advance(expiry);
+
+    assertThat(List.of(b.tryClaim(Map.of()), c.tryClaim(Map.of()))).containsExactlyInAnyOrder(true, false);
+  }
+
+  private String leaseIndex() {
+    String leases = SharedOpenSearch.uniquePrefix() + "-lease";
+    store.createIndex(leases, StoreLease.indexBody(0));
+    return leases;
   }
 
   @Test

@@ -3,6 +3,9 @@ package dev.flowpipe.webapp.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flowpipe.webapp.query.Entity;
 import java.util.Map;
+import dev.flowpipe.webapp.config.SecurityConfiguration;
+import org.springframework.http.ContentDisposition;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -48,9 +51,21 @@ public class SearchController {
     return service.get(entity(entity), key);
   }
 
-  @GetMapping(path = "/process-definitions/{key}/xml", produces = MediaType.TEXT_XML_VALUE)
-  public String processDefinitionXml(@PathVariable String key) {
-    return service.processDefinitionXml(key);
+  /**
+   * The deployed BPMN as {@code text/xml}, whatever the {@code Accept} (Camunda's 8.8 client asks for JSON here). The
+   * text is the deployer's: a browser that opens it gets a download, sandboxed, never a page of this origin that
+   * could run an XHTML {@code <script>} hidden in it.
+   */
+  @GetMapping(path = "/process-definitions/{key}/xml")
+  public ResponseEntity<String> processDefinitionXml(@PathVariable String key) {
+    String xml = service.processDefinitionXml(key);
+    return ResponseEntity.ok()
+        .contentType(new MediaType(MediaType.TEXT_XML, java.nio.charset.StandardCharsets.UTF_8))
+        .header("Content-Security-Policy", SecurityConfiguration.DOCUMENT_POLICY)
+        .header("X-Content-Type-Options", "nosniff")
+        .header(HttpHeaders.CONTENT_DISPOSITION, ContentDisposition.attachment()
+            .filename(key.replaceAll("[^0-9A-Za-z_-]", "_") + ".bpmn").build().toString())
+        .body(xml);
   }
 
   private static Entity entity(String path) {

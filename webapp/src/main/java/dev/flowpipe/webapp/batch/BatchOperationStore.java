@@ -1,5 +1,6 @@
 package dev.flowpipe.webapp.batch;
 
+import dev.flowpipe.schema.lease.StoreLease;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchQuery;
@@ -7,6 +8,8 @@ import dev.flowpipe.schema.query.SortField;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.webapp.readmodel.ReadModel;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,8 +17,9 @@ import java.util.Optional;
 
 /**
  * Where batch operations and their items are kept: one index beside the read model,
- * {@code <prefix>-batch-operation-v1}, a document per batch (id: its key) and per item (id: batch key and item key).
- * Kept in the store so that a batch goes on after a restart of the web app or the node.
+ * {@code <prefix>-batch-operation-v1}, a document per batch (id: its key), per item (id: batch key and item key) and
+ * per batch's lease ({@link #lease}; id: {@code lease-} and the key). Kept in the store so that a batch goes on after a
+ * restart of the web app or the node, and so that the web apps sharing the store run each batch once.
  */
 public final class BatchOperationStore {
 
@@ -49,6 +53,11 @@ public final class BatchOperationStore {
       indexReady = true;
     }
     return store;
+  }
+
+  /** The lease marker of a batch: which web app runs it ({@link StoreLease}). */
+  StoreLease lease(String batchKey, String owner, Clock clock, Duration expiry) {
+    return new StoreLease(store(), index(), "lease-" + batchKey, owner, clock, expiry);
   }
 
   void putBatch(Map<String, Object> batch) {

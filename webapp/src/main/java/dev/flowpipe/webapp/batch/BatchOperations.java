@@ -3,8 +3,8 @@ package dev.flowpipe.webapp.batch;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flowpipe.schema.lease.StoreLease;
 import dev.flowpipe.schema.query.SearchHits;
-import dev.flowpipe.schema.store.StoreUnavailableException;
 import dev.flowpipe.webapp.api.SearchAnswer;
 import dev.flowpipe.webapp.api.SearchService;
 import dev.flowpipe.webapp.operations.EngineCommandException;
@@ -14,19 +14,24 @@ import dev.flowpipe.webapp.operations.OperationAudit;
 import dev.flowpipe.webapp.operations.WrittenPositions;
 import dev.flowpipe.webapp.query.BadRequestException;
 import dev.flowpipe.webapp.query.Entity;
+import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,22 +40,56 @@ import org.slf4j.LoggerFactory;
  * the instances it matches. Creating one finds the items (through the search API, so the filter is the search's) and
  * keeps the batch and its items in the store ({@link BatchOperationStore}); the items are then carried out in the
  * background, {@code parallelism} at a time, each item's outcome stored as it ends, the batch's counts after each page.
- * A batch still active when the process stopped is taken up again at the next start ({@link #resume()}): items not yet
- * done are sent again; one whose instance or incident the engine no longer knows counts as completed where the read
- * model shows it cancelled or resolved (it was done just before the stop: {@link ItemAlreadyDone}), else as skipped.
- * An item whose command found the engine unreachable or got no answer stays active and is sent again after a pause:
- * it was not refused, and a stopping node answers so for what is in flight.
+ *
+ * <p><b>One web app at a time runs a batch</b>, however many share the store (the nodes of a cluster): each batch has a
+ * lease ({@link StoreLease}, a marker document beside it with the holder's id, renewed every third of
+ * {@code leaseExpiry}). The web app that creates a batch holds it from the start; the key is used only once that
+ * marker is created, so two web apps never share a key ({@link BatchKeys}). Every web app looks for active batches
+ * every third of the expiry ({@link #resume()}, from its start on) and takes one up only where its lease has not moved
+ * for the whole expiry: the holder stopped or lost the store. A holder that could not renew for half the expiry sends
+ * nothing more until it has; one that finds its lease taken stops the batch. A stopping web app leaves its leases to
+ * expire: the next start, or another web app, goes on after the expiry.
+ *
+ * <p>Taken up after a stop, items not yet done are sent again; one whose instance or incident the engine no longer
+ * knows counts as completed where the read model shows it cancelled or resolved (it was done just before the stop:
+ * {@link ItemAlreadyDone}), else as skipped. An item whose command found the engine unreachable or got no answer stays
+ * active and is sent again after {@code retryPause}: it was not refused, and a stopping node answers so for what is in
+ * flight. Nothing here sleeps: pauses are tasks on the injected scheduler, times read from the injected clock.
  */
 public final class BatchOperations implements AutoCloseable {
 
   /** The kinds of batch, named as Camunda's REST API v2 names them. */
   public enum Type { CANCEL_PROCESS_INSTANCE, RESOLVE_INCIDENT }
 
+  /**
+   * How batches run.
+   *
+   * @param parallelism commands of one batch in flight at once
+   * @param maxItems the most items one batch may have
+   * @param leaseExpiry how long a batch's holder may leave its lease unrenewed before another web app takes it up
+   * @param retryPause how long a batch waits before it sends again what found the engine or the store unreachable
+   */
+  public record Settings(int parallelism, int maxItems, Duration leaseExpiry, Duration retryPause) {
+    public Settings {
+      if (parallelism < 1) {
+        throw new IllegalArgumentException("batch parallelism must be >= 1, was " + parallelism);
+      }
+      if (maxItems < 1) {
+        throw new IllegalArgumentException("batch max items must be >= 1, was " + maxItems);
+      }
+      if (leaseExpiry == null || leaseExpiry.compareTo(Duration.ofMillis(300)) < 0) {
+        throw new IllegalArgumentException("batch lease expiry must be >= 300ms, was " + leaseExpiry);
+      }
+      if (retryPause == null || retryPause.isNegative() || retryPause.isZero()) {
+        throw new IllegalArgumentException("batch retry pause must be > 0, was " + retryPause);
+      }
+    }
+  }
+
   private static final Logger LOG = LoggerFactory.getLogger(BatchOperations.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int PAGE = 100;
-  /** How long a batch waits before it sends again what found the engine unreachable. */
-  private static final Duration RETRY_PAUSE = Duration.ofSeconds(1);
+  private static final int KEY_ATTEMPTS = 16;
   /** How long an item the engine no longer knows waits for the read model to show whether it was done. */
   private static final Duration DONE_CHECK_WAIT = Duration.ofSeconds(5);
 
@@ -59,24 +98,46 @@ public final class BatchOperations implements AutoCloseable {
   private final EngineCommands engine;
   private final IncidentResolution incidents;
   private final ItemAlreadyDone alreadyDone;
-  private final InstantSource clock;
-  private final int maxItems;
-  private final ExecutorService runner = Executors.newSingleThreadExecutor(
-      Thread.ofPlatform().daemon().name("batch-operations").factory());
+  private final Clock clock;
+  private final ScheduledExecutorService scheduler;
+  private final Settings settings;
+  private final BatchKeys keys;
+  private final String owner;
   private final ExecutorService workers;
-  private final AtomicLong lastKey = new AtomicLong();
+  /** The batches this web app runs now, by key. */
+  private final Map<String, Run> running = new ConcurrentHashMap<>();
+  /** The leases of active batches others hold, watched for expiry, by key (touched on the scheduler only). */
+  private final Map<String, StoreLease> watched = new HashMap<>();
+  private volatile boolean closed;
+  private volatile boolean resumed;
 
+  /**
+   * @param clock time of dates and leases
+   * @param scheduler runs the batches' pages, pauses, lease renewals and the look for batches to take up; closed with
+   *     this
+   */
   public BatchOperations(BatchOperationStore store, SearchService search, EngineCommands engine,
-      WrittenPositions positions, InstantSource clock, int parallelism, int maxItems) {
+      WrittenPositions positions, Clock clock, ScheduledExecutorService scheduler, RandomGenerator random,
+      Settings settings) {
     this.store = store;
     this.search = search;
     this.engine = engine;
     this.incidents = new IncidentResolution(engine, search);
     this.alreadyDone = new ItemAlreadyDone(search, positions, DONE_CHECK_WAIT);
     this.clock = clock;
-    this.maxItems = maxItems;
-    this.workers = Executors.newFixedThreadPool(parallelism,
+    this.scheduler = scheduler;
+    this.settings = settings;
+    this.keys = new BatchKeys(clock, random);
+    this.owner = "webapp-" + ProcessHandle.current().pid() + "-" + Long.toHexString(random.nextLong());
+    this.workers = Executors.newFixedThreadPool(settings.parallelism(),
         Thread.ofPlatform().daemon().name("batch-operation-item-", 0).factory());
+    Duration renewal = settings.leaseExpiry().dividedBy(3);
+    scheduler.scheduleWithFixedDelay(this::renewLeases, renewal.toMillis(), renewal.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** The id this web app's leases carry. */
+  public String owner() {
+    return owner;
   }
 
   /** Finds the items of a new batch, stores it and starts it; returns the stored batch. */
@@ -85,9 +146,16 @@ public final class BatchOperations implements AutoCloseable {
     if (filter == null || !filter.isObject()) {
       throw new BadRequestException("filter", "a batch operation needs a filter (an object, as in a search)");
     }
-    String key = nextKey();
-    List<Map<String, Object>> items = type == Type.CANCEL_PROCESS_INSTANCE ? cancellations(key, (ObjectNode) filter)
-        : resolutions(key, (ObjectNode) filter);
+    Run run = reserveKey();
+    String key = run.key;
+    List<Map<String, Object>> items;
+    try {
+      items = type == Type.CANCEL_PROCESS_INSTANCE ? cancellations(key, (ObjectNode) filter)
+          : resolutions(key, (ObjectNode) filter);
+    } catch (RuntimeException e) {
+      finishQuietly(run); // nothing was stored under the key: its marker is left done
+      throw e;
+    }
     Map<String, Object> batch = new LinkedHashMap<>();
     batch.put(BatchOperationStore.KIND, "batch");
     batch.put("batchOperationKey", key);
@@ -102,10 +170,28 @@ public final class BatchOperations implements AutoCloseable {
     batch.put("filter", JSON.convertValue(filter, Map.class));
     store.addItems(items);
     store.putBatch(batch);
-    if (!items.isEmpty()) {
-      runner.submit(() -> run(batch));
+    if (items.isEmpty()) {
+      finishQuietly(run);
+    } else {
+      start(run, batch);
     }
     return batch;
+  }
+
+  /** A key no batch of any web app has: one whose lease marker this web app created. */
+  private Run reserveKey() {
+    BatchKeys.Candidates candidates = keys.next();
+    for (int attempt = 0; attempt < KEY_ATTEMPTS; attempt++) {
+      String key = candidates.candidate(attempt);
+      StoreLease lease = store.lease(key, owner, clock, settings.leaseExpiry());
+      if (lease.claimNew(Map.of("batchOperationKey", key))) {
+        return new Run(key, lease);
+      }
+      LOG.info("batch key {} is taken already (another web app chose it in the same millisecond); trying the next",
+          key);
+    }
+    throw new IllegalStateException("no free batch key after " + KEY_ATTEMPTS + " attempts from "
+        + candidates.candidate(0));
   }
 
   public Optional<Map<String, Object>> batch(String key) {
@@ -116,34 +202,100 @@ public final class BatchOperations implements AutoCloseable {
     return store.items(batchKey, state, from, size);
   }
 
-  /** Takes up the batches a stop left active; tries again every 5 s while the store cannot be reached. */
+  /**
+   * From now on, looks for active batches every third of the lease expiry, the first time at once, and takes up those
+   * whose lease has expired (a stop left them, here or on another web app). A store that cannot be reached is looked
+   * at again at the next round.
+   */
   public void resume() {
-    runner.submit(() -> {
-      while (!Thread.currentThread().isInterrupted()) {
-        try {
-          for (Map<String, Object> batch : store.batchesIn("ACTIVE")) {
-            LOG.info("taking up batch operation {} ({}) where it stopped", batch.get("batchOperationKey"),
-                batch.get("batchOperationType"));
-            run(new LinkedHashMap<>(batch));
-          }
-          return;
-        } catch (StoreUnavailableException e) {
-          LOG.info("batch operations wait for the store to resume: {}", e.getMessage());
-          try {
-            Thread.sleep(5_000);
-          } catch (InterruptedException interrupted) {
-            return;
-          }
+    if (resumed) {
+      return;
+    }
+    resumed = true;
+    Duration every = settings.leaseExpiry().dividedBy(3);
+    scheduler.scheduleWithFixedDelay(this::takeUpExpired, 0, every.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private void takeUpExpired() {
+    if (closed) {
+      return;
+    }
+    try {
+      List<Map<String, Object>> active = store.batchesIn("ACTIVE");
+      Set<String> activeKeys = new HashSet<>();
+      for (Map<String, Object> batch : active) {
+        String key = (String) batch.get("batchOperationKey");
+        activeKeys.add(key);
+        if (running.containsKey(key)) {
+          continue;
+        }
+        StoreLease lease = watched.computeIfAbsent(key,
+            k -> store.lease(k, owner, clock, settings.leaseExpiry()));
+        if (lease.tryClaim(Map.of("batchOperationKey", key))) {
+          watched.remove(key);
+          takeUp(new Run(key, lease));
         }
       }
-    });
+      watched.keySet().retainAll(activeKeys);
+    } catch (RuntimeException e) {
+      LOG.info("batch operations: active batches not looked at this time ({}); looked at again in {}", e.toString(),
+          settings.leaseExpiry().dividedBy(3));
+    }
   }
 
-  private String nextKey() {
-    long candidate = clock.millis() * 1_000;
-    return Long.toString(lastKey.updateAndGet(last -> Math.max(last + 1, candidate)));
+  /** Starts a batch whose lease was just claimed, unless it ended in the meantime (read in real time). */
+  private void takeUp(Run run) {
+    Optional<Map<String, Object>> batch = store.batch(run.key);
+    if (batch.isEmpty() || !"ACTIVE".equals(batch.get().get("state"))) {
+      finishQuietly(run);
+      return;
+    }
+    LOG.info("taking up batch operation {} ({}) where it stopped; its lease had expired", run.key,
+        batch.get().get("batchOperationType"));
+    start(run, new LinkedHashMap<>(batch.get()));
   }
 
+  private void start(Run run, Map<String, Object> batch) {
+    run.batch = batch;
+    running.put(run.key, run);
+    schedule(run, Duration.ZERO);
+  }
+
+  private void schedule(Run run, Duration delay) {
+    if (closed) {
+      return;
+    }
+    try {
+      scheduler.schedule(() -> runPage(run), delay.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      // closing: what is not done stays active for the next holder
+    }
+  }
+
+  /** Renews the lease of every batch running here; one found taken stops here (another web app has it now). */
+  private void renewLeases() {
+    for (Run run : running.values()) {
+      renew(run);
+    }
+  }
+
+  /** Renews one batch's lease; false where it was not renewed (lost: the batch stops here). */
+  private boolean renew(Run run) {
+    try {
+      run.lease.renew(Map.of("batchOperationKey", run.key));
+      return true;
+    } catch (StoreLease.LeaseLostException e) {
+      LOG.warn("batch operation {}: {}", run.key, e.getMessage());
+      running.remove(run.key);
+      run.lost = true;
+    } catch (RuntimeException e) {
+      // the holder sends nothing once its lease is half expired (StoreLease#holds) and tries again next time
+      LOG.info("batch operation {}: lease not renewed this time: {}", run.key, e.toString());
+    }
+    return false;
+  }
+
+  /** Only active root instances can be cancelled: the filter's state and parent are overridden, as in the v2 API. */
   /** Only active root instances can be cancelled: the filter's state and parent are overridden, as in the v2 API. */
   private List<Map<String, Object>> cancellations(String key, ObjectNode filter) {
     ObjectNode instances = filter.deepCopy();
@@ -185,8 +337,8 @@ public final class BatchOperations implements AutoCloseable {
       }
       SearchAnswer answer = search.search(entity, request);
       for (Map<String, Object> item : answer.items()) {
-        if (++seen > maxItems) {
-          throw new BadRequestException("filter", "matches more than " + maxItems + " items (flowpipe.webapp"
+        if (++seen > settings.maxItems()) {
+          throw new BadRequestException("filter", "matches more than " + settings.maxItems() + " items (flowpipe.webapp"
               + ".operations.batch-max-items); narrow it");
         }
         each.accept(item);
@@ -211,48 +363,78 @@ public final class BatchOperations implements AutoCloseable {
     return item;
   }
 
-  /** Carries out the batch's items not yet done, page after page, then sets its end state. */
-  private void run(Map<String, Object> batch) {
-    String key = (String) batch.get("batchOperationKey");
-    Type type = Type.valueOf((String) batch.get("batchOperationType"));
-    String user = (String) batch.get("user");
+  /**
+   * Carries out one page of the batch's items not yet done, then schedules the next (after {@code retryPause} where
+   * some found the engine unreachable); with none left, sets the batch's end state and marks its lease done.
+   */
+  private void runPage(Run run) {
+    if (closed || run.lost) {
+      return;
+    }
+    if (!run.lease.holds() && !renew(run)) {
+      schedule(run, settings.retryPause()); // e.g. finding the items took longer than half the expiry
+      return;
+    }
+    List<SearchHits.Hit> page;
     try {
-      while (!Thread.currentThread().isInterrupted()) {
-        List<SearchHits.Hit> page;
-        try {
-          page = store.items(key, "ACTIVE", 0, PAGE).hits();
-        } catch (RuntimeException e) {
-          // e.g. the store still recovering after a start: the batch waits for it rather than stopping until the next
-          LOG.info("batch operation {} waits for the store: {}", key, e.toString());
-          Thread.sleep(RETRY_PAUSE.toMillis());
-          continue;
-        }
-        if (page.isEmpty()) {
-          updateCounts(batch); // a stop after the last item's outcome but before the counts: the end is set here
-          break;
-        }
-        List<CompletableFuture<Boolean>> running = new ArrayList<>();
-        for (SearchHits.Hit hit : page) {
-          Map<String, Object> item = new LinkedHashMap<>(hit.source());
-          running.add(CompletableFuture.supplyAsync(() -> carryOut(type, item, user), workers));
-        }
-        CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).get();
-        try {
-          updateCounts(batch);
-        } catch (RuntimeException e) {
-          LOG.info("batch operation {}: counts not stored yet: {}", key, e.toString()); // the next page stores them
-        }
-        long later = running.stream().filter(ended -> !ended.join()).count();
-        if (later > 0) {
-          LOG.info("batch operation {}: {} items found the engine unreachable; sent again in {}", key, later,
-              RETRY_PAUSE);
-          Thread.sleep(RETRY_PAUSE.toMillis());
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt(); // stopping: what is not done stays active for the next start
-    } catch (RuntimeException | java.util.concurrent.ExecutionException e) {
-      LOG.warn("batch operation {} stopped; it goes on at the next start: {}", key, e.toString());
+      page = store.items(run.key, "ACTIVE", 0, PAGE).hits();
+    } catch (RuntimeException e) {
+      // e.g. the store still recovering after a start: the batch waits for it rather than stopping until the next
+      LOG.info("batch operation {} waits for the store: {}", run.key, e.toString());
+      schedule(run, settings.retryPause());
+      return;
+    }
+    if (page.isEmpty()) {
+      end(run);
+      return;
+    }
+    String user = (String) run.batch.get("user");
+    List<CompletableFuture<Boolean>> sent = new ArrayList<>();
+    for (SearchHits.Hit hit : page) {
+      Map<String, Object> item = new LinkedHashMap<>(hit.source());
+      sent.add(CompletableFuture.supplyAsync(() -> carryOut(run, item, user), workers));
+    }
+    // the scheduler's thread is not held while the commands are out: renewals go on meanwhile
+    CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new))
+        .whenComplete((done, failure) -> afterPage(run, sent));
+  }
+
+  private void afterPage(Run run, List<CompletableFuture<Boolean>> sent) {
+    try {
+      updateCounts(run.batch);
+    } catch (RuntimeException e) {
+      LOG.info("batch operation {}: counts not stored yet: {}", run.key, e.toString()); // the next page stores them
+    }
+    long later = sent.stream().filter(item -> !item.isCompletedExceptionally() && !item.join()).count();
+    if (later > 0) {
+      LOG.info("batch operation {}: {} items not carried out this time (engine unreachable or lease not renewed);"
+          + " sent again in {}", run.key, later, settings.retryPause());
+      schedule(run, settings.retryPause());
+    } else {
+      schedule(run, Duration.ZERO);
+    }
+  }
+
+  /** No item left active: the end state (a stop after the last outcome but before the counts is mended here). */
+  private void end(Run run) {
+    try {
+      updateCounts(run.batch);
+      running.remove(run.key);
+      run.lease.finish(Map.of("batchOperationKey", run.key));
+    } catch (StoreLease.LeaseLostException e) {
+      LOG.warn("batch operation {}: {}", run.key, e.getMessage());
+    } catch (RuntimeException e) {
+      LOG.info("batch operation {}: end not stored yet: {}", run.key, e.toString());
+      running.put(run.key, run);
+      schedule(run, settings.retryPause());
+    }
+  }
+
+  private void finishQuietly(Run run) {
+    try {
+      run.lease.finish(Map.of("batchOperationKey", run.key));
+    } catch (RuntimeException e) {
+      LOG.info("batch operation {}: lease not marked done ({}); it expires", run.key, e.toString());
     }
   }
 
@@ -260,9 +442,12 @@ public final class BatchOperations implements AutoCloseable {
    * Sends one item's command and stores its outcome; false where it stays active to be sent again, also where the
    * outcome could not be stored (the store unreachable for now): sent again, a done command is found done.
    */
-  private boolean carryOut(Type type, Map<String, Object> item, String user) {
+  private boolean carryOut(Run run, Map<String, Object> item, String user) {
+    if (closed || run.lost || !run.lease.holds()) {
+      return false; // not sure to hold the batch any more: nothing is sent until the lease is renewed
+    }
     try {
-      return carryOutOnce(type, item, user);
+      return carryOutOnce(Type.valueOf((String) run.batch.get("batchOperationType")), item, user);
     } catch (RuntimeException e) {
       LOG.info("batch item {} sent again later: {}", item.get("itemKey"), e.toString());
       return false;
@@ -314,15 +499,30 @@ public final class BatchOperations implements AutoCloseable {
     batch.put("operationsFailedCount", failed);
     if (active == 0) {
       batch.put("state", failed == 0 ? "COMPLETED" : completed == 0 ? "FAILED" : "PARTIALLY_COMPLETED");
-      batch.put("endDate", Instant.from(clock.instant()).toString());
+      batch.put("endDate", clock.instant().toString());
     }
     store.putBatch(batch);
   }
 
   @Override
   public void close() throws InterruptedException {
-    runner.shutdownNow();
+    closed = true;
+    scheduler.shutdownNow();
     workers.shutdownNow();
-    runner.awaitTermination(5, TimeUnit.SECONDS);
+    scheduler.awaitTermination(5, TimeUnit.SECONDS);
+    workers.awaitTermination(5, TimeUnit.SECONDS);
+  }
+
+  /** A batch this web app holds the lease of. */
+  private static final class Run {
+    final String key;
+    final StoreLease lease;
+    volatile Map<String, Object> batch;
+    volatile boolean lost;
+
+    Run(String key, StoreLease lease) {
+      this.key = key;
+      this.lease = lease;
+    }
   }
 }

@@ -1,12 +1,16 @@
 package dev.flowpipe.webapp.config;
 
+import dev.flowpipe.webapp.config.WebappProperties.Role;
 import jakarta.servlet.DispatcherType;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.actuate.autoconfigure.security.servlet.EndpointRequest;
+import org.springframework.boot.actuate.health.HealthEndpoint;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.http.HttpMethod;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
@@ -16,13 +20,26 @@ import org.springframework.security.core.userdetails.User;
 import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.csrf.CsrfFilter;
+import org.springframework.security.web.header.writers.ContentSecurityPolicyHeaderWriter;
+import org.springframework.security.web.header.writers.DelegatingRequestMatcherHeaderWriter;
+import org.springframework.security.web.servlet.util.matcher.PathPatternRequestMatcher;
+import org.springframework.security.web.util.matcher.NegatedRequestMatcher;
+import org.springframework.security.web.util.matcher.OrRequestMatcher;
+import org.springframework.security.web.util.matcher.RequestMatcher;
 
 /**
- * Reading: GET (and HEAD) everywhere, POST to the search and statistics endpoints (and, inside the node, to its flow-control
- * settings). Writing: the operations' endpoints ({@link #OPERATIONS}), only where the operations are on (see
- * {@link WebappProperties#operationsEnabled()}) and, with authentication, for users with the {@code write} role.
- * Every other method and path is refused (403). With {@code flowpipe.webapp.security.basic-auth} on, everything but
- * the health probes needs a configured user.
+ * Who may do what, deny by default. Public: the health probes (details only for a signed-in user, see
+ * {@link HealthDetailsDefault}). {@code read}: GET and HEAD (the UI, the API's gets, the actuator's reports) and the
+ * search and statistics POSTs. {@code write}: the operations ({@link #OPERATIONS}), only where they are on (see
+ * {@link WebappProperties#operationsEnabled()}). {@code admin}: every actuator operation but a GET (flow control,
+ * loggers...). Anything else is refused (403). Without authentication, reading is open to all, the operations only
+ * where switched on and the actuator's writes only with {@code security.actuator-writes-enabled}.
+ *
+ * <p>Every state-changing request (any method but GET, HEAD, OPTIONS, TRACE, bar the searches) must also pass
+ * {@link SameOriginWrites} (JSON, same origin), and every answer
+ * carries a {@code Content-Security-Policy}: the UI's allows scripts from this origin only; the API's (and the
+ * actuator's) sandboxes whatever a browser opens, so stored BPMN or a variable's value never runs as script here.
  */
 @Configuration(proxyBeanMethods = false)
 public class SecurityConfiguration {
@@ -37,39 +54,66 @@ public class SecurityConfiguration {
       HttpMethod.PATCH, List.of("/v2/jobs/*"),
       HttpMethod.PUT, List.of("/v2/element-instances/*/variables"));
 
+  /** The searches: POSTs that change nothing. */
+  static final List<String> SEARCHES = List.of("/v2/*/search", "/v2/process-definitions/statistics/process-instances",
+      "/v2/process-definitions/*/statistics/element-instances");
+
+  /**
+   * The UI's pages: scripts, styles and connections of this origin only, no inline script or style, no {@code eval}
+   * (bpmn-js sets its styles through the DOM, which this allows; {@code HostileContentInBrowserTest} watches for
+   * violations).
+   */
+  static final String UI_POLICY = "default-src 'self'; script-src 'self'; style-src 'self';"
+      + " img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; frame-ancestors 'none';"
+      + " base-uri 'self'; form-action 'self'";
+
+  /** Answers of the API and the actuator, opened as a page: nothing loads, nothing runs. */
+  public static final String DOCUMENT_POLICY = "sandbox; default-src 'none'; frame-ancestors 'none'; base-uri 'none';"
+      + " form-action 'none'";
+
   @Bean
-  SecurityFilterChain webappSecurity(HttpSecurity http, WebappProperties properties) throws Exception {
-    boolean basicAuth = properties.security().basicAuth();
+  SecurityFilterChain webappSecurity(HttpSecurity http, WebappProperties properties, Environment environment)
+      throws Exception {
+    WebappProperties.Security security = properties.security();
+    boolean basicAuth = security.basicAuth();
     boolean operations = properties.operationsEnabled();
+    OpenBindings.warnings(environment, basicAuth).forEach(LOG::warn);
     if (operations && !basicAuth) {
       LOG.warn("flowpipe.webapp.operations.enabled is true with authentication off: anyone who reaches this port can"
           + " cancel instances and change variables");
     }
-    http.csrf(csrf -> csrf.disable()) // no sessions, no cookies: nothing for a cross-site request to ride on
+    if (security.actuatorWritesEnabled() && !basicAuth) {
+      LOG.warn("flowpipe.webapp.security.actuator-writes-enabled is true with authentication off: anyone who reaches"
+          + " this port can change flow control and the other actuator settings");
+    }
+    RequestMatcher api = new OrRequestMatcher(PathPatternRequestMatcher.withDefaults().matcher("/v2/**"),
+        EndpointRequest.toAnyEndpoint());
+    http.csrf(csrf -> csrf.disable()) // replaced by SameOriginWrites: no sessions, and a JSON body is required
+        .addFilterAt(new SameOriginWrites(searches()), CsrfFilter.class)
         .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
         .requestCache(cache -> cache.disable())
+        .headers(headers -> headers
+            .addHeaderWriter(new DelegatingRequestMatcherHeaderWriter(api,
+                new ContentSecurityPolicyHeaderWriter(DOCUMENT_POLICY)))
+            .addHeaderWriter(new DelegatingRequestMatcherHeaderWriter(new NegatedRequestMatcher(api),
+                new ContentSecurityPolicyHeaderWriter(UI_POLICY))))
         .authorizeHttpRequests(
             requests -> {
               requests.dispatcherTypeMatchers(DispatcherType.ERROR, DispatcherType.FORWARD).permitAll();
-              requests.requestMatchers("/actuator/health", "/actuator/health/**").permitAll();
-              OPERATIONS.forEach((method, paths) -> {
-                var matcher = requests.requestMatchers(method, paths.toArray(String[]::new));
-                if (!operations) {
-                  matcher.denyAll();
-                } else if (basicAuth) {
-                  matcher.hasRole(WebappProperties.Role.WRITE.name());
-                } else {
-                  matcher.permitAll();
-                }
-              });
-              allow(requests.requestMatchers(HttpMethod.GET), basicAuth);
-              allow(requests.requestMatchers(HttpMethod.HEAD), basicAuth);
-              allow(requests.requestMatchers(HttpMethod.POST, "/v2/*/search"), basicAuth);
-              // searches under other names: counts per process and per element
-              allow(requests.requestMatchers(HttpMethod.POST, "/v2/process-definitions/statistics/process-instances",
-                  "/v2/process-definitions/*/statistics/element-instances"), basicAuth);
-              // the node's flow-control settings: an actuator write operation that exists only inside the node
-              allow(requests.requestMatchers(HttpMethod.POST, "/actuator/flowControl"), basicAuth);
+              requests.requestMatchers(EndpointRequest.to(HealthEndpoint.class).withHttpMethod(HttpMethod.GET))
+                  .permitAll();
+              require(requests.requestMatchers(EndpointRequest.toAnyEndpoint().withHttpMethod(HttpMethod.GET)),
+                  basicAuth, Role.READ, true);
+              require(requests.requestMatchers(EndpointRequest.toAnyEndpoint().withHttpMethod(HttpMethod.HEAD)),
+                  basicAuth, Role.READ, true);
+              // every other method on an actuator endpoint changes something: flowControl, loggers...
+              require(requests.requestMatchers(EndpointRequest.toAnyEndpoint()), basicAuth, Role.ADMIN,
+                  security.actuatorWritesEnabled());
+              OPERATIONS.forEach((method, paths) -> require(
+                  requests.requestMatchers(method, paths.toArray(String[]::new)), basicAuth, Role.WRITE, operations));
+              require(requests.requestMatchers(HttpMethod.GET), basicAuth, Role.READ, true);
+              require(requests.requestMatchers(HttpMethod.HEAD), basicAuth, Role.READ, true);
+              require(requests.requestMatchers(searches()), basicAuth, Role.READ, true);
               requests.anyRequest().denyAll();
             });
     if (basicAuth) {
@@ -80,17 +124,29 @@ public class SecurityConfiguration {
     return http.build();
   }
 
-  private static void allow(AuthorizeHttpRequestsConfigurer<HttpSecurity>.AuthorizedUrl matcher, boolean basicAuth) {
+  private static RequestMatcher searches() {
+    return new OrRequestMatcher(SEARCHES.stream().<RequestMatcher>map(
+        path -> PathPatternRequestMatcher.withDefaults().matcher(HttpMethod.POST, path)).toList());
+  }
+
+  /**
+   * With authentication: the role. Without: open where {@code openWithoutAuthentication} (reading; the writes only
+   * where switched on), else refused.
+   */
+  private static void require(AuthorizeHttpRequestsConfigurer<HttpSecurity>.AuthorizedUrl matcher, boolean basicAuth,
+      Role role, boolean openWithoutAuthentication) {
     if (basicAuth) {
-      matcher.authenticated();
-    } else {
+      matcher.hasRole(role.name());
+    } else if (openWithoutAuthentication) {
       matcher.permitAll();
+    } else {
+      matcher.denyAll();
     }
   }
 
   /**
-   * The configured users with their roles ({@code write} implies {@code read}), or none (which also keeps Spring Boot
-   * from generating a password).
+   * The configured users with their roles and the roles those imply ({@code write} and {@code admin} read), or none
+   * (which also keeps Spring Boot from generating a password).
    */
   @Bean
   UserDetailsService webappUsers(WebappProperties properties) {
@@ -100,7 +156,8 @@ public class SecurityConfiguration {
       for (WebappProperties.User user : security.allUsers()) {
         String password = user.password().startsWith("{") ? user.password() : "{noop}" + user.password();
         users.createUser(User.withUsername(user.username()).password(password)
-            .roles(user.roles().stream().map(Enum::name).distinct().toArray(String[]::new)).build());
+            .roles(user.roles().stream().flatMap(role -> role.withImplied().stream()).map(Enum::name).distinct()
+                .toArray(String[]::new)).build());
       }
     }
     return users;

@@ -85,10 +85,13 @@ public record WebappProperties(
    * @param username a user who may read (search and the UI), optional when {@code users} are given
    * @param password its password, plain or in Spring Security's {@code {id}hash} form; never printed
    * @param users further users, each with its roles: {@code read} (search and the UI), {@code write} (the operations,
-   *     and read)
+   *     and read), {@code admin} (flow control and every other state-changing actuator endpoint, and read)
+   * @param actuatorWritesEnabled without authentication, serve the actuator's state-changing operations (e.g. {@code
+   *     POST /actuator/flowControl}) to anyone who reaches the port; off by default (403). With authentication they
+   *     need the {@code admin} role and this setting is ignored
    */
   public record Security(@DefaultValue("false") boolean basicAuth, String username, String password,
-      @DefaultValue List<User> users) {
+      @DefaultValue List<User> users, @DefaultValue("false") boolean actuatorWritesEnabled) {
     public Security {
       if (username != null && !username.isBlank() && (password == null || password.isEmpty())) {
         throw new IllegalArgumentException(P + "security.password must be set with security.username, was empty");
@@ -116,23 +119,32 @@ public record WebappProperties(
     @Override
     public String toString() {
       return "Security[basicAuth=" + basicAuth + ", username=" + username + ", password="
-          + (password == null ? null : "****") + ", users=" + users + "]";
+          + (password == null ? null : "****") + ", users=" + users + ", actuatorWritesEnabled="
+          + actuatorWritesEnabled + "]";
     }
   }
 
   /** What a user may do. */
   public enum Role {
-    /** Search and the UI. */
+    /** Search, the UI and the actuator's reports. */
     READ,
-    /** The operations, and what {@code READ} may. */
-    WRITE
+    /** The operations (engine commands, batch operations), and what {@code READ} may. */
+    WRITE,
+    /** Runtime flow control and every other state-changing actuator operation, and what {@code READ} may. */
+    ADMIN;
+
+    /** This role with the roles it implies: every role reads. */
+    public java.util.Set<Role> withImplied() {
+      return this == READ ? java.util.EnumSet.of(READ) : java.util.EnumSet.of(this, READ);
+    }
   }
 
   /**
    * One user ({@code flowpipe.webapp.security.users[i]}).
    *
    * @param password plain or in Spring Security's {@code {id}hash} form; never printed
-   * @param roles {@code read}, {@code write} or both (default {@code read})
+   * @param roles any of {@code read}, {@code write}, {@code admin} (default {@code read}); {@code write} and {@code
+   *     admin} imply {@code read}
    */
   public record User(String username, String password, @DefaultValue("read") List<Role> roles) {
     void check(String key) {
@@ -143,7 +155,7 @@ public record WebappProperties(
         throw new IllegalArgumentException(key + ".password must be set, was empty");
       }
       if (roles == null || roles.isEmpty()) {
-        throw new IllegalArgumentException(key + ".roles must name read and/or write, was empty");
+        throw new IllegalArgumentException(key + ".roles must name read, write and/or admin, was empty");
       }
     }
 
@@ -163,11 +175,19 @@ public record WebappProperties(
    * @param requestTimeout how long a command may wait for the engine's answer
    * @param batchParallelism how many commands of a batch operation are in flight at once
    * @param batchMaxItems the most items one batch operation may have; a filter matching more is refused
+   * @param batchLeaseExpiry how long the web app running a batch may leave its lease unrenewed before another web
+   *     app sharing the store (or this one's next start) takes the batch up; renewed every third of it
    */
   public record Operations(Boolean enabled, String gatewayAddress, @DefaultValue("20s") Duration requestTimeout,
-      @DefaultValue("4") int batchParallelism, @DefaultValue("10000") int batchMaxItems) {
+      @DefaultValue("4") int batchParallelism, @DefaultValue("10000") int batchMaxItems,
+      @DefaultValue("15s") Duration batchLeaseExpiry) {
     public Operations {
       positive(P + "operations.request-timeout", requestTimeout);
+      if (batchLeaseExpiry == null || batchLeaseExpiry.compareTo(Duration.ofSeconds(1)) < 0
+          || batchLeaseExpiry.compareTo(Duration.ofHours(1)) > 0) {
+        throw new IllegalArgumentException(P + "operations.batch-lease-expiry must be 1s to 1h, was "
+            + batchLeaseExpiry);
+      }
       if (batchParallelism < 1 || batchParallelism > 64) {
         throw new IllegalArgumentException(P + "operations.batch-parallelism must be 1 to 64, was " + batchParallelism);
       }

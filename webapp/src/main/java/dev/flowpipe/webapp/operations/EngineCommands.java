@@ -1,5 +1,6 @@
 package dev.flowpipe.webapp.operations;
 
+import dev.flowpipe.webapp.cluster.Topology;
 import java.time.Duration;
 import java.util.Map;
 
@@ -42,6 +43,11 @@ public interface EngineCommands {
       throw notConfigured();
     }
 
+    @Override
+    public Topology topology() {
+      throw notConfigured();
+    }
+
     private EngineCommandException notConfigured() {
       return new EngineCommandException(EngineCommandException.Kind.NOT_CONFIGURED,
           "this web app has no gateway to send commands to: set flowpipe.webapp.operations.gateway-address"
@@ -62,6 +68,9 @@ public interface EngineCommands {
   CreatedInstance createProcessInstance(InstanceToCreate instance);
 
   PublishedMessage publishMessage(MessageToPublish message);
+
+  /** The cluster as the gateway sees it (its brokers, their partitions, roles and health). */
+  Topology topology();
 
   /**
    * A process instance to start: by definition key, or by BPMN process id and version (-1: the latest).

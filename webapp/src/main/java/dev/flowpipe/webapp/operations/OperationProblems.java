@@ -1,5 +1,6 @@
 package dev.flowpipe.webapp.operations;
 
+import dev.flowpipe.webapp.cluster.ClusterController;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
@@ -15,7 +16,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * {@code Retry-After}), 504 no answer in time, 501 no gateway configured; the title is the status's reason phrase, as
  * in the API's other problems.
  */
-@RestControllerAdvice(assignableTypes = OperationsController.class)
+@RestControllerAdvice(assignableTypes = {OperationsController.class, ClusterController.class})
 @Order(Ordered.HIGHEST_PRECEDENCE)
 public class OperationProblems {
 

@@ -1,13 +1,16 @@
 package dev.flowpipe.webapp.operations;
 
+import dev.flowpipe.webapp.cluster.Topology;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.ZeebeFuture;
 import io.camunda.zeebe.client.api.command.ClientStatusException;
 import io.camunda.zeebe.client.api.command.CreateProcessInstanceCommandStep1.CreateProcessInstanceCommandStep3;
 import io.camunda.zeebe.client.api.command.PublishMessageCommandStep1.PublishMessageCommandStep3;
+import io.camunda.zeebe.client.api.response.PartitionInfo;
 import io.camunda.zeebe.client.api.response.ProcessInstanceEvent;
 import io.camunda.zeebe.client.api.response.PublishMessageResponse;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 
 /** The engine's commands through a Zeebe gateway, with the official client; the gateway's refusals as their kind. */
@@ -85,6 +88,23 @@ public final class ZeebeEngineCommands implements EngineCommands, AutoCloseable 
     }
     PublishMessageResponse published = join(command.send());
     return new PublishedMessage(published.getMessageKey(), published.getTenantId());
+  }
+
+  @Override
+  public Topology topology() {
+    io.camunda.zeebe.client.api.response.Topology topology = join(client.newTopologyRequest().send());
+    return new Topology(
+        topology.getBrokers().stream().map(broker -> new Topology.Broker(broker.getNodeId(), broker.getHost(),
+            broker.getPort(), broker.getPartitions().stream().map(ZeebeEngineCommands::partition).toList(),
+            broker.getVersion())).toList(),
+        topology.getClusterSize(), topology.getPartitionsCount(), topology.getReplicationFactor(),
+        topology.getGatewayVersion(), "-1");
+  }
+
+  /** The v2 API's names are the gRPC enums' in lower case (leader, follower, inactive; healthy, unhealthy, dead). */
+  private static Topology.Partition partition(PartitionInfo partition) {
+    return new Topology.Partition(partition.getPartitionId(), partition.getRole().name().toLowerCase(Locale.ROOT),
+        partition.getHealth().name().toLowerCase(Locale.ROOT));
   }
 
   private static <T> T join(ZeebeFuture<T> future) {

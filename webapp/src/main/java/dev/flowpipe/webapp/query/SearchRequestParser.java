@@ -22,6 +22,10 @@ public final class SearchRequestParser {
   private static final Set<String> TOP_LEVEL = Set.of("filter", "sort", "page", "consistency");
   /** The store's window for offset paging (index.max_result_window). */
   private static final int MAX_OFFSET_WINDOW = 10_000;
+  /** Operators that take a list; an empty list is no constraint. */
+  private static final Set<String> LIST_OPERATORS = Set.of("$in", "$notIn");
+  /** List-valued v2 filter fields the read model does not hold (process instances'). */
+  private static final Set<String> NOT_HELD_LISTS = Set.of("tags", "variables");
 
   private final WebappProperties.Search limits;
   private final WebappProperties.Consistency consistency;
@@ -77,6 +81,9 @@ public final class SearchRequestParser {
     for (Iterator<Map.Entry<String, JsonNode>> it = filter.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> entry = it.next();
       String part = path + "." + entry.getKey();
+      if (emptyList(entity, entry.getKey(), entry.getValue())) {
+        continue;
+      }
       if (entry.getKey().equals("$or")) {
         if (!orAllowed) {
           throw new BadRequestException(part, "a nested $or is not supported; an $or item holds field conditions");
@@ -95,6 +102,9 @@ public final class SearchRequestParser {
         }
         for (Iterator<Map.Entry<String, JsonNode>> ops = condition.fields(); ops.hasNext(); ) {
           Map.Entry<String, JsonNode> op = ops.next();
+          if (LIST_OPERATORS.contains(op.getKey()) && op.getValue().isArray() && op.getValue().isEmpty()) {
+            continue; // as in Camunda: an empty $in/$notIn is no constraint (its client sends them with every $eq)
+          }
           criteria.add(operator(field, part + "." + op.getKey(), op.getKey(), op.getValue()));
         }
       } else {
@@ -102,6 +112,16 @@ public final class SearchRequestParser {
       }
     }
     return criteria;
+  }
+
+  /**
+   * An empty {@code $or}, or an empty list of process-instance {@code tags} or {@code variables}: Camunda's 8.8
+   * client sends them with every process-instance filter, and Camunda's own API takes them as no constraint (it
+   * applies each only when non-empty). A non-empty one is read as usual (and refused where not held).
+   */
+  private static boolean emptyList(Entity entity, String name, JsonNode value) {
+    boolean listFilter = name.equals("$or") || (entity.notHeld().contains(name) && NOT_HELD_LISTS.contains(name));
+    return listFilter && value.isArray() && value.isEmpty();
   }
 
   private Criterion anyOf(Entity entity, String part, JsonNode alternatives) {

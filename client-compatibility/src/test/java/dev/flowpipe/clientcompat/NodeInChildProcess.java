@@ -1,0 +1,127 @@
+package dev.flowpipe.clientcompat;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.awaitility.core.ConditionTimeoutException;
+
+/**
+ * A real node run from engine-broker's build output, as {@code ./start-node} runs it, in a process of its own: this
+ * module's JVM holds Camunda's 8.8 client, whose protocol classes the node's 8.6 broker cannot share a JVM with
+ * (engine-broker's own {@code NodeProcess} is not reachable from here without the node's class path).
+ */
+final class NodeInChildProcess implements AutoCloseable {
+
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  private final Process process;
+  private final int httpPort;
+  private final int gatewayPort;
+  private final Path log;
+
+  private NodeInChildProcess(Process process, int httpPort, int gatewayPort, Path log) {
+    this.process = process;
+    this.httpPort = httpPort;
+    this.gatewayPort = gatewayPort;
+    this.log = log;
+  }
+
+  /** Starts a node on free ports with its data under {@code directory}, these settings added, and waits until ready. */
+  static NodeInChildProcess start(Path directory, Map<String, Object> settings) throws IOException {
+    Map<String, Object> all = new LinkedHashMap<>();
+    all.put("flowpipe.data-directory", directory.resolve("data"));
+    all.put("server.port", freePort());
+    all.put("flowpipe.gateway.port", freePort());
+    all.put("flowpipe.broker.command-port", freePort());
+    all.put("flowpipe.broker.internal-port", freePort());
+    all.put("flowpipe.store.embedded.http-port", freePort());
+    all.put("flowpipe.store.embedded.transport-port", freePort());
+    all.put("flowpipe.store.embedded.heap", "512MB");
+    all.put("flowpipe.store.embedded.classpath", required("flowpipe.store.embedded.classpath"));
+    all.putAll(settings);
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx768m", "-cp", required("flowpipe.node.classpath"), "dev.flowpipe.node.NodeApplication"));
+    all.forEach((key, value) -> command.add("--" + key + "=" + value));
+    Path log = directory.resolve("node.log");
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    NodeInChildProcess node = new NodeInChildProcess(process, (int) all.get("server.port"),
+        (int) all.get("flowpipe.gateway.port"), log);
+    node.awaitReady();
+    return node;
+  }
+
+  private static String required(String property) {
+    String value = System.getProperty(property);
+    if (value == null || value.isBlank()) {
+      throw new IllegalStateException("system property " + property + " is not set (the module's surefire sets it)");
+    }
+    return value;
+  }
+
+  private void awaitReady() {
+    try {
+      await("node ready on :" + httpPort).atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(250))
+          .ignoreExceptionsInstanceOf(IOException.class) // not listening yet
+          .until(() -> {
+            if (!process.isAlive()) {
+              throw new AssertionError("the node exited early; its log ends:\n" + logTail());
+            }
+            HttpResponse<String> health = HTTP.send(
+                HttpRequest.newBuilder(URI.create(webUrl() + "/actuator/health/readiness")).build(),
+                HttpResponse.BodyHandlers.ofString());
+            return health.statusCode() == 200 && health.body().contains("\"status\":\"UP\"");
+          });
+    } catch (ConditionTimeoutException e) {
+      close();
+      throw new AssertionError("node not ready; its log ends:\n" + logTail(), e);
+    }
+  }
+
+  String webUrl() {
+    return "http://127.0.0.1:" + httpPort;
+  }
+
+  String gatewayUrl() {
+    return "http://127.0.0.1:" + gatewayPort;
+  }
+
+  String logTail() {
+    try {
+      List<String> lines = Files.readAllLines(log);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 80), lines.size()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Kills the node and its store and waits until they have exited. */
+  @Override
+  public void close() {
+    List<ProcessHandle> all = new ArrayList<>(process.descendants().toList());
+    all.add(process.toHandle());
+    all.forEach(ProcessHandle::destroyForcibly);
+    await("the node and its store exit").atMost(Duration.ofSeconds(30))
+        .until(() -> all.stream().noneMatch(ProcessHandle::isAlive));
+  }
+}
