@@ -196,7 +196,7 @@ class ReadModelExporterTest {
     }
     var settings =
         new EmbeddedSearchStore.Settings(EmbeddedSearchStore.Engine.OPENSEARCH, port, 0, 512, Duration.ofSeconds(90),
-            Duration.ofSeconds(15), EmbeddedSearchStore.Settings.forTests().classpath(), null, 0, List.of());
+            Duration.ofSeconds(15), EmbeddedSearchStore.Settings.forTests().classpath(), null, 0, List.of(), null, null);
     EmbeddedSearchStore ownStore = EmbeddedSearchStore.launch(data, settings);
     try {
       // the broker may open the exporter while the store is still booting: that must not fail

@@ -68,8 +68,9 @@ public class NodeConfiguration {
 
   @Bean(destroyMethod = "close")
   FlowControlService flowControlService(
-      NodeProperties properties, EmbeddedBroker broker, MeterRegistry meterRegistry) {
-    FlowControlService service = new FlowControlService(broker, meterRegistry, properties.flowControl());
+      NodeProperties properties, EmbeddedBroker broker, RunningStore store, MeterRegistry meterRegistry) {
+    FlowControlService service =
+        new FlowControlService(broker, meterRegistry, properties.flowControl(), store::diskAboveHighWatermark);
     service.start();
     return service;
   }

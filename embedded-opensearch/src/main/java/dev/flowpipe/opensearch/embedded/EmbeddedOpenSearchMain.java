@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.codelibs.opensearch.runner.OpenSearchRunner;
@@ -13,7 +15,8 @@ import org.opensearch.http.HttpServerTransport;
 /**
  * Runs a single-node OpenSearch in this JVM for a parent process (the node), and ends when the parent does.
  *
- * <p>Protocol with the parent: arguments {@code --base-path DIR --http-port N --transport-port N --cluster-name S};
+ * <p>Protocol with the parent: arguments {@code --base-path DIR --http-port N --transport-port N --cluster-name S}, and
+ * any number of {@code --setting key=value} (the disk watermarks: {@code cluster.routing.allocation.disk.watermark.*});
  * once the cluster is green it prints one line {@value #READY_MARKER}{@code <port>} on stdout. Its stdin is a pipe from
  * the parent: end of input means the parent is gone (also after SIGKILL), and this process closes OpenSearch and exits,
  * so no store is ever left orphaned.
@@ -24,8 +27,15 @@ public final class EmbeddedOpenSearchMain {
 
   private EmbeddedOpenSearchMain() {}
 
+  /**
+   * How often OpenSearch reads its disk usage and applies or lifts the flood-stage block: the least it accepts (its
+   * default is 30s), so the block follows the disk within seconds.
+   */
+  static final String DISK_CHECK_INTERVAL = "10s";
+
   public static void main(String[] args) throws Exception {
-    Map<String, String> options = parse(args);
+    List<String> extraSettings = new ArrayList<>();
+    Map<String, String> options = parse(args, extraSettings);
     String basePath = require(options, "--base-path");
     String httpPort = require(options, "--http-port");
     String transportPort = require(options, "--transport-port");
@@ -43,9 +53,12 @@ public final class EmbeddedOpenSearchMain {
                 .put("network.host", "127.0.0.1")
                 .put("http.port", httpPort)
                 .put("transport.port", transportPort)
-                // a node on a developer's disk must not turn read-only because the disk is 90% full
-                .put("cluster.routing.allocation.disk.threshold_enabled", false)
-                .put("http.cors.enabled", false));
+                // the watermarks (from the parent) apply: at the flood stage writes are refused with 429 until usage
+                // is back below the high watermark, instead of the store writing until the disk is full
+                .put("cluster.routing.allocation.disk.threshold_enabled", true)
+                .put("cluster.info.update.interval", DISK_CHECK_INTERVAL)
+                .put("http.cors.enabled", false)
+                .put(extraSettings(extraSettings)));
     runner.build(
         OpenSearchRunner.newConfigs().basePath(basePath).numOfNode(1).clusterName(clusterName).printOnFailure());
     runner.ensureGreen();
@@ -87,12 +100,29 @@ public final class EmbeddedOpenSearchMain {
     }
   }
 
-  private static Map<String, String> parse(String[] args) {
+  /** The options by name; each {@code --setting key=value} goes to {@code settings}. */
+  private static Map<String, String> parse(String[] args, List<String> settings) {
     Map<String, String> options = new HashMap<>();
     for (int i = 0; i + 1 < args.length; i += 2) {
-      options.put(args[i], args[i + 1]);
+      if ("--setting".equals(args[i])) {
+        settings.add(args[i + 1]);
+      } else {
+        options.put(args[i], args[i + 1]);
+      }
     }
     return options;
+  }
+
+  private static org.opensearch.common.settings.Settings extraSettings(List<String> settings) {
+    var builder = org.opensearch.common.settings.Settings.builder();
+    for (String setting : settings) {
+      int equals = setting.indexOf('=');
+      if (equals <= 0) {
+        throw new IllegalArgumentException("--setting must be key=value, was '" + setting + "'");
+      }
+      builder.put(setting.substring(0, equals), setting.substring(equals + 1));
+    }
+    return builder.build();
   }
 
   private static String require(Map<String, String> options, String name) {

@@ -1,6 +1,8 @@
 package dev.flowpipe.node.config;
 
+import dev.flowpipe.schema.embedded.DiskWatermarks;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.schema.embedded.RestartPolicy;
 import dev.flowpipe.schema.store.StoreTls;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -8,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -109,6 +112,8 @@ public record StoreProperties(
    *     collector ({@code -XX:+Use...GC}) replaces the default G1; the heap and class path have their own settings
    * @param servesCluster in a cluster ({@code cluster-size > 1}), this node's embedded store is the one every node
    *     writes to (the others set {@code flowpipe.store.url} to it); without it a cluster node needs a URL
+   * @param disk the store's disk watermarks, and how often the node looks at the disk
+   * @param restart how the node starts the store again when its process dies
    */
   public record EmbeddedStoreProperties(
       @DefaultValue("9200") int httpPort,
@@ -120,7 +125,9 @@ public record StoreProperties(
       String javaHome,
       @DefaultValue("10") int niceness,
       List<String> jvmOptions,
-      @DefaultValue("false") boolean servesCluster) {
+      @DefaultValue("false") boolean servesCluster,
+      @DefaultValue DiskProperties disk,
+      @DefaultValue RestartProperties restart) {
 
     private static final String E = "flowpipe.store.embedded.";
 
@@ -134,6 +141,71 @@ public record StoreProperties(
       Check.positive(E + "stop-timeout", stopTimeout);
       Check.between(E + "niceness", niceness, 0, EmbeddedSearchStore.MAX_NICENESS);
       jvmOptions = EmbeddedSearchStore.checkJvmOptions(E, jvmOptions);
+    }
+  }
+
+  /**
+   * The embedded store's disk ({@code flowpipe.store.embedded.disk.*}): OpenSearch's watermarks, which the node also
+   * reads to hold the engine's writes before the store refuses them. Each is a share of the disk used ({@code 90%})
+   * or a size of space left free ({@code 500mb}); all three of one kind.
+   *
+   * @param watermarkLow above it the store allocates no new shards to its node
+   * @param watermarkHigh above it the node holds the engine's write rate at {@code flowpipe.flow-control.min-write-rate}
+   * @param watermarkFloodStage above it the store refuses every write (429) until usage is back below the high watermark
+   * @param checkInterval how often the node reads the free space of the store's file system
+   */
+  public record DiskProperties(
+      @DefaultValue("85%") String watermarkLow,
+      @DefaultValue("90%") String watermarkHigh,
+      @DefaultValue("95%") String watermarkFloodStage,
+      @DefaultValue("1s") Duration checkInterval) {
+
+    private static final String D = "flowpipe.store.embedded.disk.";
+
+    public DiskProperties {
+      watermarks(watermarkLow, watermarkHigh, watermarkFloodStage); // fails naming the key
+      Check.positive(D + "check-interval", checkInterval);
+    }
+
+    /** The validated watermarks. */
+    public DiskWatermarks watermarks() {
+      return watermarks(watermarkLow, watermarkHigh, watermarkFloodStage);
+    }
+
+    private static DiskWatermarks watermarks(String low, String high, String floodStage) {
+      return DiskWatermarks.parse(D, low, high, floodStage);
+    }
+  }
+
+  /**
+   * Restarting a dead embedded store ({@code flowpipe.store.embedded.restart.*}), on the same data directory and ports.
+   *
+   * @param maxAttempts restarts tried in a row before the node gives up and reports the store DOWN (0: never restart)
+   * @param backoff wait before the first restart; doubled before each further one
+   * @param maxBackoff longest wait between restarts
+   * @param resetAfter a restarted store that stayed up this long has its attempts counted anew
+   */
+  public record RestartProperties(
+      @DefaultValue("5") int maxAttempts,
+      @DefaultValue("1s") Duration backoff,
+      @DefaultValue("30s") Duration maxBackoff,
+      @DefaultValue("10m") Duration resetAfter) {
+
+    private static final String R = "flowpipe.store.embedded.restart.";
+
+    public RestartProperties {
+      Check.atLeast(R + "max-attempts", maxAttempts, 0);
+      Check.positive(R + "backoff", backoff);
+      Check.positive(R + "max-backoff", maxBackoff);
+      Check.positive(R + "reset-after", resetAfter);
+      if (maxBackoff.compareTo(backoff) < 0) {
+        throw new IllegalArgumentException(R + "max-backoff must be at least " + R + "backoff ("
+            + DurationStyle.SIMPLE.print(backoff) + "), was " + DurationStyle.SIMPLE.print(maxBackoff));
+      }
+    }
+
+    public RestartPolicy policy() {
+      return new RestartPolicy(maxAttempts, backoff, maxBackoff, resetAfter);
     }
   }
 }

@@ -32,6 +32,7 @@ public class FlowControlEndpoint {
   public Map<String, Object> flowControl() {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("settings", settings(service.settings()));
+    body.put("diskHold", service.diskHold());
     body.put("partitions", service.report());
     return body;
   }

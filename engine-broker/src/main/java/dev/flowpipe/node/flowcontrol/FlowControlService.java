@@ -36,8 +36,9 @@ import org.springframework.boot.convert.DurationStyle;
  * build a new rate limiter, which loses its burst credit, so a limit is applied rarely: when throttling starts or
  * ends, when it moved by more than {@link #APPLY_CHANGE} and at least {@link #APPLY_INTERVAL} after the last one, and
  * whenever this node takes over a partition's leadership (the new leader's limiter comes from the broker's
- * configuration, so whatever was in force is gone). Publishes what it sees as meters and as the {@code flowControl}
- * actuator endpoint's report; settings change at runtime through {@link #update}.
+ * configuration, so whatever was in force is gone). While the store's disk is above its high watermark
+ * ({@link DiskPressure}) the limit is held at {@code min-write-rate}. Publishes what it sees as meters and as the
+ * {@code flowControl} actuator endpoint's report; settings change at runtime through {@link #update}.
  */
 public final class FlowControlService implements AutoCloseable {
 
@@ -53,6 +54,8 @@ public final class FlowControlService implements AutoCloseable {
   private final AtomicReference<FlowControlProperties> settings;
   private final Map<Integer, PartitionControl> partitions = new ConcurrentHashMap<>();
   private final ScheduledExecutorService executor;
+  private final DiskPressure disk;
+  private volatile boolean diskHold;
   private ScheduledFuture<?> loop;
   private final long startNanos = System.nanoTime();
 
@@ -73,7 +76,16 @@ public final class FlowControlService implements AutoCloseable {
   }
 
   public FlowControlService(EmbeddedBroker broker, MeterRegistry registry, FlowControlProperties initial) {
+    this(broker, registry, initial, DiskPressure.NONE);
+  }
+
+  public FlowControlService(
+      EmbeddedBroker broker, MeterRegistry registry, FlowControlProperties initial, DiskPressure disk) {
     this.broker = broker;
+    this.disk = disk;
+    Gauge.builder("flowpipe.flowcontrol.disk.hold", this, service -> service.diskHold ? 1 : 0)
+        .description("1 while the store's disk is above its high watermark and writes are held at min-write-rate")
+        .register(registry);
     this.registry = registry;
     this.settings = new AtomicReference<>(initial);
     this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -109,6 +121,11 @@ public final class FlowControlService implements AutoCloseable {
     return settings.get();
   }
 
+  /** Whether writes are held at {@code min-write-rate} because the store's disk is above its high watermark. */
+  public boolean diskHold() {
+    return diskHold;
+  }
+
   private void tickSafely() {
     try {
       tick();
@@ -121,6 +138,12 @@ public final class FlowControlService implements AutoCloseable {
     FlowControlProperties current = settings.get();
     long now = System.nanoTime();
     boolean warmingUp = now - startNanos < current.warmUp().toNanos();
+    boolean holdForDisk = disk.aboveHighWatermark();
+    if (holdForDisk != diskHold) {
+      LOG.info(holdForDisk ? "the store's disk is above its high watermark: writes held at {} records/s"
+          : "the store's disk is below its high watermark again: the write limit follows the lag", current.minWriteRate());
+      diskHold = holdForDisk;
+    }
     for (ZeebePartition partition : broker.partitions()) {
       PartitionControl control = partitions.computeIfAbsent(partition.getPartitionId(), id -> register(partition));
       Optional<LagSample> sample = control.probe.sample(control.window.full() ? control.window.exportRate() : 0);
@@ -140,8 +163,9 @@ public final class FlowControlService implements AutoCloseable {
       }
       control.window.add(sample.get(), current.window());
       control.lag = PartitionLag.of(partition.getPartitionId(), control.window);
-      OptionalInt limit =
-          WriteRateController.effective(current, control.controller.next(current, control.window, warmingUp));
+      OptionalInt limit = DiskPressure.hold(
+          WriteRateController.effective(current, control.controller.next(current, control.window, warmingUp)),
+          holdForDisk, current.minWriteRate());
       if (tookOver || worthApplying(control, limit, now)) {
         apply(partition, limit);
         control.applied = limit;

@@ -9,12 +9,15 @@ import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
 import java.net.URI;
+import java.time.Clock;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The search store the node writes to: the embedded OpenSearch it started, or the external store it checked. Ready
- * means reachable, and the read model's indices exist with the schema this build writes.
+ * means reachable, and the read model's indices exist with the schema this build writes. An embedded store is
+ * restarted when its process dies ({@link #embeddedStatus()}), and its disk is watched ({@link #disk()}).
  */
 public final class RunningStore implements AutoCloseable {
 
@@ -22,14 +25,17 @@ public final class RunningStore implements AutoCloseable {
 
   private final StoreConnection connection;
   private final EmbeddedSearchStore embedded;
+  private final StoreDisk disk;
   private final NodeProperties properties;
   // what migrating an older read-model schema at start-up did; shown in the store's health
   private final MigrationProgress schemaMigration = new MigrationProgress();
   private volatile SearchStore client;
 
-  private RunningStore(StoreConnection connection, EmbeddedSearchStore embedded, NodeProperties properties) {
+  private RunningStore(
+      StoreConnection connection, EmbeddedSearchStore embedded, StoreDisk disk, NodeProperties properties) {
     this.connection = connection;
     this.embedded = embedded;
+    this.disk = disk;
     this.properties = properties;
   }
 
@@ -38,9 +44,14 @@ public final class RunningStore implements AutoCloseable {
    * is launched without waiting, so the broker can start while it boots. {@link #awaitReady()} completes either.
    */
   public static RunningStore start(NodeProperties properties) {
+    return start(properties, Clock.systemUTC());
+  }
+
+  /** As {@link #start(NodeProperties)}, with the clock the embedded store's supervisor and disk watch read. */
+  public static RunningStore start(NodeProperties properties, Clock clock) {
     StoreProperties store = properties.store();
     if (!store.isEmbedded()) {
-      RunningStore external = new RunningStore(connection(store, store.url()), null, properties);
+      RunningStore external = new RunningStore(connection(store, store.url()), null, null, properties);
       try {
         external.awaitReady();
       } catch (RuntimeException e) {
@@ -62,8 +73,14 @@ public final class RunningStore implements AutoCloseable {
                 settings.classpath(),
                 settings.javaHome(),
                 settings.niceness(),
-                settings.jvmOptions()));
-    return new RunningStore(connection(store, embedded.url()), embedded, properties);
+                settings.jvmOptions(),
+                settings.disk().watermarks(),
+                settings.restart().policy()),
+            clock,
+            null);
+    StoreDisk disk = new StoreDisk(StoreDisk.Space.of(properties.storeDirectory()), settings.disk().watermarks(),
+        settings.disk().checkInterval(), clock);
+    return new RunningStore(connection(store, embedded.url()), embedded, disk, properties);
   }
 
   private static StoreConnection connection(StoreProperties store, String url) {
@@ -115,6 +132,21 @@ public final class RunningStore implements AutoCloseable {
 
   public boolean isEmbedded() {
     return embedded != null;
+  }
+
+  /** The embedded store's process as its supervisor sees it; empty for an external store. */
+  public Optional<EmbeddedSearchStore.Status> embeddedStatus() {
+    return Optional.ofNullable(embedded).map(EmbeddedSearchStore::status);
+  }
+
+  /** The embedded store's disk; empty for an external store, whose disk the node cannot see. */
+  public Optional<StoreDisk> disk() {
+    return Optional.ofNullable(disk);
+  }
+
+  /** The embedded store's disk is above its high watermark (never for an external store). */
+  public boolean diskAboveHighWatermark() {
+    return disk != null && disk.aboveHighWatermark();
   }
 
   /** The embedded store's process id, or -1 for an external store. */

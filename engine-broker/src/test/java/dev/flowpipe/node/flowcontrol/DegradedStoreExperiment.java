@@ -98,7 +98,8 @@ public final class DegradedStoreExperiment implements AutoCloseable {
         });
   }
 
-  private static boolean hasStatus(Throwable error, Status.Code code) {
+  /** Whether a client call failed with this gRPC status, anywhere in its causes. */
+  public static boolean hasStatus(Throwable error, Status.Code code) {
     for (Throwable t = error; t != null; t = t.getCause()) {
       if (t instanceof ClientStatusException status && status.getStatusCode() == code) {
         return true;

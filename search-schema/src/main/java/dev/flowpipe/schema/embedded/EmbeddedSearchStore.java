@@ -1,6 +1,8 @@
 package dev.flowpipe.schema.embedded;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -17,7 +19,11 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
@@ -28,6 +34,11 @@ import org.slf4j.LoggerFactory;
  * Runs OpenSearch (or, for tests, Elasticsearch) in a child JVM with its data under the node's data directory, and makes
  * sure it never outlives the node: the child watches the pipe on its stdin and exits when the node closes it, which the operating system also
  * does when the node is killed. Its output goes to {@code opensearch.log} (or {@code elasticsearch.log}) in its directory.
+ *
+ * <p>Once it was green, the child is supervised: when it dies it is started again with the same command (data
+ * directory and ports), after the waits of its {@link RestartPolicy}, on the given scheduler; {@link #status()} says
+ * whether it is up, restarting or given up on, how often it was restarted and how it last exited. A child that dies
+ * before it was first green fails {@link #awaitReady()} instead: that is a configuration to fix, not a crash.
  */
 public final class EmbeddedSearchStore implements AutoCloseable {
 
@@ -63,11 +74,55 @@ public final class EmbeddedSearchStore implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedSearchStore.class);
 
-  private final Process process;
   private final int httpPort;
   private final Settings properties;
-  private final CompletableFuture<Integer> ready = new CompletableFuture<>();
+  private final List<String> command;
+  private final Path logFile;
+  private final Clock clock;
+  private final ScheduledExecutorService scheduler;
+  private final boolean ownsScheduler;
+  private final CompletableFuture<Integer> ready;
   private final Deque<String> lastLines = new ArrayDeque<>();
+  private final RestartBackoff backoff;
+  // the supervisor's state; written under the lock, read by status() under it
+  private volatile Process process;
+  private State state = State.STARTING;
+  private boolean supervised;
+  private boolean closing;
+  private Integer lastExitCode;
+  private Instant lastExitAt;
+  private Instant nextAttemptAt;
+  private String reason;
+  private ScheduledFuture<?> pendingRestart;
+
+  /** Where the child stands. */
+  public enum State {
+    /** Launched, not green yet. */
+    STARTING,
+    /** Green (and supervised). */
+    UP,
+    /** It died; a restart is scheduled or booting. */
+    RESTARTING,
+    /** It died and the restart attempts are exhausted (or restarting is off). */
+    GAVE_UP,
+    /** Closed by the node. */
+    STOPPED
+  }
+
+  /**
+   * What the supervisor knows, for health.
+   *
+   * @param state where the child stands
+   * @param pid the current (or last) child's process id
+   * @param restarts restarts begun since the node started the store
+   * @param attemptsInARow restarts in the current series (see {@link RestartPolicy#resetAfter()})
+   * @param lastExitCode how the child last died (137: killed by SIGKILL), null if it never did
+   * @param lastExitAt when it last died, null if it never did
+   * @param nextAttemptAt when the next restart begins, while one is scheduled
+   * @param reason why it is not up, null while it is
+   */
+  public record Status(State state, long pid, int restarts, int attemptsInARow, Integer lastExitCode,
+      Instant lastExitAt, Instant nextAttemptAt, String reason) {}
 
   /**
    * How to run the child.
@@ -85,6 +140,8 @@ public final class EmbeddedSearchStore implements AutoCloseable {
    * @param jvmOptions further options for the child's JVM (GC logging, another collector, ...), after the heap; one
    *     that selects a collector ({@code -XX:+Use...GC}) replaces the default G1. The heap and the class path are
    *     set by the other settings and refused here
+   * @param watermarks the store's disk watermarks (it refuses writes above the flood stage)
+   * @param restart how the child is started again when it dies
    */
   public record Settings(
       Engine engine,
@@ -96,9 +153,13 @@ public final class EmbeddedSearchStore implements AutoCloseable {
       String classpath,
       String javaHome,
       int niceness,
-      List<String> jvmOptions) {
+      List<String> jvmOptions,
+      DiskWatermarks watermarks,
+      RestartPolicy restart) {
 
     public Settings {
+      watermarks = watermarks == null ? DiskWatermarks.DEFAULTS : watermarks;
+      restart = restart == null ? RestartPolicy.DEFAULTS : restart;
       if (niceness < 0 || niceness > MAX_NICENESS) {
         throw new IllegalArgumentException("niceness must be 0 to " + MAX_NICENESS + ", was " + niceness);
       }
@@ -109,19 +170,31 @@ public final class EmbeddedSearchStore implements AutoCloseable {
     /** For tests: free ports, a small heap, the class path from the system property the build sets. */
     public static Settings forTests(Engine engine) {
       return new Settings(engine, 0, 0, 512, Duration.ofSeconds(90), Duration.ofSeconds(15),
-          System.getProperty(engine.classpathProperty), null, 0, List.of());
+          System.getProperty(engine.classpathProperty), null, 0, List.of(), null, null);
     }
 
     /** The same settings with another niceness. */
     public Settings withNiceness(int value) {
       return new Settings(engine, httpPort, transportPort, heapMegabytes, startTimeout, stopTimeout, classpath,
-          javaHome, value, jvmOptions);
+          javaHome, value, jvmOptions, watermarks, restart);
     }
 
     /** The same settings with other further JVM options. */
     public Settings withJvmOptions(List<String> options) {
       return new Settings(engine, httpPort, transportPort, heapMegabytes, startTimeout, stopTimeout, classpath,
-          javaHome, niceness, options);
+          javaHome, niceness, options, watermarks, restart);
+    }
+
+    /** The same settings with other disk watermarks. */
+    public Settings withWatermarks(DiskWatermarks value) {
+      return new Settings(engine, httpPort, transportPort, heapMegabytes, startTimeout, stopTimeout, classpath,
+          javaHome, niceness, jvmOptions, value, restart);
+    }
+
+    /** The same settings with another restart policy. */
+    public Settings withRestart(RestartPolicy value) {
+      return new Settings(engine, httpPort, transportPort, heapMegabytes, startTimeout, stopTimeout, classpath,
+          javaHome, niceness, jvmOptions, watermarks, value);
     }
 
     /** Whether one of the options chooses the garbage collector, so that the default G1 must not be given too. */
@@ -166,10 +239,22 @@ public final class EmbeddedSearchStore implements AutoCloseable {
     return List.copyOf(options);
   }
 
-  private EmbeddedSearchStore(Process process, int httpPort, Settings properties) {
-    this.process = process;
+  private EmbeddedSearchStore(int httpPort, Settings properties, List<String> command, Path logFile, Clock clock,
+      ScheduledExecutorService scheduler) {
     this.httpPort = httpPort;
     this.properties = properties;
+    this.command = List.copyOf(command);
+    this.logFile = logFile;
+    this.clock = clock;
+    this.ownsScheduler = scheduler == null;
+    this.scheduler = scheduler != null ? scheduler : Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread thread = new Thread(r, "search-store-supervisor");
+      thread.setDaemon(true);
+      return thread;
+    });
+    this.backoff = new RestartBackoff(properties.restart());
+    this.process = startProcess();
+    this.ready = readiness(process);
   }
 
   /** Starts the child and waits until the store is green, or fails with the child's last output. */
@@ -184,6 +269,15 @@ public final class EmbeddedSearchStore implements AutoCloseable {
    * broker while the store boots. Call {@link #awaitReady()} before relying on it.
    */
   public static EmbeddedSearchStore launch(Path directory, Settings properties) {
+    return launch(directory, properties, Clock.systemUTC(), null);
+  }
+
+  /**
+   * As {@link #launch(Path, Settings)}, with the clock the supervisor reads and the scheduler it runs restarts on
+   * (null: a daemon thread of its own, shut down on close).
+   */
+  public static EmbeddedSearchStore launch(
+      Path directory, Settings properties, Clock clock, ScheduledExecutorService scheduler) {
     String classpath = properties.classpath();
     if (classpath == null || classpath.isBlank()) {
       throw new IllegalStateException(
@@ -225,21 +319,36 @@ public final class EmbeddedSearchStore implements AutoCloseable {
         "--http-port", String.valueOf(httpPort),
         "--transport-port", String.valueOf(transportPort),
         "--cluster-name", "flowpipe"));
-    Path logFile = directory.resolve(properties.engine().name().toLowerCase() + ".log");
-    LOG.info("starting embedded " + properties.engine() + " on 127.0.0.1:{} (data {}, log {})", httpPort, directory, logFile);
-    Process process;
-    try {
-      process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot start the embedded " + properties.engine().displayName + " with " + command.getFirst(), e);
+    if (properties.engine() == Engine.OPENSEARCH) {
+      // the Elasticsearch child (for tests only) keeps its watermarks off
+      properties.watermarks().storeSettings().forEach((key, value) -> {
+        command.add("--setting");
+        command.add(key + "=" + value);
+      });
     }
-    EmbeddedSearchStore store = new EmbeddedSearchStore(process, httpPort, properties);
+    Path logFile = directory.resolve(properties.engine().name().toLowerCase() + ".log");
+    LOG.info("starting embedded " + properties.engine() + " on 127.0.0.1:{} (data {}, log {}, disk watermarks {})",
+        httpPort, directory, logFile, properties.watermarks());
+    return new EmbeddedSearchStore(httpPort, properties, command, logFile, clock, scheduler);
+  }
+
+  private Process startProcess() {
+    try {
+      return new ProcessBuilder(command).redirectErrorStream(true).start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "cannot start the embedded " + properties.engine().displayName + " with " + command.getFirst(), e);
+    }
+  }
+
+  /** Pumps the child's output into its log; the future completes with its port once it is green. */
+  private CompletableFuture<Integer> readiness(Process child) {
+    CompletableFuture<Integer> green = new CompletableFuture<>();
     String marker = properties.engine().readyMarker;
-    Thread pump =
-        new Thread(() -> pumpOutput(process, logFile, marker, store.ready, store.lastLines), "search-store-output");
+    Thread pump = new Thread(() -> pumpOutput(child, logFile, marker, green, lastLines), "search-store-output");
     pump.setDaemon(true);
     pump.start();
-    return store;
+    return green;
   }
 
   /** The {@code nice} program on the PATH, or a failure that names the niceness asked for. */
@@ -261,6 +370,7 @@ public final class EmbeddedSearchStore implements AutoCloseable {
   public void awaitReady() {
     try {
       ready.get(properties.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      supervise();
     } catch (TimeoutException e) {
       close();
       throw new IllegalStateException("embedded " + properties.engine().displayName + " was not green within its start timeout ("
@@ -274,6 +384,111 @@ public final class EmbeddedSearchStore implements AutoCloseable {
       throw new IllegalStateException("embedded " + properties.engine().displayName + " did not start (" + e.getMessage() + "); last output:\n"
           + String.join("\n", snapshot(lastLines)), e);
     }
+  }
+
+  /** From the first green on, a child that dies is started again. */
+  private synchronized void supervise() {
+    if (supervised || closing) {
+      return;
+    }
+    supervised = true;
+    state = State.UP;
+    backoff.up(clock.instant());
+    Process child = process;
+    child.onExit().thenRun(() -> exited(child));
+  }
+
+  private synchronized void exited(Process child) {
+    if (child != process || closing) {
+      return;
+    }
+    Instant now = clock.instant();
+    lastExitCode = child.exitValue();
+    lastExitAt = now;
+    Optional<Duration> wait = backoff.exited(now);
+    String exit = "the embedded " + properties.engine().displayName + " (pid " + child.pid() + ") exited with code "
+        + lastExitCode;
+    if (wait.isEmpty()) {
+      giveUp(exit);
+      return;
+    }
+    state = State.RESTARTING;
+    nextAttemptAt = now.plus(wait.get());
+    reason = exit + "; restart " + backoff.attemptsInARow() + " of " + properties.restart().maxAttempts()
+        + " begins in " + wait.get().toMillis() + " ms";
+    LOG.warn("{} (its log: {})", reason, logFile);
+    pendingRestart = scheduler.schedule(this::restart, wait.get().toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  private void giveUp(String exit) {
+    state = State.GAVE_UP;
+    nextAttemptAt = null;
+    reason = exit + "; " + (properties.restart().maxAttempts() == 0
+        ? "restarting is off (restart max-attempts 0)"
+        : "gave up after " + backoff.attemptsInARow() + " restarts in a row (restart max-attempts "
+            + properties.restart().maxAttempts() + ")");
+    LOG.error("{}; the read model is not written until the node is restarted (the store's log: {})", reason, logFile);
+  }
+
+  /** Starts the child again on the same command: same data directory, same ports. */
+  private synchronized void restart() {
+    pendingRestart = null;
+    if (closing) {
+      return;
+    }
+    nextAttemptAt = null;
+    Process child;
+    try {
+      child = startProcess();
+    } catch (RuntimeException e) {
+      // counts as an attempt that died at once
+      Optional<Duration> wait = backoff.exited(clock.instant());
+      if (wait.isEmpty()) {
+        giveUp("the embedded " + properties.engine().displayName + " could not be started again: " + e.getMessage());
+      } else {
+        nextAttemptAt = clock.instant().plus(wait.get());
+        reason = "starting the embedded " + properties.engine().displayName + " again failed: " + e.getMessage();
+        pendingRestart = scheduler.schedule(this::restart, wait.get().toNanos(), TimeUnit.NANOSECONDS);
+      }
+      return;
+    }
+    process = child;
+    LOG.info("embedded {} started again (pid {}, attempt {} of {})", properties.engine().displayName, child.pid(),
+        backoff.attemptsInARow(), properties.restart().maxAttempts());
+    readiness(child).thenRun(() -> backUp(child));
+    child.onExit().thenRun(() -> exited(child));
+    // a child that never turns green is stopped, which counts as a failed attempt
+    scheduler.schedule(() -> stopIfNotGreen(child), properties.startTimeout().toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  private synchronized void stopIfNotGreen(Process child) {
+    if (child == process && child.isAlive() && state != State.UP && !closing) {
+      LOG.warn("embedded {} (pid {}) was not green within its start timeout ({}); stopping it. Its last output:\n{}",
+          properties.engine().displayName, child.pid(), properties.startTimeout(), String.join("\n", snapshot(lastLines)));
+      child.destroyForcibly();
+    }
+  }
+
+  private synchronized void backUp(Process child) {
+    if (child != process || closing) {
+      return;
+    }
+    state = State.UP;
+    reason = null;
+    backoff.up(clock.instant());
+    LOG.info("embedded {} is green again (pid {}) after {} restarts", properties.engine().displayName, child.pid(),
+        backoff.restarts());
+  }
+
+  /** What the supervisor knows now. */
+  public synchronized Status status() {
+    return new Status(state, process.pid(), backoff.restarts(), backoff.attemptsInARow(), lastExitCode, lastExitAt,
+        nextAttemptAt, reason);
+  }
+
+  /** The disk watermarks the child runs with. */
+  public DiskWatermarks watermarks() {
+    return properties.watermarks();
   }
 
   private static List<String> snapshot(Deque<String> lines) {
@@ -342,6 +557,23 @@ public final class EmbeddedSearchStore implements AutoCloseable {
   /** Asks the child to stop (closes its stdin), waits up to the stop timeout, then kills it. */
   @Override
   public void close() {
+    Process child;
+    synchronized (this) {
+      closing = true;
+      state = State.STOPPED;
+      reason = "closed";
+      if (pendingRestart != null) {
+        pendingRestart.cancel(false);
+      }
+      child = process;
+    }
+    if (ownsScheduler) {
+      scheduler.shutdownNow();
+    }
+    stop(child);
+  }
+
+  private void stop(Process process) {
     if (!process.isAlive()) {
       return;
     }

@@ -7,6 +7,7 @@ import dev.flowpipe.schema.embedded.EmbeddedSearchStore.Settings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -74,6 +75,44 @@ class EmbeddedSearchStoreTest {
       threadNicenessOnceBooting(store.pid());
 
       assertThat(commandLine(store.pid())).contains("-XX:+UseG1GC");
+    }
+  }
+
+  @Test
+  @EnabledOnOs(OS.LINUX)
+  void theDiskWatermarksReachTheChildAsTheStoresOwnSettings() throws Exception {
+    Settings settings = Settings.forTests().withWatermarks(DiskWatermarks.parse("", "3gb", "2gb", "1gb"));
+
+    try (EmbeddedSearchStore store = EmbeddedSearchStore.launch(data, settings)) {
+      assertThat(commandLine(store.pid())).containsSubsequence(
+          "--setting", "cluster.routing.allocation.disk.watermark.low=" + (3L << 30) + "b",
+          "--setting", "cluster.routing.allocation.disk.watermark.high=" + (2L << 30) + "b",
+          "--setting", "cluster.routing.allocation.disk.watermark.flood_stage=" + (1L << 30) + "b");
+    }
+  }
+
+  @Test
+  @EnabledOnOs(OS.LINUX) // kill -9
+  void aStoreThatDiesWithNoRestartsLeftIsGivenUpOnNamingTheExitAndWhy() throws Exception {
+    Settings settings = Settings.forTests()
+        .withRestart(new RestartPolicy(0, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofMinutes(1)));
+    try (EmbeddedSearchStore store = EmbeddedSearchStore.start(data, settings)) {
+      assertThat(store.status().state()).isEqualTo(EmbeddedSearchStore.State.UP);
+      long pid = store.pid();
+
+      assertThat(new ProcessBuilder("kill", "-9", String.valueOf(pid)).start().waitFor()).isZero();
+
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (store.status().state() != EmbeddedSearchStore.State.GAVE_UP && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      EmbeddedSearchStore.Status status = store.status();
+      assertThat(status.state()).isEqualTo(EmbeddedSearchStore.State.GAVE_UP);
+      assertThat(status.lastExitCode()).isEqualTo(137);
+      assertThat(status.restarts()).isZero();
+      assertThat(status.reason()).contains("pid " + pid + ") exited with code 137")
+          .contains("restarting is off (restart max-attempts 0)");
+      assertThat(store.isAlive()).isFalse();
     }
   }
 

@@ -231,6 +231,36 @@ public abstract class SearchStoreContractTest {
   }
 
   @Test
+  void aWriteToAnIndexBlockedAtTheFloodStageIsARetryableItemFailureNeverAPermanentOne() throws Exception {
+    // the block the store sets by itself when its disk passes the flood-stage watermark
+    blockAsAtTheFloodStage(true);
+    try {
+      BulkOutcome outcome = store.bulk(List.of(new DocumentWrite(index, "blocked", 1, Map.of("state", "A"))));
+
+      assertThat(outcome.failures()).singleElement().satisfies(failure -> {
+        assertThat(failure.status()).isEqualTo(429);
+        assertThat(failure.reason()).contains("cluster_block_exception");
+        assertThat(failure.retryable()).as("retried, not dead-lettered").isTrue();
+      });
+    } finally {
+      blockAsAtTheFloodStage(false);
+    }
+    assertThat(store.bulk(List.of(new DocumentWrite(index, "blocked", 1, Map.of("state", "A")))).written())
+        .as("written once the block is lifted").hasSize(1);
+  }
+
+  private void blockAsAtTheFloodStage(boolean blocked) throws Exception {
+    var answer = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(URI.create(url + "/" + index + "/_settings"))
+            .header("Content-Type", "application/json")
+            .PUT(java.net.http.HttpRequest.BodyPublishers.ofString(
+                "{\"index.blocks.read_only_allow_delete\": " + (blocked ? "true" : "null") + "}"))
+            .build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+  }
+
+  @Test
   void reportsGreenHealth() {
     assertThat(store.health()).isIn("green", "yellow");
   }
