@@ -7,6 +7,9 @@ import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.systemtests.EmbeddedStores;
+import dev.flowpipe.testsupport.NodeProcess;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.worker.JobWorker;
 import java.io.IOException;
@@ -56,7 +59,7 @@ final class Baseline {
     report.put("scenario", "baseline: Camunda's stock OpenSearch exporter 8.6.0 beside ours, one embedded OpenSearch "
         + "(1 GB heap) started by the benchmark for every run; each run on a fresh node with its own index prefixes");
     try (EmbeddedSearchStore opensearch = EmbeddedSearchStore.start(work.resolve("store"),
-            Benchmarks.embeddedStore(root));
+            EmbeddedStores.settings(root));
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(opensearch.url()))) {
       String url = opensearch.url();
       // 1. warm the store, then freshness, on one node running both exporters

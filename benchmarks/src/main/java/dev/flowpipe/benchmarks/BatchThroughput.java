@@ -6,6 +6,7 @@ import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
+import dev.flowpipe.testsupport.CommandOutcome;
 
 /**
  * A batch cancellation of waiting instances, by filter, while a background load runs: its throughput from the batch's

@@ -7,6 +7,12 @@ import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.testsupport.NodeProcess;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.systemtests.CrashSuite;
+import dev.flowpipe.systemtests.ClusterCrashSuite;
+import dev.flowpipe.systemtests.BatchRestart;
+import dev.flowpipe.systemtests.EmbeddedStores;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.io.IOException;
@@ -401,7 +407,7 @@ public final class Benchmarks {
       Histogram latencies = Availability.run(client, store, "flowpipe", 50, probes, warmUp);
       Map<String, Object> result = percentiles(latencies);
       // the exporter's own view: engine timestamp of the oldest record in a flush to the flush being durable
-      String prometheus = node.get("/actuator/prometheus");
+      String prometheus = node.text("/actuator/prometheus");
       result.put("exporterExportLatencyMillis", exporterLatency(prometheus));
       // its parts: the broker's (engine write to the exporter) and the store's (one bulk, flushed on the delay)
       result.put("exporterArrivalDelayMillis",
@@ -413,17 +419,10 @@ public final class Benchmarks {
     }
   }
 
-  /** The embedded OpenSearch (1 GB heap, free ports) that the store-only scenarios run against. */
-  static EmbeddedSearchStore.Settings embeddedStore(Path root) {
-    return new EmbeddedSearchStore.Settings(EmbeddedSearchStore.Engine.OPENSEARCH, 0, 0, 1024,
-        Duration.ofSeconds(90), Duration.ofSeconds(15),
-        root.resolve("embedded-opensearch/target/classes") + ":" + root.resolve("embedded-opensearch/target/child-classpath") + "/*",
-        null, 0, List.of());
-  }
 
   /** The web app's search latency over {@code instances} process instances in the embedded OpenSearch. */
   static Map<String, Object> searchLatency(Path root, int instances, int runs) throws Exception {
-    try (EmbeddedSearchStore node = EmbeddedSearchStore.start(ScratchDirectories.create("bench-search"), embeddedStore(root));
+    try (EmbeddedSearchStore node = EmbeddedSearchStore.start(ScratchDirectories.create("bench-search"), EmbeddedStores.settings(root));
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.url()))) {
       System.out.printf("loading %d instances%n", instances);
       double loadSeconds = SearchLatency.load(store, instances);
@@ -461,7 +460,7 @@ public final class Benchmarks {
    */
   static Map<String, Object> exporterThroughput(Path root, int instances, List<Boolean> bulkRefreshModes)
       throws Exception {
-    try (EmbeddedSearchStore store = EmbeddedSearchStore.start(ScratchDirectories.create("bench-store"), embeddedStore(root))) {
+    try (EmbeddedSearchStore store = EmbeddedSearchStore.start(ScratchDirectories.create("bench-store"), EmbeddedStores.settings(root))) {
       System.out.println("warm-up: 2000 instances");
       ExporterThroughput.run(store.url(), "warmup", 2_000, 1000);
       List<Map<String, Object>> runs = new ArrayList<>();
@@ -496,7 +495,7 @@ public final class Benchmarks {
           + "be positive, were " + instancesPerBulk + ", " + bulksPerSecond + ", " + phaseSeconds + ", " + rounds);
     }
     try (EmbeddedSearchStore node =
-            EmbeddedSearchStore.start(ScratchDirectories.create("bench-store"), embeddedStore(root));
+            EmbeddedSearchStore.start(ScratchDirectories.create("bench-store"), EmbeddedStores.settings(root));
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.url()))) {
       ProcessHandle process = ProcessHandle.of(node.pid()).orElseThrow();
       java.util.function.LongSupplier cpu = () -> CpuCost.cpuNanos(process);
@@ -653,7 +652,7 @@ public final class Benchmarks {
               Saturation.run(client, Duration.ofSeconds(warmUpSeconds), Duration.ofSeconds(seconds), 128);
           results.get(mode).add(perSecond);
           System.out.printf(java.util.Locale.ROOT, "round %d/%d, %s: %.1f completed instances/s %s%n", round, rounds,
-              mode, perSecond, flushStatistics(node.get("/actuator/prometheus")));
+              mode, perSecond, flushStatistics(node.text("/actuator/prometheus")));
         }
       }
     }

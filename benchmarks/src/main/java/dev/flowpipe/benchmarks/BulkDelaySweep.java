@@ -3,6 +3,8 @@ package dev.flowpipe.benchmarks;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.testsupport.NodeProcess;
+import dev.flowpipe.testsupport.ScratchDirectories;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.worker.JobWorker;
 import java.net.URI;
@@ -54,7 +56,7 @@ final class BulkDelaySweep {
           entry.put("bulkDelay", delay);
           entry.put("storeSearchMillis", Benchmarks.percentiles(result.store()));
           entry.put("webappApiMillis", Benchmarks.percentiles(result.api()));
-          entry.put("exporterExportLatencyMillis", Benchmarks.exporterLatency(node.get("/actuator/prometheus")));
+          entry.put("exporterExportLatencyMillis", Benchmarks.exporterLatency(node.text("/actuator/prometheus")));
           runs.put(load + "/s " + delay, entry);
           rows.add(row(load, delay, result));
           System.out.printf(Locale.ROOT, "[%d/%d] load %d PI/s, bulk delay %s: store %s, api %s%n", done, total,

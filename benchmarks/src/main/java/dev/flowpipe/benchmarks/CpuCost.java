@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import dev.flowpipe.testsupport.NodeProcess;
+import dev.flowpipe.testsupport.ScratchDirectories;
 
 /**
  * What the exporter costs in CPU time rather than in throughput: at a fixed load well below saturation, the CPU seconds
@@ -36,7 +38,7 @@ final class CpuCost {
             ZeebeClient client = Benchmarks.client(node)) {
           Benchmarks.deploy(client);
           Map<String, Object> result = measure(node, client, rate, warmUpSeconds, seconds);
-          result.put("flushes", Benchmarks.flushStatistics(node.get("/actuator/prometheus")));
+          result.put("flushes", Benchmarks.flushStatistics(node.text("/actuator/prometheus")));
           result.put("documentsInStore", Benchmarks.documentsWritten(node, mode));
           runs.computeIfAbsent(mode, m -> new ArrayList<>()).add(result);
           System.out.printf("round %d/%d, %s: %s%n", round, rounds, mode, result);

@@ -1,6 +1,7 @@
 package dev.flowpipe.benchmarks;
 
 import dev.flowpipe.exporter.ReadModelExporter;
+import dev.flowpipe.systemtests.CleanPass;
 import io.camunda.zeebe.exporter.api.context.Controller;
 import io.camunda.zeebe.exporter.api.context.ScheduledTask;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
@@ -51,7 +52,7 @@ final class ExporterOnActor implements AutoCloseable {
 
   /** Hands the exporter one record, again while it refuses it (as the broker does); only from the actor. */
   void export(Record<?> record) {
-    ExporterThroughput.offerUntilTaken(exporter, record);
+    CleanPass.offerUntilTaken(exporter, record);
   }
 
   /** Runs {@code task} on the actor after what is due before it; a failure ends the run at the next await. */

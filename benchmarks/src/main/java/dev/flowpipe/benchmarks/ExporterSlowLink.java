@@ -2,6 +2,9 @@ package dev.flowpipe.benchmarks;
 
 import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.testsupport.DelayingProxy;
+import dev.flowpipe.systemtests.EmbeddedStores;
 import io.camunda.zeebe.protocol.record.Record;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -127,7 +130,7 @@ final class ExporterSlowLink {
     Map<Integer, Double> requestMillis = new LinkedHashMap<>();
     List<Run> runs = new ArrayList<>();
     try (EmbeddedSearchStore store =
-            EmbeddedSearchStore.start(ScratchDirectories.create("bench-store"), Benchmarks.embeddedStore(root))) {
+            EmbeddedSearchStore.start(ScratchDirectories.create("bench-store"), EmbeddedStores.settings(root))) {
       URI storeUrl = URI.create(store.url());
       InetSocketAddress target = new InetSocketAddress(storeUrl.getHost(), storeUrl.getPort());
       Map<Integer, DelayingProxy> proxies = new LinkedHashMap<>();

@@ -3,6 +3,7 @@ package dev.flowpipe.benchmarks;
 import dev.flowpipe.exporter.ReadModelExporter;
 import dev.flowpipe.schema.store.StoreUnavailableException;
 import dev.flowpipe.exporter.config.ExporterConfiguration;
+import dev.flowpipe.systemtests.CleanPass;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
 import io.camunda.zeebe.exporter.test.ExporterTestContext;
 import io.camunda.zeebe.exporter.test.ExporterTestController;
@@ -58,7 +59,7 @@ final class ExporterThroughput {
     long start = System.nanoTime();
     for (int i = 0; i < instances; i++) {
       for (Record<?> record : instanceRecords(i, position)) {
-        offerUntilTaken(exporter, record);
+        CleanPass.offerUntilTaken(exporter, record);
         position = record.getPosition();
       }
     }
@@ -68,21 +69,6 @@ final class ExporterThroughput {
       throw new IllegalStateException("not everything acknowledged: " + controller.getPosition() + " < " + position);
     }
     return new Result(position, 6L * instances, seconds);
-  }
-
-  /**
-   * Hands the record to the exporter as the broker does: a record refused because the exporter's buffer is full
-   * (it waits a bounded time for the store, then refuses) is offered again until it is taken.
-   */
-  static void offerUntilTaken(ReadModelExporter exporter, Record<?> record) {
-    while (true) {
-      try {
-        exporter.export(record);
-        return;
-      } catch (StoreUnavailableException refused) {
-        // the broker retries the same record; the exporter's own wait paces this loop
-      }
-    }
   }
 
   /** The 13 records of one one-task instance, at the positions after {@code lastPosition}. */

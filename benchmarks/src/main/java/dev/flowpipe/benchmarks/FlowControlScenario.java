@@ -2,14 +2,17 @@ package dev.flowpipe.benchmarks;
 
 import dev.flowpipe.benchmarks.HtmlReport.Band;
 import dev.flowpipe.benchmarks.HtmlReport.Series;
-import dev.flowpipe.node.flowcontrol.DegradedStoreExperiment;
-import dev.flowpipe.node.flowcontrol.DegradedStoreExperiment.Sample;
-import dev.flowpipe.schema.StoreProxy;
+import dev.flowpipe.testsupport.DegradedStoreExperiment.Sample;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.testsupport.NodeProcess;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.testsupport.DegradedStoreExperiment;
+import dev.flowpipe.testsupport.StoreProxy;
+import dev.flowpipe.systemtests.EmbeddedStores;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.nio.file.Files;
@@ -38,7 +41,7 @@ final class FlowControlScenario {
   static Map<String, Object> run(Path root, int perSecond, double degradedOperationsPerSecond) throws Exception {
     Path work = ScratchDirectories.create("bench-flow-control");
     try (EmbeddedSearchStore opensearch = EmbeddedSearchStore.start(work.resolve("store"),
-            Benchmarks.embeddedStore(root));
+            EmbeddedStores.settings(root));
         StoreProxy proxy = new StoreProxy(opensearch.url(), null, null);
         NodeProcess node = NodeProcess.start(root, work.resolve("node"), List.of(
             "--flowpipe.store.url=" + proxy.url(),

@@ -12,6 +12,9 @@ import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.systemtests.EmbeddedStores;
+import dev.flowpipe.testsupport.NodeProcess;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.protocol.record.ValueType;
 import java.io.IOException;
@@ -68,7 +71,7 @@ final class ImportDrain {
         + " by bin/flowpipe-importer --until-caught-up "
         + (importerArguments.isEmpty() ? "(its defaults: page-size 1000, bulk-size 1000)" : importerArguments));
     try (EmbeddedSearchStore opensearch = EmbeddedSearchStore.start(work.resolve("store"),
-            Benchmarks.embeddedStore(root));
+            EmbeddedStores.settings(root));
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(opensearch.url()))) {
       RawRecordIndices indices = new RawRecordIndices(PREFIX);
       Map<String, Object> ingest = record(root, work, opensearch.url(), store, indices, recordSeconds);

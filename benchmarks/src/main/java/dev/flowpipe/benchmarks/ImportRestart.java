@@ -6,6 +6,9 @@ import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.systemtests.EmbeddedStores;
+import dev.flowpipe.testsupport.NodeProcess;
 import io.camunda.zeebe.client.ZeebeClient;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -45,7 +48,7 @@ final class ImportRestart {
   static Report run(Path root, ImportRestartSettings settings) throws Exception {
     Path work = ScratchDirectories.create("bench-import-restart");
     try (EmbeddedSearchStore opensearch = EmbeddedSearchStore.start(work.resolve("store"),
-            Benchmarks.embeddedStore(root));
+            EmbeddedStores.settings(root));
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(opensearch.url()))) {
       String url = opensearch.url();
       List<String> nodeArgs = new ArrayList<>(Baseline.stockExporterArguments(url, PREFIX));

@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import dev.flowpipe.testsupport.NodeProcess;
+import dev.flowpipe.testsupport.ScratchDirectories;
 
 /**
  * Engine throughput per exporter mode, measured in many short windows that alternate between nodes kept warm side by

@@ -4,6 +4,9 @@ import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.systemtests.EmbeddedStores;
+import dev.flowpipe.testsupport.NodeProcess;
 import io.camunda.zeebe.client.ZeebeClient;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -43,7 +46,7 @@ final class LegacyAvailability {
     Path work = ScratchDirectories.create("bench-legacy-availability");
     List<Phase> phases = new ArrayList<>();
     try (EmbeddedSearchStore opensearch = EmbeddedSearchStore.start(work.resolve("store"),
-            Benchmarks.embeddedStore(root));
+            EmbeddedStores.settings(root));
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(opensearch.url()))) {
       for (int delay : settings.stockDelaysSeconds()) {
         phases.add(phase(root, work.resolve("delay-" + delay + "s"), opensearch.url(), store, settings, delay));

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.HdrHistogram.Histogram;
+import dev.flowpipe.testsupport.CommandOutcome;
 
 /**
  * Load through the official Zeebe client: a starter that creates process instances at a fixed rate (open loop: the

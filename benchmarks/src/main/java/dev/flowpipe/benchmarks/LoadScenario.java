@@ -4,6 +4,8 @@ import dev.flowpipe.benchmarks.HtmlReport.Band;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.testsupport.NodeProcess;
+import dev.flowpipe.testsupport.ScratchDirectories;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.net.URI;

@@ -1,8 +1,12 @@
 package dev.flowpipe.benchmarks;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.flowpipe.schema.StoreProxy;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.testsupport.NodeProcess;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.testsupport.StoreProxy;
+import dev.flowpipe.systemtests.EmbeddedStores;
+import dev.flowpipe.testsupport.CommandOutcome;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import io.camunda.zeebe.model.bpmn.builder.AbstractFlowNodeBuilder;
@@ -60,7 +64,7 @@ final class OperationsScenario {
     List<RefreshRequests.Count> refreshes;
     long idle;
     try (EmbeddedSearchStore opensearch = EmbeddedSearchStore.start(work.resolve("store"),
-            Benchmarks.embeddedStore(root));
+            EmbeddedStores.settings(root));
         StoreProxy proxy = new StoreProxy(opensearch.url(), null, null);
         NodeProcess node = NodeProcess.start(root, work.resolve("count-node"), concat(nodeArgs,
             "--flowpipe.store.url=" + proxy.url()));

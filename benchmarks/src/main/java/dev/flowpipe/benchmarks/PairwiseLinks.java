@@ -12,6 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import dev.flowpipe.testsupport.NodeProcess;
+import dev.flowpipe.testsupport.NodeCluster;
+import dev.flowpipe.testsupport.DelayingProxy;
 
 /**
  * The network of a cluster on loopback with one delaying link per ordered pair of nodes, so that one node's outgoing
@@ -29,7 +32,7 @@ import java.util.stream.IntStream;
  * <p>Needs {@code unshare} and {@code mount} with the right to use them (root); {@link #checkNamespaces()} fails saying
  * so where they are missing.
  */
-final class PairwiseLinks implements CrashCluster.Wiring, AutoCloseable {
+final class PairwiseLinks implements NodeCluster.Wiring, AutoCloseable {
 
   private static final String DOMAIN = ".flowpipe";
 

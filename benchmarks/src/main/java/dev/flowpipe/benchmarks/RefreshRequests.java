@@ -1,11 +1,11 @@
 package dev.flowpipe.benchmarks;
 
-import dev.flowpipe.schema.StoreProxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
+import dev.flowpipe.testsupport.StoreProxy;
 
 /**
  * The store requests one refresh of a UI page costs: the page's API calls, sent as the UI sends them, with a counting

@@ -1,6 +1,10 @@
 package dev.flowpipe.benchmarks;
 
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.testsupport.NodeCluster;
+import dev.flowpipe.testsupport.ClusterTopology;
+import dev.flowpipe.systemtests.EmbeddedStores;
 import io.camunda.zeebe.client.ZeebeClient;
 import java.net.URI;
 import java.nio.file.Path;
@@ -89,8 +93,8 @@ final class ScalingRamp {
   private static Map<String, Object> rampOn(Path root, Config config, ThroughputRamp.Settings settings,
       LoadModel model, long started) throws Exception {
     Path work = ScratchDirectories.create("bench-scaling-" + config.nodes() + "-" + config.partitions() + "-");
-    try (EmbeddedSearchStore store = EmbeddedSearchStore.start(work.resolve("store"), Benchmarks.embeddedStore(root));
-        CrashCluster cluster = new CrashCluster(root, work, config.nodes(), config.replication(), store.url(),
+    try (EmbeddedSearchStore store = EmbeddedSearchStore.start(work.resolve("store"), EmbeddedStores.settings(root));
+        NodeCluster cluster = new NodeCluster(root, work, config.nodes(), config.replication(), store.url(),
             records -> List.of("--flowpipe.broker.partitions-count=" + config.partitions()));
         ZeebeClient client = ZeebeClient.newClientBuilder().grpcAddress(cluster.gateway(0)).usePlaintext()
             .defaultRequestTimeout(Duration.ofSeconds(30)).build()) {

@@ -8,6 +8,8 @@ import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.systemtests.EmbeddedStores;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -25,7 +27,7 @@ final class SchemaMigrationRun {
 
   static Map<String, Object> run(Path root, int perEntity) throws Exception {
     try (EmbeddedSearchStore node =
-            EmbeddedSearchStore.start(ScratchDirectories.create("bench-migration"), Benchmarks.embeddedStore(root));
+            EmbeddedSearchStore.start(ScratchDirectories.create("bench-migration"), EmbeddedStores.settings(root));
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.url()))) {
       System.out.printf("writing %d documents per entity in schema version 1%n", perEntity);
       PreviousSchemaFixture.write(store, PREFIX, perEntity);

@@ -6,6 +6,10 @@ import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.testsupport.NodeCluster;
+import dev.flowpipe.testsupport.ClusterTopology;
+import dev.flowpipe.systemtests.EmbeddedStores;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.net.URI;
@@ -134,10 +138,10 @@ final class SlowNetwork {
     Path work = ScratchDirectories.create("bench-slow-network-");
     long started = System.nanoTime();
     try (EmbeddedSearchStore opensearch = EmbeddedSearchStore.start(work.resolve("store"),
-            Benchmarks.embeddedStore(root));
+            EmbeddedStores.settings(root));
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(opensearch.url()));
         PairwiseLinks links = checked(new PairwiseLinks(NODES, URI.create(opensearch.url()), work.resolve("hosts")));
-        CrashCluster cluster = new CrashCluster(root, work, NODES, NODES, links,
+        NodeCluster cluster = new NodeCluster(root, work, NODES, NODES, links,
             records -> List.of("--flowpipe.broker.partitions-count=" + settings.partitions()))) {
       Map<Integer, Integer> leaders = ClusterTopology.awaitLeaders(cluster.gateway(0), settings.partitions(),
           Duration.ofMinutes(2));

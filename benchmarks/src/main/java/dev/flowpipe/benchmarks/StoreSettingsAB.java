@@ -5,6 +5,8 @@ import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.systemtests.EmbeddedStores;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -54,7 +56,7 @@ final class StoreSettingsAB {
           + "be positive, were " + instancesPerBulk + ", " + bulksPerSecond + ", " + phaseSeconds + ", " + rounds);
     }
     try (EmbeddedSearchStore node =
-            EmbeddedSearchStore.start(ScratchDirectories.create("bench-store"), Benchmarks.embeddedStore(root));
+            EmbeddedSearchStore.start(ScratchDirectories.create("bench-store"), EmbeddedStores.settings(root));
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.url()))) {
       ProcessHandle process = ProcessHandle.of(node.pid()).orElseThrow();
       LongSupplier cpu = () -> CpuCost.cpuNanos(process);

@@ -2,6 +2,8 @@ package dev.flowpipe.benchmarks;
 
 import dev.flowpipe.benchmarks.HtmlReport.Band;
 import dev.flowpipe.benchmarks.HtmlReport.Series;
+import dev.flowpipe.testsupport.NodeProcess;
+import dev.flowpipe.testsupport.ScratchDirectories;
 import io.camunda.zeebe.client.ZeebeClient;
 import java.net.URI;
 import java.nio.file.Files;

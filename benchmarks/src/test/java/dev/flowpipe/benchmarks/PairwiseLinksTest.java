@@ -14,6 +14,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import dev.flowpipe.testsupport.NodeProcess;
+import dev.flowpipe.testsupport.EchoServer;
 
 /**
  * The links of {@code slow-network} with echo servers standing in for three nodes' cluster and command ports and for

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import dev.flowpipe.testsupport.CommandOutcome;
 
 /** Backpressure detection and the exporter-lag probe. */
 class ProbesTest {

@@ -8,6 +8,8 @@ import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.testsupport.DelayingProxy;
+import dev.flowpipe.testsupport.NodeProcess;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Files;
