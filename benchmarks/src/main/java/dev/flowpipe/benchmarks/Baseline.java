@@ -69,8 +69,8 @@ final class Baseline {
       both.addAll(stock(url, "zeebe-record-w"));
       Map<String, Object> freshness;
       try (NodeProcess node = NodeProcess.start(root, work.resolve("fresh"), both, stockClasspath);
-          ZeebeClient client = Benchmarks.client(node)) {
-        Benchmarks.deploy(client);
+          ZeebeClient client = ScenarioNodes.client(node)) {
+        ScenarioNodes.deploy(client);
         double warm = Saturation.run(client, Duration.ofSeconds(5), Duration.ofSeconds(10), 64);
         System.out.printf(Locale.ROOT, "warm-up: %.1f instances/s for 10 s%n", warm);
         Thread.sleep(5_000); // let both exporters drain the warm-up
@@ -79,8 +79,8 @@ final class Baseline {
       }
       report.put("freshness", freshness);
       // 2. throughput, alternating
-      Map<String, List<Double>> results = Benchmarks.alternatingThroughput(root,
-          List.of("ours", "stock", "noop", "none"), 10, seconds, new Benchmarks.ThroughputRun() {
+      Map<String, List<Double>> results = Overhead.alternatingThroughput(root,
+          List.of("ours", "stock", "noop", "none"), 10, seconds, new Overhead.ThroughputRun() {
             @Override
             public List<String> arguments(String mode, int round) {
               String tag = "r" + round + mode;
@@ -102,7 +102,7 @@ final class Baseline {
               return work.resolve("r" + round + mode);
             }
           }, stockClasspath);
-      Map<String, Double> means = Benchmarks.means(results);
+      Map<String, Double> means = Figures.means(results);
       Map<String, Object> throughput = new LinkedHashMap<>();
       throughput.put("measureSeconds", seconds);
       throughput.put("inFlight", 128);
@@ -209,8 +209,8 @@ final class Baseline {
     result.put("probes", probes);
     result.put("stockBulkDelay", "1s");
     result.put("oursBulkDelay", "100ms (node default)");
-    result.put("stockRawRecordMillis", Benchmarks.percentiles(stockLatency));
-    result.put("oursReadModelMillis", Benchmarks.percentiles(oursLatency));
+    result.put("stockRawRecordMillis", Figures.percentiles(stockLatency));
+    result.put("oursReadModelMillis", Figures.percentiles(oursLatency));
     System.out.println("freshness: " + result);
     return result;
   }

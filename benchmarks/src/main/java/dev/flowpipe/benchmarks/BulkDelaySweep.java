@@ -47,16 +47,16 @@ final class BulkDelaySweep {
             total, (System.nanoTime() - started) / 1e9, load, delay);
         Path work = ScratchDirectories.create("bench-sweep");
         try (NodeProcess node = NodeProcess.start(root, work, List.of("--flowpipe.exporter.bulk.delay=" + delay));
-            ZeebeClient client = Benchmarks.client(node);
+            ZeebeClient client = ScenarioNodes.client(node);
             SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.storeUrl()))) {
-          Benchmarks.deploy(client);
+          ScenarioNodes.deploy(client);
           Result result = measure(client, store, "flowpipe", node.httpPort(), load, probes);
           Map<String, Object> entry = new LinkedHashMap<>();
           entry.put("loadPerSecond", load);
           entry.put("bulkDelay", delay);
-          entry.put("storeSearchMillis", Benchmarks.percentiles(result.store()));
-          entry.put("webappApiMillis", Benchmarks.percentiles(result.api()));
-          entry.put("exporterExportLatencyMillis", Benchmarks.exporterLatency(node.text("/actuator/prometheus")));
+          entry.put("storeSearchMillis", Figures.percentiles(result.store()));
+          entry.put("webappApiMillis", Figures.percentiles(result.api()));
+          entry.put("exporterExportLatencyMillis", PrometheusText.exporterLatency(node.text("/actuator/prometheus")));
           runs.put(load + "/s " + delay, entry);
           rows.add(row(load, delay, result));
           System.out.printf(Locale.ROOT, "[%d/%d] load %d PI/s, bulk delay %s: store %s, api %s%n", done, total,

@@ -26,7 +26,7 @@ final class CpuCost {
 
   static Map<String, Object> run(Path root, int rate, int warmUpSeconds, int seconds, List<String> selected,
       int rounds) throws Exception {
-    Map<String, List<String>> known = Benchmarks.exporterModes(selected);
+    Map<String, List<String>> known = Overhead.exporterModes(selected);
     Map<String, List<Map<String, Object>>> runs = new LinkedHashMap<>();
     for (int round = 1; round <= rounds; round++) {
       for (String mode : selected) {
@@ -34,12 +34,12 @@ final class CpuCost {
         arguments.add("--flowpipe.flow-control.enabled=false");
         System.out.printf("round %d/%d, %s: starting node%n", round, rounds, mode);
         try (NodeProcess node = NodeProcess.start(root, ScratchDirectories.create("bench-cpu-" + mode), arguments,
-            Benchmarks.extraClasspath(root, List.of(mode)));
-            ZeebeClient client = Benchmarks.client(node)) {
-          Benchmarks.deploy(client);
+            Overhead.extraClasspath(root, List.of(mode)));
+            ZeebeClient client = ScenarioNodes.client(node)) {
+          ScenarioNodes.deploy(client);
           Map<String, Object> result = measure(node, client, rate, warmUpSeconds, seconds);
-          result.put("flushes", Benchmarks.flushStatistics(node.text("/actuator/prometheus")));
-          result.put("documentsInStore", Benchmarks.documentsWritten(node, mode));
+          result.put("flushes", PrometheusText.flushStatistics(node.text("/actuator/prometheus")));
+          result.put("documentsInStore", Overhead.documentsWritten(node, mode));
           runs.computeIfAbsent(mode, m -> new ArrayList<>()).add(result);
           System.out.printf("round %d/%d, %s: %s%n", round, rounds, mode, result);
         }

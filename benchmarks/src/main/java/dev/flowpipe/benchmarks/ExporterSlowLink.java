@@ -162,7 +162,7 @@ final class ExporterSlowLink {
                   throughput.bulks());
               Freshness f = freshness.get(inFlight);
               runs.add(new Run(round, roundTrip, inFlight, f.millis(), f.bulks(),
-                  Benchmarks.round3(throughput.recordsPerSecond()), Benchmarks.round3(throughput.seconds()),
+                  Figures.round3(throughput.recordsPerSecond()), Figures.round3(throughput.seconds()),
                   throughput.bulks()));
             }
           }

@@ -106,7 +106,7 @@ final class ImportDrain {
         "--flowpipe.broker.partitions-count=" + PARTITIONS));
     Map<String, Object> ingest = new LinkedHashMap<>();
     try (NodeProcess node = NodeProcess.start(root, work.resolve("node"), args, Baseline.stockExporterClasspath(root));
-        ZeebeClient client = Benchmarks.client(node)) {
+        ZeebeClient client = ScenarioNodes.client(node)) {
       System.out.printf("recording: %d instances/s for %d s on a node with the stock exporter%n", LOAD_RATE, seconds);
       long now;
       try (SteadyLoad load = SteadyLoad.start(client, LOAD_RATE)) {

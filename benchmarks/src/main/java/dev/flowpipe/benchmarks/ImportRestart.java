@@ -62,7 +62,7 @@ final class ImportRestart {
       importerArgs.addAll(settings.importerArguments());
       try (NodeProcess node = NodeProcess.start(root, work.resolve("node"), nodeArgs,
               Baseline.stockExporterClasspath(root));
-          ZeebeClient client = Benchmarks.client(node);
+          ZeebeClient client = ScenarioNodes.client(node);
           // started before the load, so that its own start-up (JVM, schema) leaves no backlog to drain first
           StandaloneImporter first = StandaloneImporter.start(root, work.resolve("importer-0.log"), importerArgs);
           SteadyLoad load = SteadyLoad.start(client, settings.loadPerSecond());

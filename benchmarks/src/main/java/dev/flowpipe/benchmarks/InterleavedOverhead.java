@@ -32,7 +32,7 @@ final class InterleavedOverhead {
       throw new IllegalArgumentException("overhead-interleaved: window seconds and rounds must be at least 1 and "
           + "warm-up seconds not negative, were " + windowSeconds + ", " + rounds + " and " + warmUpSeconds);
     }
-    Map<String, List<String>> known = Benchmarks.exporterModes(selected);
+    Map<String, List<String>> known = Overhead.exporterModes(selected);
     Map<String, NodeProcess> nodes = new LinkedHashMap<>();
     Map<String, ZeebeClient> clients = new LinkedHashMap<>();
     Map<String, List<Double>> results = new LinkedHashMap<>();
@@ -44,13 +44,13 @@ final class InterleavedOverhead {
         arguments.add("--flowpipe.flow-control.enabled=false");
         System.out.printf("%s: starting node, then %d s of warm-up load%n", mode, warmUpSeconds);
         NodeProcess node = NodeProcess.start(root, ScratchDirectories.create("bench-" + mode), arguments,
-            Benchmarks.extraClasspath(root, List.of(mode)));
+            Overhead.extraClasspath(root, List.of(mode)));
         nodes.put(mode, node);
-        ZeebeClient client = Benchmarks.client(node);
+        ZeebeClient client = ScenarioNodes.client(node);
         clients.put(mode, client);
-        Benchmarks.deploy(client);
+        ScenarioNodes.deploy(client);
         Saturation.run(client, Duration.ofSeconds(warmUpSeconds), Duration.ofSeconds(1), 128);
-        documents.put(mode, Benchmarks.documentsWritten(node, mode));
+        documents.put(mode, Overhead.documentsWritten(node, mode));
         node.pause();
         results.put(mode, new ArrayList<>());
       }
@@ -61,7 +61,7 @@ final class InterleavedOverhead {
           NodeProcess node = nodes.get(mode);
           node.resume();
           double perSecond = Saturation.run(clients.get(mode), SETTLE, Duration.ofSeconds(windowSeconds), 128);
-          Long lag = Benchmarks.exporterLagMillis(node, mode);
+          Long lag = Overhead.exporterLagMillis(node, mode);
           node.pause();
           results.get(mode).add(perSecond);
           lags.computeIfAbsent(mode, m -> new ArrayList<>()).add(lag);
@@ -88,7 +88,7 @@ final class InterleavedOverhead {
     report.put("documentsInStoreAfterWarmUp", documents);
     report.put("instancesPerSecond", results);
     report.put("exporterBehindMillisAfterEachWindow", lags);
-    report.put("meanInstancesPerSecond", Benchmarks.means(results));
+    report.put("meanInstancesPerSecond", Figures.means(results));
     report.put("ratios", pairedRatios(results));
     return report;
   }

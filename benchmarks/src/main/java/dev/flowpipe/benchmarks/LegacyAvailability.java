@@ -82,7 +82,7 @@ final class LegacyAvailability {
     args.addAll(settings.importerArguments());
     System.out.printf("phase: stock bulk delay %d s (node in %s)%n", delay, dir);
     try (NodeProcess node = NodeProcess.start(root, dir, args, Baseline.stockExporterClasspath(root));
-        ZeebeClient client = Benchmarks.client(node);
+        ZeebeClient client = ScenarioNodes.client(node);
         SteadyLoad load = SteadyLoad.start(client, settings.loadPerSecond())) {
       TimeUnit.MILLISECONDS.sleep(settings.warmUp().toMillis());
       String before = ExporterSlowLink.loadAverage();

@@ -81,7 +81,7 @@ record LoadResult(
     m.put("createdPerSecond", round(createdPerSecond()));
     m.put("completedPerSecond", round(completedPerSecond()));
     m.put("rejectedShare", Math.round(rejectedShare() * 10_000) / 10_000.0);
-    m.put("executionLatencyMillis", Benchmarks.percentiles(latency));
+    m.put("executionLatencyMillis", Figures.percentiles(latency));
     Map<String, Object> lag = new LinkedHashMap<>();
     lag.put("meanAgeMillis", meanLagAgeMillis() < 0 ? null : Math.round(meanLagAgeMillis()));
     lag.put("maxAgeMillis", maxLagAgeMillis() < 0 ? null : maxLagAgeMillis());

@@ -58,7 +58,7 @@ final class LoadScenario {
     if (settings.gateway() == null) {
       System.out.println("starting a fresh node" + (nodeArgs.isEmpty() ? "" : " with " + nodeArgs));
       try (NodeProcess node = NodeProcess.start(root, ScratchDirectories.create("bench-load"), nodeArgs);
-          ZeebeClient client = Benchmarks.client(node);
+          ZeebeClient client = ScenarioNodes.client(node);
           SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.storeUrl()))) {
         target = "fresh node started by the harness (own JVM, embedded OpenSearch)"
             + (nodeArgs.isEmpty() ? ", defaults" : ", " + String.join(" ", nodeArgs));
@@ -92,8 +92,8 @@ final class LoadScenario {
           + "(100 ms apart) beside the load: from the engine's end date to COMPLETED in a search of the store and in an "
           + "answer of the web app's search API, each polled every 10 ms");
       availabilityReport.put("storeSearchMillis", probe.storeLatency().getTotalCount() == 0 ? null
-          : Benchmarks.percentiles(probe.storeLatency()));
-      availabilityReport.put("webappApiMillis", Benchmarks.percentiles(probe.apiLatency()));
+          : Figures.percentiles(probe.storeLatency()));
+      availabilityReport.put("webappApiMillis", Figures.percentiles(probe.apiLatency()));
       report.put("dataAvailability", availabilityReport);
     }
     report.put("windows", result.windows().stream().map(LoadWindow::toMap).toList());
@@ -135,8 +135,8 @@ final class LoadScenario {
     }
     System.out.println("load: " + result.summary());
     if (probe != null) {
-      System.out.println("data availability: store " + Benchmarks.percentiles(probe.storeLatency()) + ", web app API "
-          + Benchmarks.percentiles(probe.apiLatency()));
+      System.out.println("data availability: store " + Figures.percentiles(probe.storeLatency()) + ", web app API "
+          + Figures.percentiles(probe.apiLatency()));
     }
     return result;
   }

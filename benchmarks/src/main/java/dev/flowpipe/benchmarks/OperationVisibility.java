@@ -220,7 +220,7 @@ final class OperationVisibility {
       }
     }
     KindResult result = new KindResult(name, "POST /v2/" + entity + "/search (the instance page's read of it)",
-        Benchmarks.percentiles(withPositions), Benchmarks.percentiles(polling), tally.timedOut.get(),
+        Figures.percentiles(withPositions), Figures.percentiles(polling), tally.timedOut.get(),
         tally.reachedWithoutEffect.get(), tally.withoutPosition.get(),
         perOperation(tally.readsWithPositions.get(), withPositions), perOperation(tally.readsPolling.get(), polling),
         tally.refusedBusy.get());

@@ -68,7 +68,7 @@ final class OperationsScenario {
         StoreProxy proxy = new StoreProxy(opensearch.url(), null, null);
         NodeProcess node = NodeProcess.start(root, work.resolve("count-node"), concat(nodeArgs,
             "--flowpipe.store.url=" + proxy.url()));
-        ZeebeClient client = Benchmarks.client(node)) {
+        ZeebeClient client = ScenarioNodes.client(node)) {
       WebappClient webapp = new WebappClient(node.httpPort(), USER, password);
       long definitionKey = deployPages(client, webapp, settings);
       proxy.resetRequestCounts();
@@ -83,7 +83,7 @@ final class OperationsScenario {
     BatchThroughput.Result batch;
     List<LoadLatency> latencies = new ArrayList<>();
     try (NodeProcess node = NodeProcess.start(root, work.resolve("node"), nodeArgs);
-        ZeebeClient client = Benchmarks.client(node)) {
+        ZeebeClient client = ScenarioNodes.client(node)) {
       WebappClient webapp = new WebappClient(node.httpPort(), USER, password);
       LoadModel model = LoadModel.builtIn();
       model.deploy(client);
@@ -211,7 +211,7 @@ final class OperationsScenario {
     boolean whole = from == 0 && to >= result.loadSeconds();
     List<LoadWindow> windows = result.windows().subList(Math.max(0, from), Math.min(to, result.windows().size()));
     List<Long> p99s = windows.stream().map(LoadWindow::latencyP99).filter(v -> v >= 0).sorted().toList();
-    return new LoadLatency(phase, windows.size(), whole ? Benchmarks.percentiles(result.latency()) : null,
+    return new LoadLatency(phase, windows.size(), whole ? Figures.percentiles(result.latency()) : null,
         p99s.isEmpty() ? -1 : p99s.get(p99s.size() / 2), p99s.isEmpty() ? -1 : p99s.getLast(),
         windows.stream().mapToLong(LoadWindow::completed).sum() / (double) Math.max(1, windows.size()));
   }

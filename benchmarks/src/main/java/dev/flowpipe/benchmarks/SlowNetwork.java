@@ -382,7 +382,7 @@ final class SlowNetwork {
       Histogram histogram = new Histogram(java.util.concurrent.TimeUnit.MINUTES.toMillis(5), 3);
       probes.stream().mapToLong(f).filter(v -> v >= 0)
           .forEach(v -> histogram.recordValue(Math.min(v, histogram.getHighestTrackableValue())));
-      return Benchmarks.percentiles(histogram);
+      return Figures.percentiles(histogram);
     }
 
     void html(Path file) throws Exception {

@@ -19,7 +19,7 @@ final class SteadyLoad implements AutoCloseable {
   }
 
   static SteadyLoad start(ZeebeClient client, int instancesPerSecond) throws InterruptedException {
-    Benchmarks.deploy(client);
+    ScenarioNodes.deploy(client);
     JobWorker worker = client.newWorker().jobType(Saturation.JOB_TYPE)
         .handler((jobs, job) -> jobs.newCompleteCommand(job.getKey()).send())
         .maxJobsActive(256).pollInterval(Duration.ofMillis(10)).streamEnabled(true).open();

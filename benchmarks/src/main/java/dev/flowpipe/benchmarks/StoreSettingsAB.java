@@ -93,9 +93,9 @@ final class StoreSettingsAB {
       }
       Map<String, Object> means = new LinkedHashMap<>();
       byVariant.forEach((variant, mine) -> means.put(variant, Map.of(
-          "storeCores", Benchmarks.round3(mean(mine, RefreshLayout.Phase::storeCores)),
-          "meanBulkMillis", Benchmarks.round3(mean(mine, RefreshLayout.Phase::meanBulkMillis)),
-          "p99BulkMillis", Benchmarks.round3(mean(mine, RefreshLayout.Phase::p99BulkMillis)))));
+          "storeCores", Figures.round3(mean(mine, RefreshLayout.Phase::storeCores)),
+          "meanBulkMillis", Figures.round3(mean(mine, RefreshLayout.Phase::meanBulkMillis)),
+          "p99BulkMillis", Figures.round3(mean(mine, RefreshLayout.Phase::p99BulkMillis)))));
       double ratio = mean(byVariant.get("variant"), RefreshLayout.Phase::storeCores)
           / mean(byVariant.get("default"), RefreshLayout.Phase::storeCores);
       List<Double> perRound = perRoundRatios(byVariant.get("default"), byVariant.get("variant"));
@@ -111,9 +111,9 @@ final class StoreSettingsAB {
       report.put("phaseSeconds", phaseSeconds);
       report.put("phases", phases);
       report.put("means", means);
-      report.put("storeCpuVariantOverDefault", Benchmarks.round3(ratio));
-      report.put("storeCpuVariantOverDefaultPerRound", perRound.stream().map(Benchmarks::round3).toList());
-      report.put("storeCpuVariantOverDefaultMedian", Benchmarks.round3(median));
+      report.put("storeCpuVariantOverDefault", Figures.round3(ratio));
+      report.put("storeCpuVariantOverDefaultPerRound", perRound.stream().map(Figures::round3).toList());
+      report.put("storeCpuVariantOverDefaultMedian", Figures.round3(median));
       return report;
     }
   }

@@ -129,7 +129,7 @@ final class ThroughputRamp {
       System.out.printf(Locale.ROOT, "[%.0f s] ramp with flow control %s: starting a fresh node %s%n",
           (System.nanoTime() - started) / 1e9, variant, nodeArgs);
       try (NodeProcess node = NodeProcess.start(root, ScratchDirectories.create("bench-ramp"), nodeArgs);
-          ZeebeClient client = Benchmarks.client(node)) {
+          ZeebeClient client = ScenarioNodes.client(node)) {
         model.deploy(client);
         URI http = URI.create("http://127.0.0.1:" + node.httpPort());
         FlowControlRefusals refusals = new FlowControlRefusals(http);

@@ -33,7 +33,7 @@ class LoadGeneratorOnANodeTest {
   void startNode(@TempDir Path work) throws Exception {
     Path root = Path.of(System.getProperty("flowpipe.project.root", "..")).toAbsolutePath();
     node = NodeProcess.start(root, work, List.of());
-    client = Benchmarks.client(node);
+    client = ScenarioNodes.client(node);
     http = URI.create("http://127.0.0.1:" + node.httpPort());
   }
 

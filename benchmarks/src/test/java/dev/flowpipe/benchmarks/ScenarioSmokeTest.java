@@ -123,17 +123,17 @@ class ScenarioSmokeTest {
 
   @Test
   void theBulkRefreshArgumentTakesOnOffOrBothAndNamesABadValue() {
-    assertThat(Benchmarks.bulkRefreshModes("both")).containsExactly(true, false);
-    assertThat(Benchmarks.bulkRefreshModes("off")).containsExactly(false);
-    assertThatThrownBy(() -> Benchmarks.bulkRefreshModes("yes"))
+    assertThat(ExporterThroughputRun.bulkRefreshModes("both")).containsExactly(true, false);
+    assertThat(ExporterThroughputRun.bulkRefreshModes("off")).containsExactly(false);
+    assertThatThrownBy(() -> ExporterThroughputRun.bulkRefreshModes("yes"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'yes'");
   }
 
   @Test
   void theAvailabilityDelaysArgumentTakesDurationsAndNamesABadOne() {
-    assertThat(Benchmarks.availabilityDelays("100ms")).containsExactly("100ms");
-    assertThat(Benchmarks.availabilityDelays("20ms,PT0.25S,1s")).containsExactly("20ms", "PT0.25S", "1s");
-    assertThatThrownBy(() -> Benchmarks.availabilityDelays("100ms,soon"))
+    assertThat(AvailabilityRun.availabilityDelays("100ms")).containsExactly("100ms");
+    assertThat(AvailabilityRun.availabilityDelays("20ms,PT0.25S,1s")).containsExactly("20ms", "PT0.25S", "1s");
+    assertThatThrownBy(() -> AvailabilityRun.availabilityDelays("100ms,soon"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'soon'");
   }
 
@@ -168,10 +168,10 @@ class ScenarioSmokeTest {
 
   @Test
   void theStoreNicenessArgumentTakesZeroToNineteenAndNamesABadOne() {
-    assertThat(Benchmarks.storeNiceness("0,10")).containsExactly(0, 10);
-    assertThatThrownBy(() -> Benchmarks.storeNiceness("0,high"))
+    assertThat(AvailabilityRun.storeNiceness("0,10")).containsExactly(0, 10);
+    assertThatThrownBy(() -> AvailabilityRun.storeNiceness("0,high"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'high'");
-    assertThatThrownBy(() -> Benchmarks.storeNiceness("20"))
+    assertThatThrownBy(() -> AvailabilityRun.storeNiceness("20"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("was 20");
   }
 
@@ -182,7 +182,7 @@ class ScenarioSmokeTest {
       histogram.recordValue(i);
     }
 
-    var p = Benchmarks.percentiles(histogram);
+    var p = Figures.percentiles(histogram);
 
     assertThat(p).containsEntry("count", 100L).containsEntry("p50", 50L).containsEntry("p99", 99L)
         .containsEntry("max", 100L);
@@ -205,7 +205,7 @@ class ScenarioSmokeTest {
         """;
 
     // 40 in all, 10 of them at most 0.1 s: the 20th lies 10 / 30 into (0.1, 0.2], the 39.6th 29.6 / 30
-    assertThat(Benchmarks.exporterLatency(text)).containsEntry("p50", 133L).containsEntry("p99", 199L)
+    assertThat(PrometheusText.exporterLatency(text)).containsEntry("p50", 133L).containsEntry("p99", 199L)
         .containsEntry("max", 200L);
   }
 
@@ -221,7 +221,7 @@ class ScenarioSmokeTest {
         flowpipe_exporter_flush_duration_seconds_max{partition="1",reason="delay"} 0.0395
         """;
 
-    assertThat(Benchmarks.quantilesMillis(text, "flowpipe_exporter_flush_duration_seconds", "reason=\"delay\""))
+    assertThat(PrometheusText.quantilesMillis(text, "flowpipe_exporter_flush_duration_seconds", "reason=\"delay\""))
         .containsOnly(java.util.Map.entry("p50", 30L), java.util.Map.entry("p99", 40L),
             java.util.Map.entry("max", 40L));
   }
@@ -249,11 +249,11 @@ class ScenarioSmokeTest {
 
   @Test
   void nodeSettingVariantsGiveOneKeyValuePerValueAndNameABadArgument() {
-    assertThat(Benchmarks.nodeSettingVariants("flowpipe.exporter.index-refresh-interval=100ms|1s"))
+    assertThat(AvailabilityRun.nodeSettingVariants("flowpipe.exporter.index-refresh-interval=100ms|1s"))
         .containsExactly("flowpipe.exporter.index-refresh-interval=100ms", "flowpipe.exporter.index-refresh-interval=1s");
-    assertThatThrownBy(() -> Benchmarks.nodeSettingVariants("refresh=1s"))
+    assertThatThrownBy(() -> AvailabilityRun.nodeSettingVariants("refresh=1s"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'refresh=1s'");
-    assertThatThrownBy(() -> Benchmarks.nodeSettingVariants("flowpipe.exporter.bulk.delay=1s||2s"))
+    assertThatThrownBy(() -> AvailabilityRun.nodeSettingVariants("flowpipe.exporter.bulk.delay=1s||2s"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty value");
   }
 
@@ -301,7 +301,7 @@ class ScenarioSmokeTest {
 
   @Test
   void theStockModesRunCamundasExporterAgainstTheNodesOwnStoreInPlaceOfOurs() {
-    var modes = Benchmarks.exporterModes(java.util.List.of("stock", "stock-delay-1s"));
+    var modes = Overhead.exporterModes(java.util.List.of("stock", "stock-delay-1s"));
 
     assertThat(modes.get("stock")).contains("--flowpipe.exporter.enabled=false",
         "--flowpipe.broker.additional-exporters.stock.class-name=" + Baseline.STOCK_CLASS,
