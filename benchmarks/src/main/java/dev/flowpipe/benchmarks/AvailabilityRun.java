@@ -1,5 +1,7 @@
 package dev.flowpipe.benchmarks;
 
+import dev.flowpipe.benchmarks.report.Percentiles;
+import dev.flowpipe.benchmarks.report.Quantiles;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
@@ -82,12 +84,23 @@ final class AvailabilityRun {
    * Availability per bulk delay; with {@code nicenesses}, once per store niceness for each delay, one after another
    * (an empty list: the node's default niceness, reported under the delay alone).
    */
-  static Map<String, Object> availability(Path root, int probes, List<String> delays, Duration warmUp,
+  /** The {@code availability} report: per bulk delay (and variant), the probes' latencies and the exporter's view. */
+  record Report(String scenario, int probes, long warmUpSeconds, Map<String, AtDelay> latencyMillisByBulkDelay) {}
+
+  /**
+   * One bulk delay's run: completed to searchable, per probe (ms); the exporter's export latency (engine timestamp of
+   * the oldest record in a flush to the flush being durable) and its parts, the broker's (engine write to the
+   * exporter) and the store's (one bulk, flushed on the delay).
+   */
+  record AtDelay(long count, long p50, long p90, long p99, long max, Quantiles exporterExportLatencyMillis,
+      Quantiles exporterArrivalDelayMillis, Quantiles delayFlushDurationMillis) {}
+
+  static Report availability(Path root, int probes, List<String> delays, Duration warmUp,
       List<Integer> nicenesses, List<String> settingVariants) throws Exception {
     if (warmUp.isNegative()) {
       throw new IllegalArgumentException("availability: warm-up seconds must not be negative, was " + warmUp.toSeconds());
     }
-    Map<String, Object> byDelay = new LinkedHashMap<>();
+    Map<String, AtDelay> byDelay = new LinkedHashMap<>();
     List<Integer> variants = nicenesses.isEmpty() ? Collections.singletonList(null) : nicenesses;
     List<String> settings = settingVariants.isEmpty() ? Collections.singletonList(null) : settingVariants;
     for (String delay : delays) {
@@ -106,16 +119,12 @@ final class AvailabilityRun {
         }
       }
     }
-    Map<String, Object> report = new LinkedHashMap<>();
-    report.put("scenario", "data availability: instance completed (engine end date) to COMPLETED in a store search, "
-        + "under 50 PI/s background load; index refresh interval as the node's default");
-    report.put("probes", probes);
-    report.put("warmUpSeconds", Math.max(2, warmUp.toSeconds()));
-    report.put("latencyMillisByBulkDelay", byDelay);
-    return report;
+    return new Report("data availability: instance completed (engine end date) to COMPLETED in a store search, "
+        + "under 50 PI/s background load; index refresh interval as the node's default", probes,
+        Math.max(2, warmUp.toSeconds()), byDelay);
   }
 
-  static Map<String, Object> availabilityAt(Path root, int probes, String delay, List<String> nodeArgs,
+  static AtDelay availabilityAt(Path root, int probes, String delay, List<String> nodeArgs,
       Duration warmUp) throws Exception {
     System.out.printf("bulk delay %s: starting node%n", delay);
     Path work = ScratchDirectories.create("bench-availability");
@@ -126,15 +135,12 @@ final class AvailabilityRun {
       System.out.printf("bulk delay %s: %d s of background load before the first probe%n", delay,
           Math.max(2, warmUp.toSeconds()));
       Histogram latencies = Availability.run(client, store, "flowpipe", 50, probes, warmUp);
-      Map<String, Object> result = Figures.percentiles(latencies);
-      // the exporter's own view: engine timestamp of the oldest record in a flush to the flush being durable
+      Percentiles probed = Percentiles.of(latencies);
       String prometheus = node.text("/actuator/prometheus");
-      result.put("exporterExportLatencyMillis", PrometheusText.exporterLatency(prometheus));
-      // its parts: the broker's (engine write to the exporter) and the store's (one bulk, flushed on the delay)
-      result.put("exporterArrivalDelayMillis",
-          PrometheusText.quantilesMillis(prometheus, "flowpipe_exporter_arrival_delay_seconds", ""));
-      result.put("delayFlushDurationMillis",
-          PrometheusText.quantilesMillis(prometheus, "flowpipe_exporter_flush_duration_seconds", "reason=\"delay\""));
+      AtDelay result = new AtDelay(probed.count(), probed.p50(), probed.p90(), probed.p99(), probed.max(),
+          PrometheusText.exporterLatency(prometheus),
+          PrometheusText.quantiles(prometheus, "flowpipe_exporter_arrival_delay_seconds", ""),
+          PrometheusText.quantiles(prometheus, "flowpipe_exporter_flush_duration_seconds", "reason=\"delay\""));
       System.out.printf("bulk delay %s: %s%n", delay, result);
       return result;
     }

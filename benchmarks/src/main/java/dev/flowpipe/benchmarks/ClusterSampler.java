@@ -1,5 +1,6 @@
 package dev.flowpipe.benchmarks;
 
+import dev.flowpipe.testsupport.PrometheusSamples;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -10,8 +11,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Once a second, every node's {@code /actuator/prometheus}: who leads which partition (the Raft role,
@@ -21,8 +20,6 @@ import java.util.regex.Pattern;
  */
 final class ClusterSampler implements AutoCloseable {
 
-  private static final Pattern LINE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)\\{([^}]*)} (\\S+)$");
-  private static final Pattern PARTITION = Pattern.compile("partition=\"(\\d+)\"");
   private static final int LEADER = 3;
 
   /**
@@ -93,17 +90,13 @@ final class ClusterSampler implements AutoCloseable {
       double nodeCommits = 0;
       double nodeDropped = 0;
       double nodeReceived = 0;
-      for (String line : text.split("\n")) {
-        Matcher m = LINE.matcher(line);
-        if (!m.matches()) {
-          continue;
-        }
-        double value = Double.parseDouble(m.group(3));
-        switch (m.group(1)) {
+      for (PrometheusSamples.Sample sample : PrometheusSamples.parse(text).all()) {
+        double value = sample.value();
+        switch (sample.name()) {
           case "atomix_role" -> {
-            Matcher partition = PARTITION.matcher(m.group(2));
-            if (value == LEADER && partition.find()) {
-              leaders.put(Integer.parseInt(partition.group(1)), node);
+            String partition = sample.label("partition");
+            if (value == LEADER && partition != null) {
+              leaders.put(Integer.parseInt(partition), node);
             }
           }
           case "zeebe_log_appender_commit_latency_sum" -> nodeCommitSeconds += value;

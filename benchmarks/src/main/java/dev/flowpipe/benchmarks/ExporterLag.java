@@ -1,5 +1,7 @@
 package dev.flowpipe.benchmarks;
 
+import java.util.OptionalDouble;
+import dev.flowpipe.testsupport.PrometheusSamples;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,20 +18,11 @@ record ExporterLag(long ageMillis, long records) {
 
   /** Reads the lag from the node's Prometheus text; null when the node publishes neither gauge (no exporter of ours). */
   static ExporterLag parse(String prometheus) {
-    long age = -1;
-    long records = -1;
-    for (String line : prometheus.split("\n")) {
-      if (line.startsWith("flowpipe_exporter_lag_age_milliseconds")) {
-        age = Math.max(age, value(line));
-      } else if (line.startsWith("flowpipe_exporter_lag_records")) {
-        records = Math.max(records, value(line));
-      }
-    }
-    return age < 0 && records < 0 ? null : new ExporterLag(Math.max(age, 0), Math.max(records, 0));
-  }
-
-  private static long value(String line) {
-    return Math.round(Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)));
+    PrometheusSamples samples = PrometheusSamples.parse(prometheus);
+    OptionalDouble age = samples.max("flowpipe_exporter_lag_age_milliseconds");
+    OptionalDouble records = samples.max("flowpipe_exporter_lag_records");
+    return age.isEmpty() && records.isEmpty() ? null
+        : new ExporterLag(Math.max(Math.round(age.orElse(0)), 0), Math.max(Math.round(records.orElse(0)), 0));
   }
 
   /**

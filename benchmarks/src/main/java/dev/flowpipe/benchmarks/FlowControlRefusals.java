@@ -1,5 +1,6 @@
 package dev.flowpipe.benchmarks;
 
+import dev.flowpipe.testsupport.PrometheusSamples;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -30,13 +31,7 @@ final class FlowControlRefusals {
 
   /** The count in the node's Prometheus text; 0 when absent (no partition led yet). */
   static long parse(String text) {
-    double total = 0;
-    for (String line : text.split("\n")) {
-      if (line.startsWith(METRIC + "{") || line.startsWith(METRIC + " ")) {
-        total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-      }
-    }
-    return Math.round(total);
+    return Math.round(PrometheusSamples.parse(text).sum(METRIC));
   }
 
   /** The count now; fails when a node does not answer (a step's figure must not silently read 0). */

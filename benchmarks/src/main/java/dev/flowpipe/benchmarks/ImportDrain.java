@@ -1,5 +1,6 @@
 package dev.flowpipe.benchmarks;
 
+import dev.flowpipe.benchmarks.report.ReportWriter;
 import dev.flowpipe.importer.PartitionImport;
 import dev.flowpipe.importer.source.RawRecordIndices;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
@@ -61,42 +62,53 @@ final class ImportDrain {
   private ImportDrain() {}
 
   /** @param importerArguments further {@code --flowpipe.importer.*} arguments for the importer (e.g. page-size) */
-  static Map<String, Object> run(Path root, long records, int recordSeconds, List<String> importerArguments)
+  /**
+   * The {@code import-drain} report: the recorded load's ingest rate, the backlog, the importer's drain of it, and
+   * the ratio of the two rates.
+   */
+  record Report(String scenario, Ingest ingest, long backlogRecords, int recordedRecords, Drain drain,
+      double drainOverIngest, long importedProcessInstances) {}
+
+  /** The real node's run: a steady load recorded by the stock exporter, and what the importer must read per second. */
+  record Ingest(int loadInstancesPerSecond, int loadSeconds, long instancesCompleted, long rawRecords,
+      double rawRecordsPerInstance, long recordsPerSecond) {}
+
+  /** The importer's run over the backlog, from scratch until caught up, and what it and the store spent. */
+  record Drain(long recordsImported, double importerSeconds, double processSeconds, long recordsPerSecond,
+      double minutesToCatchUp, double importerCpuSeconds, double importerCores, long importerMaxRssMb,
+      double storeCpuSeconds, double storeCores) {}
+
+  static Report run(Path root, long records, int recordSeconds, List<String> importerArguments)
       throws Exception {
     Path work = ScratchDirectories.create("bench-import-drain");
-    Map<String, Object> report = new LinkedHashMap<>();
-    report.put("scenario", "import-drain: " + records + " raw records asked for; recorded from a real node (stock "
+    String scenario = "import-drain: " + records + " raw records asked for; recorded from a real node (stock "
         + "exporter 8.6.0, " + PARTITIONS + " partitions, load model at " + LOAD_RATE + " instances/s for "
         + recordSeconds + " s) and replayed with new keys, positions, sequences and timestamps; imported from scratch"
         + " by bin/flowpipe-importer --until-caught-up "
-        + (importerArguments.isEmpty() ? "(its defaults: page-size 1000, bulk-size 1000)" : importerArguments));
+        + (importerArguments.isEmpty() ? "(its defaults: page-size 1000, bulk-size 1000)" : importerArguments);
+    Report report;
     try (EmbeddedSearchStore opensearch = EmbeddedSearchStore.start(work.resolve("store"),
             EmbeddedStores.settings(root));
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(opensearch.url()))) {
       RawRecordIndices indices = new RawRecordIndices(PREFIX);
-      Map<String, Object> ingest = record(root, work, opensearch.url(), store, indices, recordSeconds);
-      report.put("ingest", ingest);
+      Ingest ingest = record(root, work, opensearch.url(), store, indices, recordSeconds);
       List<Map<String, Object>> recording = readAll(store, indices);
       long started = System.nanoTime();
       long backlog = replay(store, indices, recording, records);
       System.out.printf(Locale.ROOT, "backlog: %d raw records (%.0f s to write)%n", backlog,
           (System.nanoTime() - started) / 1e9);
-      report.put("backlogRecords", backlog);
-      report.put("recordedRecords", recording.size());
-      Map<String, Object> drain = drain(root, work, opensearch, importerArguments);
-      report.put("drain", drain);
-      double rate = ((Number) drain.get("recordsPerSecond")).doubleValue();
-      double ingestRate = ((Number) ingest.get("recordsPerSecond")).doubleValue();
-      report.put("drainOverIngest", Math.round(rate / ingestRate * 10) / 10.0);
+      Drain drain = drain(root, work, opensearch, importerArguments);
+      double drainOverIngest = Math.round((double) drain.recordsPerSecond() / ingest.recordsPerSecond() * 10) / 10.0;
       store.refresh(ReadModelIndex.PROCESS_INSTANCE.indexName(IMPORTED));
-      report.put("importedProcessInstances", store.count(ReadModelIndex.PROCESS_INSTANCE.indexName(IMPORTED)));
+      report = new Report(scenario, ingest, backlog, recording.size(), drain, drainOverIngest,
+          store.count(ReadModelIndex.PROCESS_INSTANCE.indexName(IMPORTED)));
     }
-    html(report, root.resolve("benchmarks/results/import-drain.html"));
+    html(ReportWriter.fields(report), root.resolve("benchmarks/results/import-drain.html"));
     return report;
   }
 
   /** The real node's run: the stock exporter's records of a steady load, and their rate. */
-  private static Map<String, Object> record(Path root, Path work, String url, SearchStore store,
+  private static Ingest record(Path root, Path work, String url, SearchStore store,
       RawRecordIndices indices, int seconds) throws Exception {
     List<String> args = new ArrayList<>(Baseline.stockExporterArguments(url, PREFIX));
     args.addAll(List.of(Baseline.STOCK_ARGUMENT + "args.bulk.delay=1",
@@ -104,7 +116,7 @@ final class ImportDrain {
         Baseline.STOCK_ARGUMENT + "args.index.jobBatch=true",
         "--flowpipe.store.url=" + url, "--flowpipe.exporter.enabled=false", "--flowpipe.flow-control.enabled=false",
         "--flowpipe.broker.partitions-count=" + PARTITIONS));
-    Map<String, Object> ingest = new LinkedHashMap<>();
+    Ingest ingest;
     try (NodeProcess node = NodeProcess.start(root, work.resolve("node"), args, Baseline.stockExporterClasspath(root));
         ZeebeClient client = ScenarioNodes.client(node)) {
       System.out.printf("recording: %d instances/s for %d s on a node with the stock exporter%n", LOAD_RATE, seconds);
@@ -115,14 +127,10 @@ final class ImportDrain {
         now = settledCount(store, indices);
       }
       long instances = completedInstances(store, indices);
-      ingest.put("loadInstancesPerSecond", LOAD_RATE);
-      ingest.put("loadSeconds", seconds);
-      ingest.put("instancesCompleted", instances);
-      ingest.put("rawRecords", now);
       double perInstance = (double) now / Math.max(1, instances);
-      ingest.put("rawRecordsPerInstance", Math.round(perInstance * 10) / 10.0);
       // what the importer reads per second while such a load runs: records per instance times the instance rate
-      ingest.put("recordsPerSecond", Math.round(perInstance * LOAD_RATE));
+      ingest = new Ingest(LOAD_RATE, seconds, instances, now, Math.round(perInstance * 10) / 10.0,
+          Math.round(perInstance * LOAD_RATE));
     }
     System.out.println("ingest: " + ingest);
     return ingest;
@@ -282,7 +290,7 @@ final class ImportDrain {
   }
 
   /** The standalone importer from scratch until caught up: wall time, CPU time, largest resident set. */
-  private static Map<String, Object> drain(Path root, Path work, EmbeddedSearchStore opensearch,
+  private static Drain drain(Path root, Path work, EmbeddedSearchStore opensearch,
       List<String> importerArguments) throws Exception {
     Path log = work.resolve("importer.log");
     List<String> command = new ArrayList<>(List.of(root.resolve("bin/flowpipe-importer").toString(),
@@ -312,17 +320,10 @@ final class ImportDrain {
     }
     long imported = Long.parseLong(caughtUp.group(1));
     double importSeconds = Double.parseDouble(caughtUp.group(2));
-    Map<String, Object> drain = new LinkedHashMap<>();
-    drain.put("recordsImported", imported);
-    drain.put("importerSeconds", importSeconds);
-    drain.put("processSeconds", Math.round(wallSeconds * 10) / 10.0);
-    drain.put("recordsPerSecond", Math.round(imported / importSeconds));
-    drain.put("minutesToCatchUp", Math.round(wallSeconds / 60 * 100) / 100.0);
-    drain.put("importerCpuSeconds", Math.round(cpuNanos / 1e8) / 10.0);
-    drain.put("importerCores", Math.round(cpuNanos / 1e9 / wallSeconds * 100) / 100.0);
-    drain.put("importerMaxRssMb", maxRssKb / 1024);
-    drain.put("storeCpuSeconds", Math.round(storeCpuSeconds * 10) / 10.0);
-    drain.put("storeCores", Math.round(storeCpuSeconds / wallSeconds * 100) / 100.0);
+    Drain drain = new Drain(imported, importSeconds, Math.round(wallSeconds * 10) / 10.0,
+        Math.round(imported / importSeconds), Math.round(wallSeconds / 60 * 100) / 100.0,
+        Math.round(cpuNanos / 1e8) / 10.0, Math.round(cpuNanos / 1e9 / wallSeconds * 100) / 100.0, maxRssKb / 1024,
+        Math.round(storeCpuSeconds * 10) / 10.0, Math.round(storeCpuSeconds / wallSeconds * 100) / 100.0);
     System.out.println("drain: " + drain);
     return drain;
   }

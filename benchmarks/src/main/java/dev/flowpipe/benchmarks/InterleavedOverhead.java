@@ -26,7 +26,16 @@ final class InterleavedOverhead {
 
   private InterleavedOverhead() {}
 
-  static Map<String, Object> run(Path root, int windowSeconds, List<String> selected, int warmUpSeconds, int rounds)
+  /** The {@code overhead-interleaved} report: per mode, each round's throughput, and the paired ratios. */
+  record Report(String scenario, int warmUpSecondsPerNode, int windowSeconds, long settleSecondsPerWindow, int rounds,
+      Map<String, Long> documentsInStoreAfterWarmUp, Map<String, List<Double>> instancesPerSecond,
+      Map<String, List<Long>> exporterBehindMillisAfterEachWindow, Map<String, Double> meanInstancesPerSecond,
+      Map<String, Ratio> ratios) {}
+
+  /** One mode's throughput over a baseline's, within each round, and their median, minimum and maximum. */
+  record Ratio(List<Double> perRound, double median, double min, double max) {}
+
+  static Report run(Path root, int windowSeconds, List<String> selected, int warmUpSeconds, int rounds)
       throws Exception {
     if (windowSeconds < 1 || warmUpSeconds < 0 || rounds < 1) {
       throw new IllegalArgumentException("overhead-interleaved: window seconds and rounds must be at least 1 and "
@@ -77,20 +86,10 @@ final class InterleavedOverhead {
         node.close();
       }
     }
-    Map<String, Object> report = new LinkedHashMap<>();
-    report.put("scenario", "exporter overhead, interleaved: engine throughput (one service task per instance, 128 in "
+    return new Report("exporter overhead, interleaved: engine throughput (one service task per instance, 128 in "
         + "flight), flow control off in every mode; all nodes warm side by side, one measured at a time while the "
-        + "others are frozen");
-    report.put("warmUpSecondsPerNode", warmUpSeconds);
-    report.put("windowSeconds", windowSeconds);
-    report.put("settleSecondsPerWindow", SETTLE.toSeconds());
-    report.put("rounds", rounds);
-    report.put("documentsInStoreAfterWarmUp", documents);
-    report.put("instancesPerSecond", results);
-    report.put("exporterBehindMillisAfterEachWindow", lags);
-    report.put("meanInstancesPerSecond", Figures.means(results));
-    report.put("ratios", pairedRatios(results));
-    return report;
+        + "others are frozen", warmUpSeconds, windowSeconds, SETTLE.toSeconds(), rounds, documents, results, lags,
+        Figures.means(results), pairedRatios(results));
   }
 
   /**
@@ -98,8 +97,8 @@ final class InterleavedOverhead {
    * and every mode of ours to Camunda's {@code stock} exporter: the ratio within each round, and their median, minimum
    * and maximum.
    */
-  static Map<String, Object> pairedRatios(Map<String, List<Double>> results) {
-    Map<String, Object> ratios = new LinkedHashMap<>();
+  static Map<String, Ratio> pairedRatios(Map<String, List<Double>> results) {
+    Map<String, Ratio> ratios = new LinkedHashMap<>();
     for (String baseline : List.of("noop", "none", "stock")) {
       if (!results.containsKey(baseline)) {
         continue;
@@ -119,12 +118,8 @@ final class InterleavedOverhead {
           continue;
         }
         List<Double> sorted = perRound.stream().sorted().toList();
-        Map<String, Object> summary = new LinkedHashMap<>();
-        summary.put("perRound", perRound);
-        summary.put("median", median(sorted));
-        summary.put("min", sorted.get(0));
-        summary.put("max", sorted.get(sorted.size() - 1));
-        ratios.put(mode + "/" + baseline, summary);
+        ratios.put(mode + "/" + baseline,
+            new Ratio(perRound, median(sorted), sorted.get(0), sorted.get(sorted.size() - 1)));
       }
     }
     return ratios;

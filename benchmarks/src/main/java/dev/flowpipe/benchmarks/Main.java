@@ -1,8 +1,6 @@
 package dev.flowpipe.benchmarks;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import java.nio.file.Files;
+import dev.flowpipe.benchmarks.report.ReportWriter;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.LinkedHashMap;
@@ -14,8 +12,6 @@ import java.util.Map;
  * report under {@code benchmarks/results/} (JSON, and the HTML page where the scenario has one).
  */
 final class Main {
-
-  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   private Main() {}
 
@@ -31,16 +27,13 @@ final class Main {
       htmlFromSavedReport(root, args.length > 1 ? args[1] : "");
       return;
     }
-    Map<String, Object> report = Scenarios.named(args[0]).run(root, args);
-    report.put("date", LocalDate.now().toString());
-    report.put("machine", Runtime.getRuntime().availableProcessors() + " cores, Java " + Runtime.version());
+    Map<String, Object> report = ReportWriter.tree(Scenarios.named(args[0]).run(root, args), LocalDate.now());
     Path out = root.resolve("benchmarks/results/" + args[0] + ".json");
-    Files.createDirectories(out.getParent());
-    JSON.writeValue(out.toFile(), report);
+    ReportWriter.write(report, out);
     // their windows (load, ramp), differences (crash) or lag samples (import-restart) make the JSON long; the summary
     // was printed
     if (!List.of("load", "ramp", "crash", "cluster-crash", "slow-network", "import-restart").contains(args[0])) {
-      System.out.println(JSON.writeValueAsString(report));
+      System.out.println(ReportWriter.text(report));
     }
     System.out.println("report: " + out);
     if (ReportPages.SCENARIOS.contains(args[0])) {
@@ -50,16 +43,14 @@ final class Main {
     System.exit(Boolean.FALSE.equals(report.get("passed")) ? 1 : 0);
   }
 
-
   /** Draws the HTML page of a JSON-only scenario again from its saved report. */
-  @SuppressWarnings("unchecked")
   static void htmlFromSavedReport(Path root, String scenario) throws Exception {
     if (!ReportPages.SCENARIOS.contains(scenario)) {
       throw new IllegalArgumentException("html: scenario must be one of " + ReportPages.SCENARIOS + ", was '"
           + scenario + "'");
     }
     Path json = root.resolve("benchmarks/results/" + scenario + ".json");
-    ReportPages.write(scenario, JSON.readValue(json.toFile(), Map.class),
+    ReportPages.write(scenario, ReportWriter.read(json),
         root.resolve("benchmarks/results/" + scenario + ".html"));
   }
 }

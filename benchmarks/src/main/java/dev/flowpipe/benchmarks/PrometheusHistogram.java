@@ -1,5 +1,6 @@
 package dev.flowpipe.benchmarks;
 
+import dev.flowpipe.testsupport.PrometheusSamples;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -13,15 +14,10 @@ record PrometheusHistogram(TreeMap<Double, Double> cumulative) {
 
   static PrometheusHistogram parse(String prometheus, String metric, String label) {
     TreeMap<Double, Double> buckets = new TreeMap<>();
-    String prefix = metric + "_bucket{";
-    for (String line : prometheus.split("\n")) {
-      if (!line.startsWith(prefix) || !line.contains(label)) {
-        continue;
-      }
-      String le = line.replaceAll(".*le=\"([^\"]+)\".*", "$1");
+    for (PrometheusSamples.Sample bucket : PrometheusSamples.parse(prometheus).named(metric + "_bucket", label)) {
+      String le = bucket.label("le");
       double bound = le.equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(le);
-      double count = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-      buckets.merge(bound, count, Double::sum);
+      buckets.merge(bound, bucket.value(), Double::sum);
     }
     return new PrometheusHistogram(buckets);
   }

@@ -1,18 +1,23 @@
 package dev.flowpipe.benchmarks;
 
+import dev.flowpipe.benchmarks.report.Quantiles;
+import dev.flowpipe.testsupport.PrometheusSamples;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
- * Figures read from a node's Prometheus text: export latency quantiles, flush statistics.
+ * Figures read from a node's Prometheus text ({@link PrometheusSamples}, the one reader of that format): a timer's
+ * quantiles, the exporter's flush statistics.
  */
 final class PrometheusText {
 
   private PrometheusText() {}
 
   /** The p50 and p99 of the exporter's export-latency timer, from the node's Prometheus text. */
-  static Map<String, Object> exporterLatency(String prometheus) {
-    return quantilesMillis(prometheus, "flowpipe_exporter_export_latency_seconds", "");
+  static Quantiles exporterLatency(String prometheus) {
+    return quantiles(prometheus, "flowpipe_exporter_export_latency_seconds", "");
   }
 
   /**
@@ -21,41 +26,25 @@ final class PrometheusText {
    * few minutes: Micrometer's decaying maximum); only series whose lines contain {@code label} (e.g.
    * {@code reason="delay"}; "" for all).
    */
-  static Map<String, Object> quantilesMillis(String prometheus, String metric, String label) {
-    Map<String, Object> quantiles = new LinkedHashMap<>();
+  static Quantiles quantiles(String prometheus, String metric, String label) {
     PrometheusHistogram histogram = PrometheusHistogram.parse(prometheus, metric, label);
-    if (histogram.count() > 0) {
-      quantiles.put("p50", Math.round(histogram.quantile(0.5) * 1000));
-      quantiles.put("p99", Math.round(histogram.quantile(0.99) * 1000));
-    }
-    Long max = null;
-    for (String line : prometheus.split("\n")) {
-      if (line.contains(label) && line.startsWith(metric + "_max{")) {
-        max = Math.max(max == null ? 0 : max, millis(line));
-      }
-    }
-    if (max != null) {
-      quantiles.put("max", max);
-    }
-    return quantiles;
+    boolean observed = histogram.count() > 0;
+    OptionalLong max = PrometheusSamples.parse(prometheus).named(metric + "_max", label).stream()
+        .mapToLong(sample -> Math.round(Math.max(0, sample.value()) * 1000)).max();
+    return new Quantiles(observed ? Math.round(histogram.quantile(0.5) * 1000) : null,
+        observed ? Math.round(histogram.quantile(0.99) * 1000) : null, max.isPresent() ? max.getAsLong() : null);
   }
 
-  /** The value of one Prometheus sample line, in seconds, as ms. */
-  static long millis(String line) {
-    return Math.round(Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)) * 1000);
-  }
 
   /** Bulks by reason (count, mean documents, mean seconds) from the exporter's Prometheus text; empty without one. */
   static Map<String, String> flushStatistics(String prometheus) {
     Map<String, Double> values = new LinkedHashMap<>();
-    for (String line : prometheus.split("\n")) {
-      if (line.startsWith("flowpipe_exporter_flush_duration_seconds_count{")
-          || line.startsWith("flowpipe_exporter_flush_duration_seconds_sum{")
-          || line.startsWith("flowpipe_exporter_bulk_size_documents_count{")
-          || line.startsWith("flowpipe_exporter_bulk_size_documents_sum{")) {
-        String name = line.substring("flowpipe_exporter_".length(), line.indexOf('{'));
-        String reason = line.contains("reason=\"") ? line.replaceAll(".*reason=\"([^\"]+)\".*", "$1") : "all";
-        values.merge(name + "/" + reason, Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)), Double::sum);
+    PrometheusSamples samples = PrometheusSamples.parse(prometheus);
+    for (String name : List.of("flush_duration_seconds_count", "flush_duration_seconds_sum", "bulk_size_documents_count",
+        "bulk_size_documents_sum")) {
+      for (PrometheusSamples.Sample sample : samples.named("flowpipe_exporter_" + name)) {
+        String reason = sample.label("reason") == null ? "all" : sample.label("reason");
+        values.merge(name + "/" + reason, sample.value(), Double::sum);
       }
     }
     Map<String, String> statistics = new LinkedHashMap<>();

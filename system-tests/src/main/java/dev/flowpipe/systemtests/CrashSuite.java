@@ -1,5 +1,6 @@
 package dev.flowpipe.systemtests;
 
+import dev.flowpipe.testsupport.PrometheusSamples;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
@@ -15,8 +16,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.function.Consumer;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The exporter's promise under crashes, on a real node: after any crash and replay the read model is that of one clean
@@ -30,8 +29,6 @@ public final class CrashSuite {
 
   static final String NODE_PREFIX = "flowpipe";
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Pattern DURABLE_POSITION =
-      Pattern.compile("flowpipe_exporter_position_durable\\{.*partition=\"(\\d+)\".*} (\\S+)");
 
   private final Path root;
   private final CrashSettings settings;
@@ -129,10 +126,10 @@ public final class CrashSuite {
   public static Map<Integer, Long> durablePositions(NodeProcess node) {
     Map<Integer, Long> positions = new HashMap<>();
     try {
-      for (String line : node.text("/actuator/prometheus").split("\n")) {
-        Matcher sample = DURABLE_POSITION.matcher(line);
-        if (sample.matches()) {
-          positions.put(Integer.parseInt(sample.group(1)), (long) Double.parseDouble(sample.group(2)));
+      for (PrometheusSamples.Sample sample : PrometheusSamples.parse(node.text("/actuator/prometheus"))
+          .named("flowpipe_exporter_position_durable")) {
+        if (sample.label("partition") != null) {
+          positions.put(Integer.parseInt(sample.label("partition")), (long) sample.value());
         }
       }
     } catch (IOException e) {
