@@ -9,7 +9,9 @@ import java.util.Map;
 /**
  * A scenario's {@code --name=value} arguments, read once each: a value of the wrong form or a name the scenario does
  * not know fails naming the scenario, the argument and the value. Arguments starting with {@code passThrough} (e.g.
- * {@code --flowpipe.importer.}) are kept as they are for the process they configure.
+ * {@code --flowpipe.importer.}) are kept as they are for the process they configure. The one convention of
+ * {@code benchmarks/run}; the positional arguments of the older scenarios are read as their {@code --name=value}
+ * ({@link #positional}).
  */
 final class ScenarioArguments {
 
@@ -29,6 +31,44 @@ final class ScenarioArguments {
         throw new IllegalArgumentException(scenario + ": arguments are --name=value, was '" + arg + "'");
       }
       values.put(arg.substring(2, eq), arg.substring(eq + 1));
+    }
+  }
+
+  /**
+   * The arguments of a scenario whose leading arguments may be positional, as {@code benchmarks/run} documents them:
+   * the i-th one not of the form {@code --name=value} stands for {@code --names[i]=value}; more positional arguments
+   * than names fail, naming the scenario and the argument.
+   */
+  static ScenarioArguments positional(String scenario, List<String> args, List<String> names, String passThrough) {
+    List<String> named = new ArrayList<>();
+    int position = 0;
+    for (String arg : args) {
+      if (arg.startsWith("--")) {
+        named.add(arg);
+      } else if (position < names.size()) {
+        named.add("--" + names.get(position++) + "=" + arg);
+      } else {
+        throw new IllegalArgumentException(scenario + ": at most " + names.size() + " positional arguments ("
+            + String.join(", ", names) + "), then --name=value; was '" + arg + "'");
+      }
+    }
+    return new ScenarioArguments(scenario, named, passThrough);
+  }
+
+  String text(String name, String fallback) {
+    String text = values.remove(name);
+    return text == null ? fallback : text;
+  }
+
+  long whole(String name, long fallback) {
+    String text = values.remove(name);
+    if (text == null) {
+      return fallback;
+    }
+    try {
+      return Long.parseLong(text.trim());
+    } catch (NumberFormatException e) {
+      throw bad(name, text, "a whole number");
     }
   }
 
