@@ -1,6 +1,7 @@
 package dev.flowpipe.benchmarks;
 
 import dev.flowpipe.benchmarks.report.ReportWriter;
+import dev.flowpipe.benchmarks.report.ReportPages;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.LinkedHashMap;
@@ -11,7 +12,7 @@ import java.util.Map;
  * The entry point of {@code benchmarks/run}: finds the scenario by name in {@link Scenarios}, runs it and writes its
  * report under {@code benchmarks/results/} (JSON, and the HTML page where the scenario has one).
  */
-final class Main {
+public final class Main {
 
   private Main() {}
 
@@ -44,7 +45,7 @@ final class Main {
   }
 
   /** Draws the HTML page of a JSON-only scenario again from its saved report. */
-  static void htmlFromSavedReport(Path root, String scenario) throws Exception {
+  public static void htmlFromSavedReport(Path root, String scenario) throws Exception {
     if (!ReportPages.SCENARIOS.contains(scenario)) {
       throw new IllegalArgumentException("html: scenario must be one of " + ReportPages.SCENARIOS + ", was '"
           + scenario + "'");

@@ -3,6 +3,30 @@ package dev.flowpipe.benchmarks;
 import dev.flowpipe.systemtests.BatchRestart;
 import dev.flowpipe.systemtests.ClusterCrashSuite;
 import dev.flowpipe.systemtests.CrashSuite;
+import dev.flowpipe.benchmarks.cli.ScenarioArguments;
+import dev.flowpipe.benchmarks.scenario.availability.AvailabilityRun;
+import dev.flowpipe.benchmarks.scenario.overhead.Overhead;
+import dev.flowpipe.benchmarks.scenario.overhead.InterleavedOverhead;
+import dev.flowpipe.benchmarks.scenario.overhead.CpuCost;
+import dev.flowpipe.benchmarks.scenario.baseline.Baseline;
+import dev.flowpipe.benchmarks.scenario.baseline.BulkDelaySweep;
+import dev.flowpipe.benchmarks.scenario.exporter.ExporterThroughputRun;
+import dev.flowpipe.benchmarks.scenario.exporter.ExporterSlowLink;
+import dev.flowpipe.benchmarks.scenario.store.RefreshLayoutRun;
+import dev.flowpipe.benchmarks.scenario.store.StoreSettingsAB;
+import dev.flowpipe.benchmarks.scenario.store.SearchLatencyRun;
+import dev.flowpipe.benchmarks.scenario.flowcontrol.FlowControlScenario;
+import dev.flowpipe.benchmarks.scenario.ramp.LoadScenario;
+import dev.flowpipe.benchmarks.scenario.ramp.ThroughputRamp;
+import dev.flowpipe.benchmarks.scenario.ramp.ScalingRamp;
+import dev.flowpipe.benchmarks.scenario.network.SlowNetwork;
+import dev.flowpipe.benchmarks.scenario.importer.ImportDrain;
+import dev.flowpipe.benchmarks.scenario.importer.ImportRestart;
+import dev.flowpipe.benchmarks.scenario.importer.ImportRestartSettings;
+import dev.flowpipe.benchmarks.scenario.importer.LegacyAvailability;
+import dev.flowpipe.benchmarks.scenario.importer.LegacyAvailabilitySettings;
+import dev.flowpipe.benchmarks.scenario.operations.OperationsScenario;
+import dev.flowpipe.benchmarks.scenario.migration.SchemaMigrationRun;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
@@ -16,14 +40,14 @@ import java.util.Set;
  * line (the scenario's name at {@code args[0]}, then its positional arguments or {@code --name=value} options, as
  * {@code benchmarks/run} documents them). A new scenario is one line here and a class of its own.
  */
-final class Scenarios {
+public final class Scenarios {
 
   /**
    * One scenario: runs it and returns its report, a typed record of its own (or, for the scenarios not yet typed, a
    * map), which {@link dev.flowpipe.benchmarks.report.ReportWriter} writes.
    */
   @FunctionalInterface
-  interface Scenario {
+  public interface Scenario {
     Object run(Path root, String[] args) throws Exception;
   }
 
@@ -33,7 +57,7 @@ final class Scenarios {
   private Scenarios() {}
 
   /** The scenario of that name; fails naming the known ones. */
-  static Scenario named(String name) {
+  public static Scenario named(String name) {
     Scenario scenario = ALL.get(name);
     if (scenario == null) {
       throw new IllegalArgumentException("unknown scenario '" + name + "'; known: " + String.join(", ", ALL.keySet()));
@@ -41,7 +65,7 @@ final class Scenarios {
     return scenario;
   }
 
-  static Set<String> names() {
+  public static Set<String> names() {
     return ALL.keySet();
   }
 
