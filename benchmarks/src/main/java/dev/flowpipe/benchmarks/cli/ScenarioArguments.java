@@ -74,15 +74,11 @@ public final class ScenarioArguments {
   }
 
   public int integer(String name, int fallback) {
-    String text = values.remove(name);
-    if (text == null) {
-      return fallback;
+    long value = whole(name, fallback);
+    if (value != (int) value) {
+      throw bad(name, Long.toString(value), "a whole number up to " + Integer.MAX_VALUE);
     }
-    try {
-      return Integer.parseInt(text.trim());
-    } catch (NumberFormatException e) {
-      throw bad(name, text, "a whole number");
-    }
+    return (int) value;
   }
 
   public double number(String name, double fallback) {
