@@ -100,7 +100,7 @@ public final class BatchRestart {
         "--flowpipe.webapp.security.users[1].username=operator",
         "--flowpipe.webapp.security.users[1].password=o",
         "--flowpipe.webapp.security.users[1].roles=write");
-    String classpath = root.resolve("benchmarks/target/classes").toString();
+    String classpath = root.resolve("system-tests/target/classes").toString();
     Path workDir = work.resolve("node");
     long started = System.nanoTime();
     Consumer<String> timed = event -> log.accept(String.format("%6.1f s  %s", seconds(started), event));

@@ -88,7 +88,7 @@ public final class CrashSuite {
     NodeProcess.Ports ports = NodeProcess.Ports.free();
     // flow control was being redesigned under another issue when this suite was written; it is about crashes, so off
     List<String> arguments = settings.nodeArgumentsRecordingTo(records, false);
-    String recorderClasspath = root.resolve("benchmarks/target/classes").toString();
+    String recorderClasspath = root.resolve("system-tests/target/classes").toString();
     Random kills = new Random(settings.seed());
     ClientOracle oracle = new ClientOracle();
     progress.accept(String.format(Locale.ROOT, "crash suite: seed %d, %d kills, %d partition(s); starting the node",
