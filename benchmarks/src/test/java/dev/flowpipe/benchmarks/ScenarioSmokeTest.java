@@ -8,6 +8,27 @@ import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.testsupport.DelayingProxy;
+import dev.flowpipe.testsupport.NodeProcess;
+import dev.flowpipe.benchmarks.report.Figures;
+import dev.flowpipe.benchmarks.report.ReportPages;
+import dev.flowpipe.benchmarks.prometheus.PrometheusText;
+import dev.flowpipe.benchmarks.load.PendingProbes;
+import dev.flowpipe.benchmarks.scenario.availability.AvailabilityRun;
+import dev.flowpipe.benchmarks.scenario.overhead.Overhead;
+import dev.flowpipe.benchmarks.scenario.overhead.InterleavedOverhead;
+import dev.flowpipe.benchmarks.scenario.baseline.Baseline;
+import dev.flowpipe.benchmarks.scenario.baseline.BulkDelaySweep;
+import dev.flowpipe.benchmarks.scenario.exporter.ExporterThroughput;
+import dev.flowpipe.benchmarks.scenario.exporter.ExporterThroughputRun;
+import dev.flowpipe.benchmarks.scenario.exporter.ExporterSlowLink;
+import dev.flowpipe.benchmarks.scenario.store.RefreshLayout;
+import dev.flowpipe.benchmarks.scenario.store.StoreSettingsAB;
+import dev.flowpipe.benchmarks.scenario.ramp.ScalingRamp;
+import dev.flowpipe.benchmarks.scenario.network.SlowNetwork;
+import dev.flowpipe.benchmarks.scenario.importer.ImportRestartSettings;
+import dev.flowpipe.benchmarks.scenario.importer.LegacyAvailability;
+import dev.flowpipe.benchmarks.scenario.importer.LegacyAvailabilitySettings;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Files;
@@ -121,17 +142,17 @@ class ScenarioSmokeTest {
 
   @Test
   void theBulkRefreshArgumentTakesOnOffOrBothAndNamesABadValue() {
-    assertThat(Benchmarks.bulkRefreshModes("both")).containsExactly(true, false);
-    assertThat(Benchmarks.bulkRefreshModes("off")).containsExactly(false);
-    assertThatThrownBy(() -> Benchmarks.bulkRefreshModes("yes"))
+    assertThat(ExporterThroughputRun.bulkRefreshModes("both")).containsExactly(true, false);
+    assertThat(ExporterThroughputRun.bulkRefreshModes("off")).containsExactly(false);
+    assertThatThrownBy(() -> ExporterThroughputRun.bulkRefreshModes("yes"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'yes'");
   }
 
   @Test
   void theAvailabilityDelaysArgumentTakesDurationsAndNamesABadOne() {
-    assertThat(Benchmarks.availabilityDelays("100ms")).containsExactly("100ms");
-    assertThat(Benchmarks.availabilityDelays("20ms,PT0.25S,1s")).containsExactly("20ms", "PT0.25S", "1s");
-    assertThatThrownBy(() -> Benchmarks.availabilityDelays("100ms,soon"))
+    assertThat(AvailabilityRun.availabilityDelays("100ms")).containsExactly("100ms");
+    assertThat(AvailabilityRun.availabilityDelays("20ms,PT0.25S,1s")).containsExactly("20ms", "PT0.25S", "1s");
+    assertThatThrownBy(() -> AvailabilityRun.availabilityDelays("100ms,soon"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'soon'");
   }
 
@@ -166,10 +187,10 @@ class ScenarioSmokeTest {
 
   @Test
   void theStoreNicenessArgumentTakesZeroToNineteenAndNamesABadOne() {
-    assertThat(Benchmarks.storeNiceness("0,10")).containsExactly(0, 10);
-    assertThatThrownBy(() -> Benchmarks.storeNiceness("0,high"))
+    assertThat(AvailabilityRun.storeNiceness("0,10")).containsExactly(0, 10);
+    assertThatThrownBy(() -> AvailabilityRun.storeNiceness("0,high"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'high'");
-    assertThatThrownBy(() -> Benchmarks.storeNiceness("20"))
+    assertThatThrownBy(() -> AvailabilityRun.storeNiceness("20"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("was 20");
   }
 
@@ -180,7 +201,7 @@ class ScenarioSmokeTest {
       histogram.recordValue(i);
     }
 
-    var p = Benchmarks.percentiles(histogram);
+    var p = Figures.percentiles(histogram);
 
     assertThat(p).containsEntry("count", 100L).containsEntry("p50", 50L).containsEntry("p99", 99L)
         .containsEntry("max", 100L);
@@ -203,8 +224,8 @@ class ScenarioSmokeTest {
         """;
 
     // 40 in all, 10 of them at most 0.1 s: the 20th lies 10 / 30 into (0.1, 0.2], the 39.6th 29.6 / 30
-    assertThat(Benchmarks.exporterLatency(text)).containsEntry("p50", 133L).containsEntry("p99", 199L)
-        .containsEntry("max", 200L);
+    assertThat(PrometheusText.exporterLatency(text))
+        .isEqualTo(new dev.flowpipe.benchmarks.report.Quantiles(133L, 199L, 200L));
   }
 
   @Test
@@ -219,9 +240,8 @@ class ScenarioSmokeTest {
         flowpipe_exporter_flush_duration_seconds_max{partition="1",reason="delay"} 0.0395
         """;
 
-    assertThat(Benchmarks.quantilesMillis(text, "flowpipe_exporter_flush_duration_seconds", "reason=\"delay\""))
-        .containsOnly(java.util.Map.entry("p50", 30L), java.util.Map.entry("p99", 40L),
-            java.util.Map.entry("max", 40L));
+    assertThat(PrometheusText.quantiles(text, "flowpipe_exporter_flush_duration_seconds", "reason=\"delay\""))
+        .isEqualTo(new dev.flowpipe.benchmarks.report.Quantiles(30L, 40L, 40L));
   }
 
   @Test
@@ -247,11 +267,11 @@ class ScenarioSmokeTest {
 
   @Test
   void nodeSettingVariantsGiveOneKeyValuePerValueAndNameABadArgument() {
-    assertThat(Benchmarks.nodeSettingVariants("flowpipe.exporter.index-refresh-interval=100ms|1s"))
+    assertThat(AvailabilityRun.nodeSettingVariants("flowpipe.exporter.index-refresh-interval=100ms|1s"))
         .containsExactly("flowpipe.exporter.index-refresh-interval=100ms", "flowpipe.exporter.index-refresh-interval=1s");
-    assertThatThrownBy(() -> Benchmarks.nodeSettingVariants("refresh=1s"))
+    assertThatThrownBy(() -> AvailabilityRun.nodeSettingVariants("refresh=1s"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'refresh=1s'");
-    assertThatThrownBy(() -> Benchmarks.nodeSettingVariants("flowpipe.exporter.bulk.delay=1s||2s"))
+    assertThatThrownBy(() -> AvailabilityRun.nodeSettingVariants("flowpipe.exporter.bulk.delay=1s||2s"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty value");
   }
 
@@ -275,10 +295,8 @@ class ScenarioSmokeTest {
     var ratios = InterleavedOverhead.pairedRatios(results);
 
     assertThat(ratios).containsOnlyKeys("ours/noop", "ours/none", "noop/none");
-    @SuppressWarnings("unchecked")
-    var oursOverNoop = (java.util.Map<String, Object>) ratios.get("ours/noop");
-    assertThat(oursOverNoop.get("perRound")).isEqualTo(java.util.List.of(0.9, 1.0, 0.5));
-    assertThat(oursOverNoop).containsEntry("median", 0.9).containsEntry("min", 0.5).containsEntry("max", 1.0);
+    assertThat(ratios.get("ours/noop"))
+        .isEqualTo(new InterleavedOverhead.Ratio(java.util.List.of(0.9, 1.0, 0.5), 0.9, 0.5, 1.0));
   }
 
   @Test
@@ -292,14 +310,12 @@ class ScenarioSmokeTest {
     var ratios = InterleavedOverhead.pairedRatios(results);
 
     assertThat(ratios).containsOnlyKeys("ours/noop", "stock/noop", "stock-delay-1s/noop", "ours/stock");
-    @SuppressWarnings("unchecked")
-    var oursOverStock = (java.util.Map<String, Object>) ratios.get("ours/stock");
-    assertThat(oursOverStock.get("perRound")).isEqualTo(java.util.List.of(0.9, 1.2));
+    assertThat(ratios.get("ours/stock").perRound()).isEqualTo(java.util.List.of(0.9, 1.2));
   }
 
   @Test
   void theStockModesRunCamundasExporterAgainstTheNodesOwnStoreInPlaceOfOurs() {
-    var modes = Benchmarks.exporterModes(java.util.List.of("stock", "stock-delay-1s"));
+    var modes = Overhead.exporterModes(java.util.List.of("stock", "stock-delay-1s"));
 
     assertThat(modes.get("stock")).contains("--flowpipe.exporter.enabled=false",
         "--flowpipe.broker.additional-exporters.stock.class-name=" + Baseline.STOCK_CLASS,

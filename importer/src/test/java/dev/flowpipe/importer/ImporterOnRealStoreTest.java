@@ -7,7 +7,7 @@ import dev.flowpipe.importer.config.ImporterSettings;
 import dev.flowpipe.importer.source.RawRecordIndices;
 import dev.flowpipe.importer.source.SyntheticRawRecords;
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.StoreProxy;
+import dev.flowpipe.testsupport.StoreProxy;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.SearchStore;
 import io.camunda.zeebe.protocol.record.ValueType;

@@ -4,12 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.flowpipe.node.TestNode;
-import dev.flowpipe.node.flowcontrol.DegradedStoreExperiment.Sample;
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.StoreProxy;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.testsupport.DegradedStoreExperiment.Sample;
+import dev.flowpipe.testsupport.DegradedStoreExperiment;
+import dev.flowpipe.testsupport.StoreProxy;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.nio.file.Path;
@@ -139,7 +140,7 @@ class FlowControlUnderDegradedStoreTest {
     // nothing lost: every accepted instance reaches the read model (and nothing the engine did not create)
     experiment.stopLoad();
     String index = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
-    DegradedStoreExperiment.awaitInReadModel(direct, index, experiment.acceptedKeys());
+    DegradedStoreExperiment.awaitInReadModel(chunk -> direct.getAll(index, chunk), experiment.acceptedKeys());
     List<String> accepted = experiment.acceptedKeys().stream().map(String::valueOf).toList();
     direct.refresh(index);
     java.util.Set<String> acceptedSet = java.util.Set.copyOf(accepted);

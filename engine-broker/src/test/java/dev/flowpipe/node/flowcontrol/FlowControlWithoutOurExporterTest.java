@@ -3,6 +3,7 @@ package dev.flowpipe.node.flowcontrol;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flowpipe.node.TestNode;
+import dev.flowpipe.testsupport.DegradedStoreExperiment;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.nio.file.Path;

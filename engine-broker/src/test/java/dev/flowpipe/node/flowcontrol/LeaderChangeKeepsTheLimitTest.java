@@ -5,11 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.flowpipe.node.NodeProcess;
+import dev.flowpipe.testsupport.NodeProcess;
 import dev.flowpipe.node.TestNode;
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.StoreProxy;
+import dev.flowpipe.testsupport.StoreProxy;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.testsupport.DegradedStoreExperiment;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.response.BrokerInfo;
 import io.camunda.zeebe.client.api.response.PartitionInfo;

@@ -4,12 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.flowpipe.node.TestNode;
-import dev.flowpipe.node.flowcontrol.DegradedStoreExperiment.Sample;
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.StoreProxy;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.testsupport.DegradedStoreExperiment.Sample;
+import dev.flowpipe.testsupport.DegradedStoreExperiment;
+import dev.flowpipe.testsupport.StoreProxy;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.nio.file.Path;
@@ -104,7 +105,8 @@ class RestartWithBacklogTest {
       }
 
       // nothing lost: every instance accepted before and after the restart is in the read model
-      DegradedStoreExperiment.awaitInReadModel(direct, ReadModelIndex.PROCESS_INSTANCE.indexName(prefix), accepted);
+      DegradedStoreExperiment.awaitInReadModel(
+          chunk -> direct.getAll(ReadModelIndex.PROCESS_INSTANCE.indexName(prefix), chunk), accepted);
     }
   }
 }

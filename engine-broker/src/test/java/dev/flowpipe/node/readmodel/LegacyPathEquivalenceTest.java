@@ -5,7 +5,7 @@ import static dev.flowpipe.node.readmodel.ReadModelFromRealRunsTest.documents;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.flowpipe.node.NodeProcess;
+import dev.flowpipe.testsupport.NodeProcess;
 import dev.flowpipe.node.TestNode;
 import dev.flowpipe.node.webapp.HeadlessChromium;
 import com.microsoft.playwright.Browser;

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.flowpipe.exporter.ReadModelExporter;
 import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.node.TestNode;
-import dev.flowpipe.schema.StoreProxy;
+import dev.flowpipe.testsupport.StoreProxy;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;

@@ -3,7 +3,7 @@ package dev.flowpipe.node.readmodel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.flowpipe.node.NodeProcess;
+import dev.flowpipe.testsupport.NodeProcess;
 import dev.flowpipe.node.TestNode;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;

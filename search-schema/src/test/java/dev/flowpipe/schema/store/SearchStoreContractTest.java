@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flowpipe.schema.PreviousSchemaFixture;
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.StoreProxy;
+import dev.flowpipe.testsupport.StoreProxy;
 import dev.flowpipe.schema.TestCertificates;
 import dev.flowpipe.schema.TlsProxy;
 import dev.flowpipe.schema.index.ReadModelIndex;

@@ -1,0 +1,54 @@
+package dev.flowpipe.benchmarks.scenario.migration;
+
+import dev.flowpipe.schema.PreviousSchemaFixture;
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.schema.index.IndexLayout;
+import dev.flowpipe.schema.index.MigrationProgress;
+import dev.flowpipe.schema.index.SchemaManager;
+import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.schema.store.SearchStoreConnector;
+import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.systemtests.EmbeddedStores;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * How long a start-up takes to migrate a read model of schema version 1 in place: {@code perEntity} documents in each
+ * of the six entity indices (plus two dead letters) in the embedded OpenSearch, then one {@code ensureSchema}, timed.
+ */
+public final class SchemaMigrationRun {
+
+  private static final String PREFIX = "bench-migration";
+
+  private SchemaMigrationRun() {}
+
+  public static Map<String, Object> run(Path root, int perEntity) throws Exception {
+    try (EmbeddedSearchStore node =
+            EmbeddedSearchStore.start(ScratchDirectories.create("bench-migration"), EmbeddedStores.settings(root));
+        SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.url()))) {
+      System.out.printf("writing %d documents per entity in schema version 1%n", perEntity);
+      PreviousSchemaFixture.write(store, PREFIX, perEntity);
+      MigrationProgress progress = new MigrationProgress();
+      double loadBefore = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+      long start = System.nanoTime();
+      new SchemaManager(store, PREFIX, IndexLayout.singleNode("1s"), progress).ensureSchema();
+      double seconds = (System.nanoTime() - start) / 1e9;
+      double loadAfter = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+      MigrationProgress.Snapshot done = progress.snapshot();
+      Map<String, Object> report = new LinkedHashMap<>();
+      report.put("scenario", "start-up migration of a schema-version-1 read model into version 2 (scroll + versioned "
+          + "bulk copy, pages of 1000, alias switch, count check, old indices deleted) in the embedded OpenSearch");
+      report.put("state", done.state().name());
+      report.put("documents", done.copied());
+      report.put("documentsBefore", done.total());
+      report.put("seconds", Math.round(seconds * 100) / 100.0);
+      report.put("documentsPerSecond", Math.round(done.copied() / seconds));
+      report.put("loadAverage1mBefore", loadBefore);
+      report.put("loadAverage1mAfter", loadAfter);
+      return report;
+    }
+  }
+}

@@ -1,0 +1,451 @@
+package dev.flowpipe.benchmarks.scenario.network;
+
+import dev.flowpipe.benchmarks.report.HtmlReport.Band;
+import dev.flowpipe.benchmarks.report.HtmlReport.Series;
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.schema.store.SearchStoreConnector;
+import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.testsupport.NodeCluster;
+import dev.flowpipe.testsupport.ClusterTopology;
+import dev.flowpipe.systemtests.EmbeddedStores;
+import dev.flowpipe.benchmarks.report.Figures;
+import dev.flowpipe.benchmarks.report.HtmlReport;
+import dev.flowpipe.benchmarks.report.LoadCharts;
+import dev.flowpipe.benchmarks.load.LoadSettings;
+import dev.flowpipe.benchmarks.load.LoadModel;
+import dev.flowpipe.benchmarks.load.LoadGenerator;
+import dev.flowpipe.benchmarks.load.LoadWindow;
+import dev.flowpipe.benchmarks.load.LoadResult;
+import dev.flowpipe.benchmarks.load.Availability;
+import dev.flowpipe.benchmarks.load.AvailabilityProbe;
+import dev.flowpipe.benchmarks.scenario.ramp.LoadScenario;
+import io.camunda.zeebe.client.ZeebeClient;
+import io.camunda.zeebe.model.bpmn.Bpmn;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.ToDoubleFunction;
+import org.HdrHistogram.Histogram;
+
+/**
+ * {@code benchmarks/run slow-network [PI/s] [delay seconds] [delays] [calm seconds] [--partitions=1] [--warm-up=30s]
+ * [load options]}:
+ * the published network-latency experiment on loopback. Three node processes (replication 3) joined by
+ * {@link PairwiseLinks}, one store of the run's own, a steady load through the gateway of a node that does not lead
+ * partition 1; phases one after another: calm, then each delay added to the outgoing traffic of the node leading
+ * partition 1 when the phase begins (to the other nodes and to the store, as {@code netem} on its host would), each
+ * followed by a calm phase with every link undelayed. Per second: instances created and completed, process execution
+ * latency, rejections, the leaders' commit latency, who leads, exporter lag; beside the load, availability probes (an
+ * instance's end in the engine to COMPLETED in a store search and in the web app's API). Per phase: the same summed.
+ */
+public final class SlowNetwork {
+
+  public static final int NODES = 3;
+  private static final int PROBED_PARTITION = 1;
+
+  private SlowNetwork() {}
+
+  /** One stretch of the run: {@code delay} on {@code node}'s outgoing traffic (zero: none), for {@code seconds}. */
+  public record Phase(String label, Duration delay, int seconds) {}
+
+  /** The command line. */
+  public record Settings(double rate, int delaySeconds, List<Duration> delays, int calmSeconds, int partitions,
+      Duration warmUp, LoadSettings load) {
+    public Settings {
+      if (!(rate > 0)) {
+        throw new IllegalArgumentException("slow-network: the rate must be > 0 PI/s, was " + rate);
+      }
+      if (delaySeconds < 10 || calmSeconds < 10) {
+        throw new IllegalArgumentException("slow-network: delay and calm phases must be >= 10 s, were "
+            + delaySeconds + " and " + calmSeconds);
+      }
+      if (delays.isEmpty() || delays.stream().anyMatch(d -> d.isNegative() || d.isZero())) {
+        throw new IllegalArgumentException("slow-network: delays must be > 0, were " + delays);
+      }
+      if (warmUp.isNegative()) {
+        throw new IllegalArgumentException("slow-network: --warm-up must be >= 0, was " + warmUp);
+      }
+      if (partitions < 1) {
+        throw new IllegalArgumentException("slow-network: --partitions must be >= 1, was " + partitions);
+      }
+      if (load.gateway() != null) {
+        throw new IllegalArgumentException("slow-network starts its own cluster; --gateway is for load, was "
+            + load.gateway());
+      }
+    }
+
+    public static Settings parse(List<String> args) {
+      List<String> positional = new ArrayList<>();
+      List<String> loadArgs = new ArrayList<>();
+      int partitions = 1;
+      Duration warmUp = Duration.ofSeconds(30);
+      for (String arg : args) {
+        if (arg.startsWith("--partitions=")) {
+          partitions = integer("--partitions", arg.substring("--partitions=".length()));
+        } else if (arg.startsWith("--warm-up=")) {
+          warmUp = LoadSettings.duration("warm-up", arg.substring("--warm-up=".length()));
+        } else if (arg.startsWith("--")) {
+          loadArgs.add(arg);
+        } else {
+          positional.add(arg);
+        }
+      }
+      if (positional.size() > 4) {
+        throw new IllegalArgumentException("slow-network: at most 4 positional arguments ([PI/s] [delay seconds]"
+            + " [delays] [calm seconds]), were " + positional);
+      }
+      double rate = positional.size() > 0 ? number(positional.get(0)) : 30;
+      int delaySeconds = positional.size() > 1 ? integer("delay seconds", positional.get(1)) : 120;
+      List<Duration> delays = new ArrayList<>();
+      for (String d : (positional.size() > 2 ? positional.get(2) : "100ms,250ms").split(",")) {
+        delays.add(LoadSettings.duration("delay", d.trim()));
+      }
+      int calmSeconds = positional.size() > 3 ? integer("calm seconds", positional.get(3)) : 60;
+      return new Settings(rate, delaySeconds, delays, calmSeconds, partitions, warmUp, LoadSettings.parse(loadArgs));
+    }
+
+    public List<Phase> phases() {
+      List<Phase> phases = new ArrayList<>(List.of(new Phase("calm", Duration.ZERO, calmSeconds)));
+      for (Duration delay : delays) {
+        phases.add(new Phase(delay.toMillis() + " ms", delay, delaySeconds));
+        phases.add(new Phase("calm", Duration.ZERO, calmSeconds));
+      }
+      return phases;
+    }
+
+    private static double number(String text) {
+      try {
+        return Double.parseDouble(text);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("slow-network: the rate must be a number, was '" + text + "'");
+      }
+    }
+
+    private static int integer(String what, String text) {
+      try {
+        return Integer.parseInt(text);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("slow-network: " + what + " must be a whole number, was '" + text + "'");
+      }
+    }
+  }
+
+  /** An availability probe: started at {@code second}; ms after its end until visible, -1 if not seen or failed. */
+  public record Probe(double second, long storeMillis, long apiMillis) {}
+
+  public static Map<String, Object> run(Path root, List<String> args, Path html) throws Exception {
+    Settings settings = Settings.parse(args);
+    List<Phase> phases = settings.phases();
+    int totalSeconds = phases.stream().mapToInt(Phase::seconds).sum();
+    LoadModel model = LoadModel.of(settings.load());
+    Path work = ScratchDirectories.create("bench-slow-network-");
+    long started = System.nanoTime();
+    try (EmbeddedSearchStore opensearch = EmbeddedSearchStore.start(work.resolve("store"),
+            EmbeddedStores.settings(root));
+        SearchStore store = SearchStoreConnector.connect(StoreConnection.of(opensearch.url()));
+        PairwiseLinks links = checked(new PairwiseLinks(NODES, URI.create(opensearch.url()), work.resolve("hosts")));
+        NodeCluster cluster = new NodeCluster(root, work, NODES, NODES, links,
+            records -> List.of("--flowpipe.broker.partitions-count=" + settings.partitions()))) {
+      Map<Integer, Integer> leaders = ClusterTopology.awaitLeaders(cluster.gateway(0), settings.partitions(),
+          Duration.ofMinutes(2));
+      int firstLeader = leaders.get(PROBED_PARTITION);
+      int gatewayNode = (firstLeader + 1) % NODES;
+      System.out.printf(Locale.ROOT, "[%.0f s] cluster up, leaders by partition %s; clients on node %d's gateway%n",
+          seconds(started), leaders, gatewayNode);
+      List<URI> nodeHttp = new ArrayList<>();
+      for (int id = 0; id < NODES; id++) {
+        nodeHttp.add(URI.create("http://127.0.0.1:" + cluster.node(id).httpPort()));
+      }
+      try (ZeebeClient client = ZeebeClient.newClientBuilder().grpcAddress(cluster.gateway(gatewayNode))
+          .usePlaintext().defaultRequestTimeout(LoadGenerator.REQUEST_TIMEOUT).build()) {
+        model.deploy(client);
+        client.newDeployResourceCommand().addProcessModel(
+            Bpmn.createExecutableProcess(Availability.PROBE).startEvent().endEvent().done(), "probe.bpmn")
+            .send().join();
+        LoadSettings load = settings.load().withRate(settings.rate()).withDuration(Duration.ofSeconds(totalSeconds));
+        if (!settings.warmUp().isZero()) {
+          LoadResult warm = new LoadGenerator(client, load.withDuration(settings.warmUp()), model, null,
+              System.out::println, 10).run();
+          System.out.println("warm-up (not reported): " + warm.summary());
+        }
+        long loadStart = System.nanoTime();
+        List<Probe> probes = new ArrayList<>();
+        List<Map<String, Object>> applied = new ArrayList<>();
+        LoadResult result;
+        try (ClusterSampler sampler = new ClusterSampler(nodeHttp, loadStart)) {
+          AvailabilityProbe probe = new AvailabilityProbe(client, store, "flowpipe", nodeHttp.get(gatewayNode));
+          Thread probing = Thread.ofPlatform().daemon().name("slow-network-probes")
+              .start(() -> probe(probe, probes, loadStart));
+          Thread phasing = Thread.ofPlatform().daemon().name("slow-network-phases")
+              .start(() -> applyPhases(phases, links, sampler, loadStart, applied));
+          result = new LoadGenerator(client, load, model, null, System.out::println, 10).run();
+          phasing.interrupt();
+          phasing.join();
+          links.delayOutgoing(-1, Duration.ZERO);
+          probing.interrupt();
+          probing.join(70_000);
+          Report report = new Report(settings, phases, applied, result, sampler.samples(), probes(probes));
+          Map<String, Object> json = report.toJson();
+          json.put("gatewayNode", gatewayNode);
+          report.html(html);
+          return json;
+        }
+      }
+    }
+  }
+
+  private static PairwiseLinks checked(PairwiseLinks links) throws java.io.IOException {
+    try {
+      links.checkNamespaces();
+      return links;
+    } catch (java.io.IOException | RuntimeException e) {
+      links.close();
+      throw e;
+    }
+  }
+
+  private static double seconds(long since) {
+    return (System.nanoTime() - since) / 1e9;
+  }
+
+  /** At each phase's start: the delay on the outgoing traffic of the node then leading the probed partition. */
+  private static void applyPhases(List<Phase> phases, PairwiseLinks links, ClusterSampler sampler, long loadStart,
+      List<Map<String, Object>> applied) {
+    long phaseStart = loadStart;
+    for (Phase phase : phases) {
+      long wait = phaseStart - System.nanoTime();
+      try {
+        if (wait > 0) {
+          Thread.sleep(wait / 1_000_000);
+        }
+      } catch (InterruptedException e) {
+        return;
+      }
+      int node = phase.delay().isZero() ? -1 : sampler.leaderOf(PROBED_PARTITION);
+      links.delayOutgoing(node, phase.delay());
+      Map<String, Object> entry = new LinkedHashMap<>();
+      entry.put("atSecond", Math.round(seconds(loadStart) * 10) / 10.0);
+      entry.put("phase", phase.label());
+      entry.put("delayedNode", node < 0 ? null : node);
+      entry.put("delayMillis", phase.delay().toMillis());
+      synchronized (applied) {
+        applied.add(entry);
+      }
+      System.out.printf(Locale.ROOT, "[%.0f s of load] phase %s%s%n", seconds(loadStart), phase.label(),
+          node < 0 ? ": every link undelayed" : " on node " + node + "'s outgoing traffic (it leads partition "
+              + PROBED_PARTITION + ")");
+      phaseStart += phase.seconds() * 1_000_000_000L;
+    }
+  }
+
+  private static void probe(AvailabilityProbe probe, List<Probe> probes, long loadStart) {
+    while (!Thread.currentThread().isInterrupted()) {
+      double second = seconds(loadStart);
+      Probe outcome;
+      try {
+        AvailabilityProbe.Visibility v = probe.probe();
+        outcome = new Probe(Math.round(second * 10) / 10.0, v.storeMillis(), v.apiMillis());
+      } catch (InterruptedException e) {
+        return;
+      } catch (Exception e) {
+        outcome = new Probe(Math.round(second * 10) / 10.0, -1, -1);
+      }
+      synchronized (probes) {
+        probes.add(outcome);
+      }
+      try {
+        Thread.sleep(250);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  private static List<Probe> probes(List<Probe> probes) {
+    synchronized (probes) {
+      return List.copyOf(probes);
+    }
+  }
+
+  /** The run's figures per phase and per second, as JSON and as a page. */
+  private record Report(Settings settings, List<Phase> phases, List<Map<String, Object>> applied, LoadResult load,
+      List<ClusterSampler.Sample> samples, List<Probe> probes) {
+
+    public Map<String, Object> toJson() {
+      Map<String, Object> json = new LinkedHashMap<>();
+      json.put("scenario", "slow-network: " + NODES + " node processes on loopback (replication " + NODES + ", "
+          + settings.partitions() + " partition(s)), one link per ordered pair of nodes, a steady load through the"
+          + " gateway of a node not leading partition " + PROBED_PARTITION + "; each delay added to everything the"
+          + " node leading partition " + PROBED_PARTITION + " sends (to the other nodes and to the store), then"
+          + " removed");
+      json.put("settings", Map.of("ratePerSecond", settings.rate(), "warmUpSeconds", settings.warmUp().toSeconds(),
+          "delaySeconds", settings.delaySeconds(),
+          "calmSeconds", settings.calmSeconds(), "delaysMillis", settings.delays().stream().map(Duration::toMillis)
+              .toList(), "partitions", settings.partitions(),
+          "load", LoadScenario.describe(settings.load().withRate(settings.rate()), LoadModel.of(settings.load()))));
+      json.put("phasesApplied", applied);
+      json.put("phases", phaseSummaries());
+      json.put("loadSummary", load.summary());
+      json.put("leaderChanges", leaderChanges());
+      json.put("samples", samples.stream().map(s -> {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("second", s.second());
+        m.put("leaders", s.leaders());
+        m.put("commitLatencyMillis", s.commitLatencyMillis() < 0 ? null : s.commitLatencyMillis());
+        m.put("committedEntries", s.committedEntries());
+        m.put("droppedShare", s.droppedShare());
+        m.put("lagAgeMillis", s.lagAgeMillis() < 0 ? null : s.lagAgeMillis());
+        m.put("refusedByFlowControl", s.refusedByFlowControl());
+        m.put("unanswered", s.unanswered());
+        return m;
+      }).toList());
+      json.put("windows", load.windows().stream().map(LoadWindow::toMap).toList());
+      json.put("probes", probes);
+      return json;
+    }
+
+    /** Every change of leader of any partition: the second and the new leader (-1 while none). */
+    public List<Map<String, Object>> leaderChanges() {
+      List<Map<String, Object>> changes = new ArrayList<>();
+      Map<Integer, Integer> known = new LinkedHashMap<>();
+      for (ClusterSampler.Sample s : samples) {
+        for (int partition = 1; partition <= settings.partitions(); partition++) {
+          Integer leader = s.leaders().get(partition);
+          if (leader != null && known.containsKey(partition) && !Objects.equals(known.get(partition), leader)) {
+            changes.add(Map.of("second", s.second(), "partition", partition, "from", known.get(partition),
+                "to", leader));
+          }
+          if (leader != null) {
+            known.put(partition, leader);
+          }
+        }
+      }
+      return changes;
+    }
+
+    public List<Map<String, Object>> phaseSummaries() {
+      List<Map<String, Object>> out = new ArrayList<>();
+      int from = 0;
+      for (int i = 0; i < phases.size(); i++) {
+        Phase phase = phases.get(i);
+        int to = from + phase.seconds();
+        final int start = from;
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("phase", phase.label());
+        m.put("fromSecond", from);
+        m.put("toSecond", to);
+        m.put("delayedNode", i < applied.size() ? applied.get(i).get("delayedNode") : null);
+        List<LoadWindow> windows = load.windows().stream().filter(w -> w.second() >= start && w.second() < to)
+            .toList();
+        m.put("createdPerSecond", LoadResult.round(windows.stream().mapToLong(LoadWindow::created).sum()
+            / (double) phase.seconds()));
+        m.put("completedPerSecond", LoadResult.round(windows.stream().mapToLong(LoadWindow::completed).sum()
+            / (double) phase.seconds()));
+        long commands = windows.stream().mapToLong(LoadWindow::commands).sum();
+        m.put("rejectedShare", commands == 0 ? 0 : Math.round(windows.stream().mapToLong(LoadWindow::rejected).sum()
+            * 10_000.0 / commands) / 10_000.0);
+        m.put("createTimedOut", windows.stream().mapToLong(LoadWindow::createTimedOut).sum());
+        m.put("latencyP99MillisMedianOfSeconds", median(windows.stream().mapToLong(LoadWindow::latencyP99)
+            .filter(v -> v >= 0).toArray()));
+        m.put("latencyMaxMillis", windows.stream().mapToLong(LoadWindow::latencyMax).max().orElse(-1));
+        List<ClusterSampler.Sample> inPhase = samples.stream()
+            .filter(s -> s.second() >= start && s.second() < to).toList();
+        m.put("commitLatencyMillisMean", meanOf(inPhase, ClusterSampler.Sample::commitLatencyMillis));
+        m.put("lagAgeMillisMax", inPhase.stream().mapToLong(ClusterSampler.Sample::lagAgeMillis).max().orElse(-1));
+        m.put("droppedShareMean", meanOf(inPhase, ClusterSampler.Sample::droppedShare));
+        m.put("refusedByFlowControl", inPhase.stream().mapToLong(ClusterSampler.Sample::refusedByFlowControl).sum());
+        m.put("leaderChanges", leaderChanges().stream().filter(c -> ((Number) c.get("second")).doubleValue() >= start
+            && ((Number) c.get("second")).doubleValue() < to).count());
+        List<Probe> phaseProbes = probes.stream().filter(p -> p.second() >= start && p.second() < to).toList();
+        m.put("probes", phaseProbes.size());
+        m.put("probesNotSeen", phaseProbes.stream().filter(p -> p.storeMillis() < 0).count());
+        m.put("availabilityStoreMillis", percentiles(phaseProbes, Probe::storeMillis));
+        m.put("availabilityApiMillis", percentiles(phaseProbes, Probe::apiMillis));
+        out.add(m);
+        from = to;
+      }
+      return out;
+    }
+
+    private static long median(long[] values) {
+      if (values.length == 0) {
+        return -1;
+      }
+      long[] sorted = values.clone();
+      java.util.Arrays.sort(sorted);
+      return sorted[sorted.length / 2];
+    }
+
+    private static double meanOf(List<ClusterSampler.Sample> samples, ToDoubleFunction<ClusterSampler.Sample> field) {
+      double mean = samples.stream().mapToDouble(field).filter(v -> v >= 0).average().orElse(-1);
+      return Math.round(mean * 1000) / 1000.0;
+    }
+
+    private static Map<String, Object> percentiles(List<Probe> probes, java.util.function.ToLongFunction<Probe> f) {
+      Histogram histogram = new Histogram(java.util.concurrent.TimeUnit.MINUTES.toMillis(5), 3);
+      probes.stream().mapToLong(f).filter(v -> v >= 0)
+          .forEach(v -> histogram.recordValue(Math.min(v, histogram.getHighestTrackableValue())));
+      return Figures.percentiles(histogram);
+    }
+
+    public void html(Path file) throws Exception {
+      HtmlReport html = new HtmlReport("Slow network: delay on the leader's outgoing traffic");
+      Map<String, Object> json = toJson();
+      html.paragraph(json.get("scenario") + ". Settings: " + json.get("settings") + ". Date: "
+          + java.time.LocalDate.now() + ".");
+      List<String> header = List.of("phase", "s", "delayed node", "completed/s", "rejected", "timed out",
+          "latency p99 (median of s)", "commit latency mean", "lag max", "leader changes", "refused by FC",
+          "availability p50 / p99 (store)", "probes not seen");
+      List<List<String>> rows = new ArrayList<>();
+      for (Map<String, Object> p : phaseSummaries()) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> availability = (Map<String, Object>) p.get("availabilityStoreMillis");
+        rows.add(List.of(String.valueOf(p.get("phase")), p.get("fromSecond") + "-" + p.get("toSecond"),
+            String.valueOf(p.get("delayedNode")), String.valueOf(p.get("completedPerSecond")),
+            LoadScenario.percent(((Number) p.get("rejectedShare")).doubleValue()),
+            String.valueOf(p.get("createTimedOut")), p.get("latencyP99MillisMedianOfSeconds") + " ms",
+            p.get("commitLatencyMillisMean") + " ms", p.get("lagAgeMillisMax") + " ms",
+            String.valueOf(p.get("leaderChanges")), String.valueOf(p.get("refusedByFlowControl")),
+            availability.get("p50") + " / " + availability.get("p99") + " ms", String.valueOf(p.get("probesNotSeen"))));
+      }
+      html.table(header, rows);
+      html.paragraph("Leader changes: " + json.get("leaderChanges") + ".");
+      List<Band> bands = new ArrayList<>();
+      int from = 0;
+      for (Phase phase : phases) {
+        bands.add(new Band(phase.label(), from, from + phase.seconds()));
+        from += phase.seconds();
+      }
+      LoadCharts.add(html, LoadCharts.points(load, 0), bands);
+      double[] x = samples.stream().mapToDouble(ClusterSampler.Sample::second).toArray();
+      html.chart("Commit latency (append to commit) on the leaders, mean per second", "ms", List.of(new Series(
+          "commit latency", x, samples.stream().mapToDouble(s -> s.commitLatencyMillis() < 0 ? Double.NaN
+              : s.commitLatencyMillis()).toArray())), bands);
+      List<Series> leaderSeries = new ArrayList<>();
+      for (int partition = 1; partition <= settings.partitions(); partition++) {
+        final int p = partition;
+        leaderSeries.add(new Series("partition " + p, x, samples.stream()
+            .mapToDouble(s -> s.leaders().containsKey(p) ? s.leaders().get(p) : Double.NaN).toArray()));
+      }
+      html.chart("Leader (node id) by partition", "node", leaderSeries, bands);
+      html.chart("Exporter lag, largest of the nodes", "ms", List.of(new Series("lag age", x, samples.stream()
+          .mapToDouble(s -> s.lagAgeMillis() < 0 ? Double.NaN : s.lagAgeMillis()).toArray())), bands);
+      double[] px = probes.stream().mapToDouble(Probe::second).toArray();
+      html.chart("Data availability: an instance's end to COMPLETED, by the probe's start", "ms", List.of(
+          new Series("store search", px, probes.stream().mapToDouble(p -> p.storeMillis() < 0 ? Double.NaN
+              : p.storeMillis()).toArray()),
+          new Series("web app API", px, probes.stream().mapToDouble(p -> p.apiMillis() < 0 ? Double.NaN
+              : p.apiMillis()).toArray())), bands);
+      html.write(file);
+      System.out.println("html report: " + file);
+    }
+  }
+}

@@ -1,0 +1,168 @@
+package dev.flowpipe.benchmarks.scenario.ramp;
+
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.testsupport.NodeCluster;
+import dev.flowpipe.testsupport.ClusterTopology;
+import dev.flowpipe.systemtests.EmbeddedStores;
+import dev.flowpipe.benchmarks.load.LoadModel;
+import dev.flowpipe.benchmarks.load.LoadWindow;
+import dev.flowpipe.benchmarks.load.LoadResult;
+import dev.flowpipe.benchmarks.scenario.overhead.CpuCost;
+import io.camunda.zeebe.client.ZeebeClient;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@code benchmarks/run scaling [start] [step] [step seconds] [--configs=1/1/1,2/2/1,3/3/3] [ramp options]}: the
+ * published scaling method (raise the load in fixed steps until backpressure stays above zero) on clusters of node
+ * processes on loopback, one configuration after another, each {@code nodes/partitions/replication} with a store of its
+ * own that every node writes to, flow control on its defaults, the clients on node 0's gateway. Per configuration: the
+ * ramp's highest clean rate, that rate per partition, why the ramp stopped, and the CPU time of every node and of the
+ * store over the whole ramp per completed instance. The nodes share this machine's cores, so absolute scaling cannot
+ * show here: the report says what the rate per partition and the CPU per instance do as the cluster grows.
+ */
+public final class ScalingRamp {
+
+  private ScalingRamp() {}
+
+  /** One cluster configuration. */
+  public record Config(int nodes, int partitions, int replication) {
+    public Config {
+      if (nodes < 1 || partitions < 1 || replication < 1 || replication > nodes) {
+        throw new IllegalArgumentException("a configuration is nodes/partitions/replication, each >= 1, replication"
+            + " at most nodes; was " + nodes + "/" + partitions + "/" + replication);
+      }
+    }
+
+    public static List<Config> parseAll(String text) {
+      List<Config> configs = new ArrayList<>();
+      for (String one : text.split(",")) {
+        String[] parts = one.trim().split("/");
+        try {
+          configs.add(new Config(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), Integer.parseInt(parts[2])));
+        } catch (RuntimeException e) {
+          throw new IllegalArgumentException("--configs entries are nodes/partitions/replication, e.g. 3/3/3; was '"
+              + one + "'", e);
+        }
+      }
+      return configs;
+    }
+
+    @Override
+    public String toString() {
+      return nodes + " node(s), " + partitions + " partition(s), replication " + replication;
+    }
+  }
+
+  public static Map<String, Object> run(Path root, List<String> args) throws Exception {
+    List<Config> configs = Config.parseAll("1/1/1,2/2/1,3/3/3");
+    List<String> rampArgs = new ArrayList<>();
+    for (String arg : args) {
+      if (arg.startsWith("--configs=")) {
+        configs = Config.parseAll(arg.substring("--configs=".length()));
+      } else {
+        rampArgs.add(arg);
+      }
+    }
+    rampArgs.add("--flow-control=on");
+    ThroughputRamp.Settings settings = ThroughputRamp.Settings.parse(rampArgs);
+    LoadModel model = LoadModel.of(settings.load());
+    long started = System.nanoTime();
+    List<Map<String, Object>> results = new ArrayList<>();
+    for (Config config : configs) {
+      System.out.printf(Locale.ROOT, "[%.0f s] %s: starting the store and the nodes%n",
+          (System.nanoTime() - started) / 1e9, config);
+      results.add(rampOn(root, config, settings, model, started));
+    }
+    Map<String, Object> report = new LinkedHashMap<>();
+    report.put("scenario", "scaling: the throughput ramp (highest clean rate; see ramp) on clusters of node processes"
+        + " on loopback sharing this machine's cores, each configuration with a store of its own, flow control on,"
+        + " clients on node 0's gateway; CPU time of the nodes and the store over the whole ramp per completed"
+        + " instance. Absolute scaling cannot show on shared cores; the rate per partition and the CPU per instance"
+        + " say what adding nodes and partitions costs or gains here");
+    report.put("settings", Map.of("startPerSecond", settings.start(), "stepPerSecond", settings.step(),
+        "stepSeconds", settings.stepLength().toMillis() / 1000.0, "maxRampSeconds", settings.budget().toSeconds(),
+        "load", LoadScenario.describe(settings.load(), model)));
+    report.put("configurations", results);
+    return report;
+  }
+
+  private static Map<String, Object> rampOn(Path root, Config config, ThroughputRamp.Settings settings,
+      LoadModel model, long started) throws Exception {
+    Path work = ScratchDirectories.create("bench-scaling-" + config.nodes() + "-" + config.partitions() + "-");
+    try (EmbeddedSearchStore store = EmbeddedSearchStore.start(work.resolve("store"), EmbeddedStores.settings(root));
+        NodeCluster cluster = new NodeCluster(root, work, config.nodes(), config.replication(), store.url(),
+            records -> List.of("--flowpipe.broker.partitions-count=" + config.partitions()));
+        ZeebeClient client = ZeebeClient.newClientBuilder().grpcAddress(cluster.gateway(0)).usePlaintext()
+            .defaultRequestTimeout(Duration.ofSeconds(30)).build()) {
+      ClusterTopology.awaitLeaders(cluster.gateway(0), config.partitions(), Duration.ofMinutes(2));
+      model.deploy(client);
+      URI http = URI.create("http://127.0.0.1:" + cluster.node(0).httpPort());
+      LoadResult warmUp = ThroughputRamp.warmUp(client, settings, model, http, started);
+      if (warmUp != null) {
+        System.out.println("warm-up: " + warmUp.summary());
+      }
+      List<ProcessHandle> nodes = new ArrayList<>();
+      for (int id = 0; id < cluster.size(); id++) {
+        nodes.add(ProcessHandle.of(cluster.node(id).pid()).orElseThrow());
+      }
+      ProcessHandle storeProcess = ProcessHandle.of(store.pid()).orElseThrow();
+      List<Long> nodeCpuBefore = nodes.stream().map(CpuCost::cpuNanos).toList();
+      long storeCpuBefore = CpuCost.cpuNanos(storeProcess);
+      long rampStarted = System.nanoTime();
+      List<URI> nodesHttp = new ArrayList<>();
+      for (int id = 0; id < cluster.size(); id++) {
+        nodesHttp.add(URI.create("http://127.0.0.1:" + cluster.node(id).httpPort()));
+      }
+      List<RampStep> steps = ThroughputRamp.ramp(client, settings, model, nodesHttp, started);
+      double seconds = (System.nanoTime() - rampStarted) / 1e9;
+      long completed = steps.stream().mapToLong(s -> s.result().total(LoadWindow::completed)).sum();
+
+      Map<String, Object> result = new LinkedHashMap<>();
+      result.put("nodes", config.nodes());
+      result.put("partitions", config.partitions());
+      result.put("replication", config.replication());
+      double highest = RampStep.highestCleanRate(steps);
+      result.put("highestCleanRatePerSecond", highest);
+      result.put("highestCleanRatePerPartition", LoadResult.round(highest / config.partitions()));
+      RampStep last = steps.getLast();
+      result.put("stoppedBecause", last.endsRamp() ? last.verdict() + " at " + last.rate() + " PI/s"
+          : "time budget or max rate after " + last.rate() + " PI/s");
+      result.put("peakCompletedPerSecond", LoadResult.round(
+          steps.stream().mapToDouble(RampStep::completedPerSecondLateInStep).max().orElse(0)));
+      steps.stream().filter(s -> s.rate() == highest).findFirst().ifPresent(s -> {
+        result.put("p99AtHighestCleanRateMillis", s.result().latency().getValueAtPercentile(99));
+        result.put("maxLagAtHighestCleanRateMillis", s.result().maxLagAgeMillis()); // the largest of any node's
+      });
+      result.put("refusedByFlowControl", steps.stream().mapToLong(RampStep::refusedByFlowControl).sum()); // all nodes
+      List<Double> nodeCores = new ArrayList<>();
+      double nodesCpuMillis = 0;
+      for (int id = 0; id < nodes.size(); id++) {
+        double millis = (CpuCost.cpuNanos(nodes.get(id)) - nodeCpuBefore.get(id)) / 1e6;
+        nodesCpuMillis += millis;
+        nodeCores.add(LoadResult.round(millis / 1000 / seconds));
+      }
+      double storeCpuMillis = (CpuCost.cpuNanos(storeProcess) - storeCpuBefore) / 1e6;
+      result.put("coresPerNode", nodeCores);
+      result.put("storeCores", LoadResult.round(storeCpuMillis / 1000 / seconds));
+      result.put("completedInstances", completed);
+      result.put("nodesCpuMillisPerInstance", LoadResult.round(nodesCpuMillis / Math.max(1, completed)));
+      result.put("storeCpuMillisPerInstance", LoadResult.round(storeCpuMillis / Math.max(1, completed)));
+      result.put("steps", steps.stream().map(s -> Map.of("rate", s.rate(), "verdict", s.verdict().toString(),
+          "completedPerSecondLateInStep", LoadResult.round(s.completedPerSecondLateInStep()),
+          "rejectedShare", s.result().rejectedShare(), "refusedByFlowControl", s.refusedByFlowControl())).toList());
+      System.out.printf(Locale.ROOT, "[%.0f s] %s: highest clean rate %.0f PI/s (%.1f per partition), %s; nodes %.2f"
+              + " + store %.2f CPU ms per instance%n", (System.nanoTime() - started) / 1e9, config, highest,
+          highest / config.partitions(), result.get("stoppedBecause"), nodesCpuMillis / Math.max(1, completed),
+          storeCpuMillis / Math.max(1, completed));
+      return result;
+    }
+  }
+}

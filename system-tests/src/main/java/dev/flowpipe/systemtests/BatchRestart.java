@@ -1,0 +1,246 @@
+package dev.flowpipe.systemtests;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.camunda.zeebe.client.ZeebeClient;
+import io.camunda.zeebe.client.api.ZeebeFuture;
+import io.camunda.zeebe.client.api.command.ClientStatusException;
+import io.camunda.zeebe.client.api.response.ProcessInstanceEvent;
+import io.camunda.zeebe.model.bpmn.Bpmn;
+import io.grpc.Status;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.testsupport.NodeProcess;
+
+/**
+ * {@code benchmarks/run batch-restart}: a batch cancel through the REST API (a user with the write role, by filter) of
+ * instances waiting at a service task no worker takes, on a node process that is stopped with SIGTERM once about a
+ * third of the items is done and killed with SIGKILL at about two thirds, restarted on its data each time. The batch
+ * must go on by itself; the engine's own records ({@link RecordFileExporter}, read by {@link EngineCancellations}, not
+ * the read model) must show each instance cancelled exactly once; the batch's progress endpoint must report every item
+ * completed, none failed. {@code BatchCancelAcrossRestartsTest} runs it small.
+ */
+public final class BatchRestart {
+
+  private static final String PROCESS = "batch-restart";
+  private static final int CREATES_IN_FLIGHT = 10;
+  private static final Duration WAIT = Duration.ofSeconds(120);
+
+  /**
+   * What a run did and saw.
+   *
+   * @param doneAtSigterm items no longer active when the node was sent SIGTERM
+   * @param doneAtSigkill the same at SIGKILL
+   * @param restartSeconds how long each restart took until the node was ready
+   * @param batchSeconds from the batch's start to its end, the two restarts included
+   * @param progress the batch as its progress endpoint answers at the end
+   * @param itemsCompleted the batch's items in state COMPLETED, as its item search answers
+   * @param commandsSentAgain CANCEL commands the engine rejected: sent again after a stop for what it had done
+   * @param violations instances not cancelled exactly once by the engine's records (at most 20 named)
+   */
+  public record Report(int instances, int parallelism, long doneAtSigterm, long doneAtSigkill, List<Double> restartSeconds,
+      double batchSeconds, JsonNode progress, long itemsCompleted, int commandsSentAgain, List<String> violations) {
+
+    boolean passed() {
+      return "COMPLETED".equals(progress.path("state").asText())
+          && progress.path("operationsCompletedCount").asInt() == instances
+          && progress.path("operationsFailedCount").asInt() == 0 && itemsCompleted == instances
+          && violations.isEmpty() && doneAtSigkill < instances;
+    }
+
+    Map<String, Object> toMap() {
+      Map<String, Object> map = new LinkedHashMap<>();
+      map.put("scenario", "batch-restart");
+      map.put("instances", instances);
+      map.put("batchParallelism", parallelism);
+      map.put("itemsDoneAtSigterm", doneAtSigterm);
+      map.put("itemsDoneAtSigkill", doneAtSigkill);
+      map.put("restartSeconds", restartSeconds);
+      map.put("batchSeconds", batchSeconds);
+      map.put("progress", progress);
+      map.put("itemsCompleted", itemsCompleted);
+      map.put("cancelCommandsSentAgainAndRejected", commandsSentAgain);
+      map.put("instancesNotCancelledExactlyOnce", violations);
+      map.put("passed", passed());
+      return map;
+    }
+  }
+
+  private BatchRestart() {}
+
+  /** {@code [instances, default 1000] [batch parallelism, default 4]}. */
+  public static Map<String, Object> run(Path root, List<String> args) throws Exception {
+    int instances = args.size() > 0 ? Integer.parseInt(args.get(0)) : 1_000;
+    int parallelism = args.size() > 1 ? Integer.parseInt(args.get(1)) : 4;
+    if (instances < 3) {
+      throw new IllegalArgumentException("batch-restart: instances must be >= 3, was " + instances);
+    }
+    Report report = run(root, ScratchDirectories.create("bench-batch-restart"), instances, parallelism,
+        System.out::println);
+    return report.toMap();
+  }
+
+  public static Report run(Path root, Path work, int instances, int parallelism, Consumer<String> log) throws Exception {
+    Path records = work.resolve("records");
+    List<String> arguments = List.of(
+        // a fresh node under a burst of creations on busy cores refuses some (RESOURCE_EXHAUSTED): not the subject
+        "--flowpipe.flow-control.enabled=false",
+        "--flowpipe.broker.additional-exporters.recorder.class-name=" + RecordFileExporter.class.getName(),
+        "--flowpipe.broker.additional-exporters.recorder.args." + RecordFileExporter.DIRECTORY + "=" + records,
+        "--flowpipe.webapp.operations.batch-parallelism=" + parallelism,
+        // the restarted node takes its batch up once the lease the stopped one left has expired: 3 s, not 15 s
+        "--flowpipe.webapp.operations.batch-lease-expiry=3s",
+        "--flowpipe.webapp.security.basic-auth=true",
+        "--flowpipe.webapp.security.users[0].username=reader",
+        "--flowpipe.webapp.security.users[0].password=r",
+        "--flowpipe.webapp.security.users[1].username=operator",
+        "--flowpipe.webapp.security.users[1].password=o",
+        "--flowpipe.webapp.security.users[1].roles=write");
+    String classpath = root.resolve("system-tests/target/classes").toString();
+    Path workDir = work.resolve("node");
+    long started = System.nanoTime();
+    Consumer<String> timed = event -> log.accept(String.format("%6.1f s  %s", seconds(started), event));
+
+    NodeProcess node = NodeProcess.start(root, workDir, arguments, classpath);
+    try {
+      List<Long> keys = createWaitingInstances(node, PROCESS, instances);
+      WebApiAs reader = new WebApiAs(node.httpPort(), "reader", "r");
+      awaitUntil("the read model shows the instances active", () -> reader.search("process-instances",
+          "{\"filter\": {\"processDefinitionId\": \"" + PROCESS + "\", \"state\": \"ACTIVE\"}, \"page\": {\"limit\": 0}}")
+          .path("page").path("totalItems").asLong() == instances);
+      timed.accept(instances + " instances created and searchable");
+
+      JsonNode batch = new WebApiAs(node.httpPort(), "operator", "o").expect(200, "POST",
+          "/v2/process-instances/cancellation", "{\"filter\": {\"processDefinitionId\": \"" + PROCESS + "\"}}");
+      if (batch.path("operationsTotalCount").asInt() != instances) {
+        throw new IllegalStateException("the batch found " + batch + ", expected " + instances + " items");
+      }
+      String key = batch.path("batchOperationKey").asText();
+      long batchStarted = System.nanoTime();
+
+      List<Double> restarts = new ArrayList<>();
+      long doneAtSigterm = awaitItemsDone(node, key, instances, instances / 3);
+      node.terminate();
+      timed.accept("SIGTERM at " + doneAtSigterm + " items done");
+      node = restart(root, workDir, node, arguments, classpath, restarts, timed);
+
+      long doneAtSigkill = awaitItemsDone(node, key, instances, instances * 2 / 3);
+      node.kill();
+      timed.accept("SIGKILL at " + doneAtSigkill + " items done");
+      node = restart(root, workDir, node, arguments, classpath, restarts, timed);
+
+      WebApiAs afterRestarts = new WebApiAs(node.httpPort(), "reader", "r");
+      awaitUntil("the batch ends by itself", () ->
+          !"ACTIVE".equals(afterRestarts.get("/v2/batch-operations/" + key).path("state").asText()));
+      double batchSeconds = seconds(batchStarted);
+      timed.accept("batch ended");
+      JsonNode progress = afterRestarts.get("/v2/batch-operations/" + key);
+      long completed = items(afterRestarts, key, "COMPLETED");
+      node.terminate(); // the recorder syncs its file on a clean stop
+
+      EngineCancellations engine = EngineCancellations.read(records);
+      List<String> violations = new ArrayList<>();
+      for (long instance : keys) {
+        EngineCancellations.Counts counts = engine.of(instance);
+        if (counts.terminations() != 1 || counts.accepted() != 1) {
+          violations.add("instance " + instance + ": " + counts.terminations() + " ELEMENT_TERMINATED, "
+              + counts.accepted() + " CANCEL accepted");
+        }
+      }
+      Report report = new Report(instances, parallelism, doneAtSigterm, doneAtSigkill, restarts, batchSeconds,
+          progress, completed, engine.rejections(), violations.subList(0, Math.min(20, violations.size())));
+      timed.accept("checked: " + report.toMap());
+      return report;
+    } finally {
+      node.close();
+    }
+  }
+
+  /** Deploys {@code process} (a service task no worker takes) and creates {@code count} instances of it. */
+  static List<Long> createWaitingInstances(NodeProcess node, String process, int count) throws InterruptedException {
+    try (ZeebeClient client = ZeebeClient.newClientBuilder().grpcAddress(node.gateway()).usePlaintext()
+        .defaultRequestTimeout(Duration.ofSeconds(20)).build()) {
+      client.newDeployResourceCommand().addProcessModel(Bpmn.createExecutableProcess(process).startEvent()
+          .serviceTask("wait", t -> t.zeebeJobType("nobody")).endEvent().done(), process + ".bpmn").send().join();
+      List<Long> keys = new ArrayList<>();
+      for (int from = 0; from < count; from += CREATES_IN_FLIGHT) {
+        List<ZeebeFuture<ProcessInstanceEvent>> window = new ArrayList<>();
+        for (int i = from; i < Math.min(count, from + CREATES_IN_FLIGHT); i++) {
+          window.add(client.newCreateInstanceCommand().bpmnProcessId(process).latestVersion().send());
+        }
+        for (ZeebeFuture<ProcessInstanceEvent> created : window) {
+          keys.add(createdOrSentAgain(client, process, created));
+        }
+      }
+      return keys;
+    }
+  }
+
+  /**
+   * The key of a created instance. The broker's request limiter refuses creations on busy cores
+   * (RESOURCE_EXHAUSTED): a refused command was not carried out, so it is sent again, as the engine's answer asks;
+   * creating the instances is the set-up here, not what is measured.
+   */
+  private static long createdOrSentAgain(ZeebeClient client, String process, ZeebeFuture<ProcessInstanceEvent> created)
+      throws InterruptedException {
+    ZeebeFuture<ProcessInstanceEvent> attempt = created;
+    while (true) {
+      try {
+        return attempt.join().getProcessInstanceKey();
+      } catch (ClientStatusException e) {
+        if (e.getStatusCode() != Status.Code.RESOURCE_EXHAUSTED) {
+          throw e;
+        }
+        TimeUnit.MILLISECONDS.sleep(100);
+        attempt = client.newCreateInstanceCommand().bpmnProcessId(process).latestVersion().send();
+      }
+    }
+  }
+
+  private static NodeProcess restart(Path root, Path workDir, NodeProcess stopped, List<String> arguments,
+      String classpath, List<Double> restarts, Consumer<String> timed) throws Exception {
+    long start = System.nanoTime();
+    NodeProcess node = NodeProcess.start(root, workDir, stopped.ports(), arguments, classpath);
+    restarts.add(seconds(start));
+    timed.accept("restarted in " + String.format("%.1f s", seconds(start)));
+    return node;
+  }
+
+  /** Waits until at least {@code enough} items are no longer active; returns how many are then. */
+  private static long awaitItemsDone(NodeProcess node, String key, int total, long enough) throws Exception {
+    WebApiAs reader = new WebApiAs(node.httpPort(), "reader", "r");
+    long[] done = new long[1];
+    awaitUntil("batch items done", () -> (done[0] = total - items(reader, key, "ACTIVE")) >= enough);
+    return done[0];
+  }
+
+  private static long items(WebApiAs api, String key, String state) throws Exception {
+    return api.search("batch-operation-items", "{\"filter\": {\"batchOperationKey\": \"" + key
+        + "\", \"state\": \"" + state + "\"}, \"page\": {\"limit\": 0}}").path("page").path("totalItems").asLong();
+  }
+
+  private interface Condition {
+    boolean holds() throws Exception;
+  }
+
+  /** Polls {@code condition} every 50 ms for up to two minutes; fails naming {@code what}. */
+  private static void awaitUntil(String what, Condition condition) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!condition.holds()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("not within " + WAIT + ": " + what);
+      }
+      TimeUnit.MILLISECONDS.sleep(50);
+    }
+  }
+
+  private static double seconds(long since) {
+    return (System.nanoTime() - since) / 1e9;
+  }
+}

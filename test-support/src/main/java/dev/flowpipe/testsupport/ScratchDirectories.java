@@ -1,0 +1,54 @@
+package dev.flowpipe.testsupport;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
+import org.springframework.util.FileSystemUtils;
+
+/**
+ * The temporary directories of one benchmark run (a node's or a store's data: hundreds of MB each), removed when the
+ * run's JVM exits. Their top-level {@code *.log} files stay, so a "see .../node.log" in an error can still be read.
+ */
+public final class ScratchDirectories {
+
+  private static final List<Path> CREATED = new CopyOnWriteArrayList<>();
+
+  static {
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> CREATED.forEach(ScratchDirectories::deleteAllButLogs),
+        "benchmark-scratch-cleanup"));
+  }
+
+  private ScratchDirectories() {}
+
+  /** A new directory under the system's temporary directory, named {@code prefix} and a random suffix. */
+  public static Path create(String prefix) throws IOException {
+    Path directory = Files.createTempDirectory(prefix);
+    CREATED.add(directory);
+    return directory;
+  }
+
+  /** Deletes everything under {@code directory} except its top-level {@code *.log} files; best effort. */
+  public static void deleteAllButLogs(Path directory) {
+    if (!Files.isDirectory(directory)) {
+      return;
+    }
+    try (Stream<Path> entries = Files.list(directory)) {
+      entries.filter(entry -> !entry.getFileName().toString().endsWith(".log")).forEach(ScratchDirectories::deleteTree);
+    } catch (IOException e) {
+      System.err.println("could not clean " + directory + ": " + e.getMessage());
+    }
+  }
+
+  /** Deletes {@code path} and everything under it; best effort. */
+  public static void deleteTree(Path path) {
+    try {
+      FileSystemUtils.deleteRecursively(path);
+    } catch (IOException e) {
+      // a file still held by a process that is shutting down: left behind
+      System.err.println("could not delete " + path + ": " + e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,297 @@
+package dev.flowpipe.testsupport;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A reverse proxy on loopback in front of a real store, standing in for what a test needs the store to be: secured
+ * (only the right basic-auth credentials pass, 401 with a challenge otherwise, as a secured OpenSearch answers), or
+ * limited in request size (413 above a body size, as {@code http.max_content_length} does).
+ */
+public final class StoreProxy implements AutoCloseable {
+
+  private static final Set<String> HOP_BY_HOP =
+      Set.of("connection", "content-length", "host", "transfer-encoding", "upgrade", "expect", "keep-alive");
+
+  private final HttpServer server;
+  private final java.util.concurrent.ExecutorService executor = Executors.newFixedThreadPool(4);
+  private final HttpClient client = HttpClient.newHttpClient();
+  private final String target;
+  private final String expected;
+  private volatile int maxBodyBytes = Integer.MAX_VALUE;
+  private volatile int maxSearchSize = Integer.MAX_VALUE;
+  private volatile boolean down;
+  private volatile boolean halfBulks;
+  private volatile java.util.Random failingBulks;
+  private volatile double failingShare;
+  private volatile double bulkOperationsPerSecond;
+  private final Object throttle = new Object();
+  private long throttledUntilNanos;
+  private final AtomicReference<HeldBulk> nextHeld = new AtomicReference<>();
+  private final java.util.Map<String, java.util.concurrent.atomic.LongAdder> requests =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** A bulk request the proxy keeps from the store until released. */
+  public static final class HeldBulk {
+    private final CountDownLatch arrived = new CountDownLatch(1);
+    private final CountDownLatch released = new CountDownLatch(1);
+    private volatile boolean fail;
+
+    /** Waits (up to 30 s) until the held bulk has reached the proxy; false if none did. */
+    public boolean awaitArrival() throws InterruptedException {
+      return arrived.await(30, TimeUnit.SECONDS);
+    }
+
+    /** Forwards the held bulk to the store. */
+    public void release() {
+      released.countDown();
+    }
+
+    /** Answers the held bulk with 503 instead, without forwarding it. */
+    public void fail() {
+      fail = true;
+      released.countDown();
+    }
+  }
+
+  /** Lets requests through only with these credentials; null credentials let every request through. */
+  public StoreProxy(String targetUrl, String username, String password) throws IOException {
+    this.target = targetUrl;
+    this.expected = username == null
+        ? null
+        : "Basic " + Base64.getEncoder().encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.setExecutor(executor);
+    server.createContext("/", this::handle);
+    server.start();
+  }
+
+  /** From now on, answers 413 to bulk requests whose body is larger than this. */
+  public StoreProxy limitBodyTo(int bytes) {
+    this.maxBodyBytes = bytes;
+    return this;
+  }
+
+  /**
+   * From now on, answers 413 to searches asking for more than {@code documents} hits, as a store does whose answer
+   * would be too large.
+   */
+  public StoreProxy limitSearchSizeTo(int documents) {
+    this.maxSearchSize = documents;
+    return this;
+  }
+
+  /** While down, answers every request with 503 and forwards nothing: a store that is unavailable. */
+  public StoreProxy down(boolean down) {
+    this.down = down;
+    return this;
+  }
+
+  /**
+   * From now on (or until switched off), forwards only the first half of each bulk's operations and then answers
+   * 503: a bulk the store applied in part, as when a node fails in the middle of one.
+   */
+  public StoreProxy applyHalfOfEachBulk(boolean on) {
+    this.halfBulks = on;
+    return this;
+  }
+
+  /**
+   * From now on, answers 503 without forwarding to this share of bulk requests, drawn from {@code random} (null or a
+   * share of 0 switches it off): a store whose bulks fail now and then, so a later bulk can succeed where an earlier
+   * one failed.
+   */
+  public StoreProxy failBulksAtRandom(java.util.Random random, double share) {
+    this.failingShare = share;
+    this.failingBulks = random;
+    return this;
+  }
+
+  private boolean failThisBulk() {
+    java.util.Random random = failingBulks;
+    if (random == null || failingShare <= 0) {
+      return false;
+    }
+    synchronized (random) {
+      return random.nextDouble() < failingShare;
+    }
+  }
+
+  /**
+   * From now on, passes bulk requests at no more than this many operations per second, one after another (each waits
+   * its share of time before it is forwarded): a store that absorbs writes slowly. 0 switches the throttle off.
+   */
+  public StoreProxy throttleBulksTo(double operationsPerSecond) {
+    this.bulkOperationsPerSecond = operationsPerSecond;
+    return this;
+  }
+
+  /**
+   * Keeps the next bulk request from the store until {@link HeldBulk#release()}: a bulk that is slow for as long as a
+   * test needs. Other requests, later bulks included, pass meanwhile.
+   */
+  public HeldBulk holdNextBulk() {
+    HeldBulk held = new HeldBulk();
+    nextHeld.set(held);
+    return held;
+  }
+
+  /**
+   * Withdraws a {@link #holdNextBulk()} that no bulk has met yet; false when one already has, which the caller then
+   * has to release or fail.
+   */
+  public boolean cancelHold() {
+    return nextHeld.getAndSet(null) != null;
+  }
+
+  private void awaitBulkBudget(byte[] body) throws InterruptedException {
+    double rate = bulkOperationsPerSecond;
+    if (rate <= 0) {
+      return;
+    }
+    long operations = new String(body, StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank()).count() / 2;
+    long waitNanos;
+    synchronized (throttle) {
+      long now = System.nanoTime();
+      long start = Math.max(now, throttledUntilNanos);
+      throttledUntilNanos = start + (long) (operations / rate * 1e9);
+      waitNanos = throttledUntilNanos - now;
+    }
+    Thread.sleep(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
+  }
+
+  /**
+   * The requests received since the start or the last {@link #resetRequestCounts()}, by method and the path's first
+   * segment that names a store operation ({@code POST _search}, {@code GET _doc}, {@code POST _bulk}; {@code index}
+   * for a path without one): what a client of the store asked of it.
+   */
+  public java.util.Map<String, Long> requestCounts() {
+    java.util.Map<String, Long> counts = new java.util.TreeMap<>();
+    requests.forEach((kind, count) -> counts.put(kind, count.sum()));
+    return counts;
+  }
+
+  public void resetRequestCounts() {
+    requests.clear();
+  }
+
+  private static String requestKind(HttpExchange exchange) {
+    for (String segment : exchange.getRequestURI().getPath().split("/")) {
+      if (segment.startsWith("_")) {
+        return exchange.getRequestMethod() + " " + segment;
+      }
+    }
+    return exchange.getRequestMethod() + " index";
+  }
+
+  public String url() {
+    return "http://127.0.0.1:" + server.getAddress().getPort();
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      requests.computeIfAbsent(requestKind(exchange), kind -> new java.util.concurrent.atomic.LongAdder()).increment();
+      if (expected != null && !expected.equals(exchange.getRequestHeaders().getFirst("Authorization"))) {
+        exchange.getResponseHeaders().add("WWW-Authenticate", "Basic realm=\"store\"");
+        byte[] body = "{\"error\":\"unauthorized\"}".getBytes(StandardCharsets.UTF_8);
+        exchange.sendResponseHeaders(401, body.length);
+        exchange.getResponseBody().write(body);
+        return;
+      }
+      byte[] requestBody = exchange.getRequestBody().readAllBytes();
+      if (down) {
+        exchange.sendResponseHeaders(503, -1);
+        return;
+      }
+      if (maxSearchSize < Integer.MAX_VALUE && exchange.getRequestURI().getPath().endsWith("/_search")
+          && searchSize(requestBody) > maxSearchSize) {
+        exchange.sendResponseHeaders(413, -1);
+        return;
+      }
+      if (requestBody.length > maxBodyBytes && exchange.getRequestURI().getPath().endsWith("/_bulk")) {
+        exchange.sendResponseHeaders(413, -1);
+        return;
+      }
+      if (exchange.getRequestURI().getPath().endsWith("/_bulk")) {
+        HeldBulk held = nextHeld.getAndSet(null);
+        if (held != null) {
+          held.arrived.countDown();
+          held.released.await();
+          if (held.fail) {
+            exchange.sendResponseHeaders(503, -1);
+            return;
+          }
+        }
+        awaitBulkBudget(requestBody);
+        if (failThisBulk()) {
+          exchange.sendResponseHeaders(503, -1);
+          return;
+        }
+      }
+      boolean partial = halfBulks && exchange.getRequestURI().getPath().endsWith("/_bulk");
+      if (partial) {
+        requestBody = firstHalfOfOperations(requestBody);
+      }
+      HttpRequest.Builder forward =
+          HttpRequest.newBuilder(URI.create(target + exchange.getRequestURI()))
+              .method(exchange.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(requestBody));
+      exchange.getRequestHeaders().forEach((name, values) -> {
+        if (!HOP_BY_HOP.contains(name.toLowerCase()) && !"authorization".equalsIgnoreCase(name)) {
+          values.forEach(value -> forward.header(name, value));
+        }
+      });
+      HttpResponse<byte[]> response = client.send(forward.build(), HttpResponse.BodyHandlers.ofByteArray());
+      response.headers().map().forEach((name, values) -> {
+        if (!HOP_BY_HOP.contains(name.toLowerCase()) && !name.startsWith(":")) {
+          values.forEach(value -> exchange.getResponseHeaders().add(name, value));
+        }
+      });
+      byte[] body = response.body();
+      if (partial) {
+        exchange.sendResponseHeaders(503, -1);
+        return;
+      }
+      exchange.sendResponseHeaders(response.statusCode(), body.length == 0 ? -1 : body.length);
+      if (body.length > 0) {
+        exchange.getResponseBody().write(body);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static int searchSize(byte[] body) {
+    var size = java.util.regex.Pattern.compile("\"size\"\\s*:\\s*(\\d+)").matcher(new String(body, StandardCharsets.UTF_8));
+    return size.find() ? Integer.parseInt(size.group(1)) : 10;
+  }
+
+  /** Bulk bodies here are index operations: an action line and a document line each. */
+  private static byte[] firstHalfOfOperations(byte[] body) {
+    String[] lines = new String(body, StandardCharsets.UTF_8).split("\n");
+    int operations = lines.length / 2;
+    StringBuilder half = new StringBuilder();
+    for (int i = 0; i < (operations / 2) * 2; i++) {
+      half.append(lines[i]).append('\n');
+    }
+    return half.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow(); // the server leaves its executor running, which would keep a JVM such as the harness alive
+  }
+}
