@@ -1,6 +1,6 @@
 package dev.flowpipe.node.store;
 
-import static dev.flowpipe.node.flowcontrol.DegradedStoreExperiment.hasStatus;
+import static dev.flowpipe.testsupport.DegradedStoreExperiment.hasStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
