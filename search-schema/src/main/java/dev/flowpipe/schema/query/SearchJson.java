@@ -4,6 +4,7 @@ import dev.flowpipe.schema.index.ReadModelIndex;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flowpipe.schema.store.AnswerClass;
 import dev.flowpipe.schema.store.QueryRejectedException;
 import dev.flowpipe.schema.store.RequestTooLargeException;
 import dev.flowpipe.schema.store.StoreUnavailableException;
@@ -16,8 +17,7 @@ import java.util.Map;
 
 /**
  * The {@code _search} request body for a {@link SearchQuery}, and the reading of the answer. OpenSearch and
- * Elasticsearch speak the same query DSL for everything a {@link SearchQuery} can say, so both adapters send this one
- * body through their own client.
+ * Elasticsearch speak the same query DSL for everything a {@link SearchQuery} can say, so this one body serves both.
  */
 public final class SearchJson {
 
@@ -32,7 +32,7 @@ public final class SearchJson {
   }
 
   /**
-   * A {@code _search} request as the adapters send it through their own clients.
+   * A {@code _search} request as the store adapter sends it.
    *
    * @param what what it does, for messages
    * @param path the path with the indices
@@ -203,17 +203,11 @@ public final class SearchJson {
 
   /** The answer's JSON once its status and shards say it ran; the store's refusals as exceptions. */
   private static JsonNode answer(String what, int status, String answer) {
-    if (status == 413) {
-      throw new RequestTooLargeException(what + " refused as too large (HTTP 413)", null);
-    }
-    if (status == 400) {
-      throw new QueryRejectedException(what + ": the store refused the search: " + answer, null);
-    }
-    if (status == 429 || status >= 500) {
-      throw new StoreUnavailableException(what + " failed with HTTP " + status + ": " + answer);
-    }
     if (status != 200) {
-      throw new IllegalStateException(what + " failed with HTTP " + status + ": " + answer);
+      if (status == 400 && AnswerClass.ofAnswer(status, answer) == AnswerClass.MALFORMED) {
+        throw new QueryRejectedException(what + ": the store refused the search: " + answer, null);
+      }
+      throw AnswerClass.failure(what, status, answer);
     }
     JsonNode root;
     try {

@@ -19,8 +19,8 @@ public record BulkOutcome(List<DocumentWrite> written, List<DocumentWrite> super
   }
 
   /**
-   * Sorts a bulk's item results in one place, for every adapter: no error is written, 409 (the store holds this
-   * position or a later one) is superseded, anything else is a failure with the store's reason.
+   * Sorts a bulk's item results, for every store: no error is written, a conflict (409: the store holds this position
+   * or a later one) is superseded, anything else is a failure with the store's reason ({@link AnswerClass} decides).
    */
   public static final class Collector {
     private final List<DocumentWrite> written = new java.util.ArrayList<>();
@@ -31,7 +31,7 @@ public record BulkOutcome(List<DocumentWrite> written, List<DocumentWrite> super
     public void item(DocumentWrite write, int status, String error) {
       if (error == null) {
         written.add(write);
-      } else if (status == 409) {
+      } else if (AnswerClass.of(status, AnswerClass.itemErrorType(error)) == AnswerClass.CONFLICT) {
         superseded.add(write);
       } else {
         failures.add(new ItemFailure(write, status, error));
@@ -55,7 +55,12 @@ public record BulkOutcome(List<DocumentWrite> written, List<DocumentWrite> super
   public record ItemFailure(DocumentWrite write, int status, String reason) {
     /** Overload and server errors go away by themselves; a mapping error or a too-large document does not. */
     public boolean retryable() {
-      return status == 429 || status >= 500;
+      return kind().retryable();
+    }
+
+    /** What the store's answer for this item means ({@link AnswerClass}). */
+    public AnswerClass kind() {
+      return AnswerClass.of(status, AnswerClass.itemErrorType(reason));
     }
   }
 }

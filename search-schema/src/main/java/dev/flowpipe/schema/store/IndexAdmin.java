@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * Index administration that both adapters send as plain JSON through their own client (alias switches, deletion, a
- * scan of every stored document): the two clients model these requests differently, the store's REST API does not.
+ * Index administration in the store's REST API (alias switches, deletion, a scan of every stored document), sent as
+ * plain JSON through whatever {@link Exchange} the store adapter gives it.
  */
 public final class IndexAdmin {
 
@@ -97,11 +97,8 @@ public final class IndexAdmin {
   }
 
   private static void expectOk(String what, Answer answer) {
-    if (answer.status() == 429 || answer.status() >= 500) {
-      throw new StoreUnavailableException(what + " failed with HTTP " + answer.status() + ": " + answer.body());
-    }
     if (answer.status() / 100 != 2) {
-      throw new IllegalStateException(what + " failed with HTTP " + answer.status() + ": " + answer.body());
+      throw AnswerClass.failure(what, answer.status(), answer.body());
     }
   }
 

@@ -10,7 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The {@code _tasks} request both adapters send (OpenSearch and Elasticsearch answer it alike), and the reading of its
+ * The {@code _tasks} request (OpenSearch and Elasticsearch answer it alike), and the reading of its
  * answer into the ids ({@code node:number}) of the tasks running now.
  */
 public final class RunningTasks {
@@ -29,14 +29,12 @@ public final class RunningTasks {
    * (401/403: no cluster monitor privilege).
    */
   public static Optional<Set<String>> read(String actions, int status, String answer) {
-    if (status == 401 || status == 403) {
+    AnswerClass kind = AnswerClass.ofAnswer(status, answer);
+    if (kind == AnswerClass.REFUSED) {
       return Optional.empty();
     }
-    if (status == 429 || status >= 500) {
-      throw new StoreUnavailableException("listing tasks " + actions + " failed with HTTP " + status + ": " + answer);
-    }
-    if (status != 200) {
-      throw new IllegalStateException("listing tasks " + actions + " failed with HTTP " + status + ": " + answer);
+    if (kind != AnswerClass.OK) {
+      throw AnswerClass.failure("listing tasks " + actions, status, answer);
     }
     try {
       Set<String> ids = new LinkedHashSet<>();

@@ -1,7 +1,9 @@
 package dev.flowpipe.schema.store;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.Objects;
 
 /**
@@ -49,6 +51,15 @@ public record StoreConnection(
 
   public boolean hasCredentials() {
     return username != null;
+  }
+
+  /** The {@code Authorization} header's value for basic authentication, or null without credentials. */
+  public String basicAuthorization() {
+    if (!hasCredentials()) {
+      return null;
+    }
+    String token = username + ":" + (password == null ? "" : password);
+    return "Basic " + Base64.getEncoder().encodeToString(token.getBytes(StandardCharsets.UTF_8));
   }
 
   public int port() {

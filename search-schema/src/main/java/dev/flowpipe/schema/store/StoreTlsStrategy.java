@@ -6,7 +6,7 @@ import org.apache.hc.client5.http.ssl.HostnameVerificationPolicy;
 import org.apache.hc.client5.http.ssl.NoopHostnameVerifier;
 import org.apache.hc.core5.http.nio.ssl.TlsStrategy;
 
-/** The Apache HTTP client's TLS for a store connection: the one both adapters install. */
+/** The Apache HTTP client's TLS for a store connection, as the store transport installs it. */
 public final class StoreTlsStrategy {
 
   private StoreTlsStrategy() {}

@@ -8,7 +8,6 @@ import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.TestCertificates;
 import dev.flowpipe.schema.TlsProxy;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
-import dev.flowpipe.schema.opensearch.OpenSearchStore;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -93,7 +92,8 @@ class StoreTlsTest {
 
     @Test
     void whenOnlyTheAdapterIsAskedThenItRefusesToo() {
-      try (SearchStore store = OpenSearchStore.connect(connection("127.0.0.1", trustStore(true)), "3")) {
+      try (SearchStore store = SearchStoreConnector.open(connection("127.0.0.1", trustStore(true)),
+          new SearchStoreConnector.StoreIdentity(StoreProduct.OPENSEARCH, "3"))) {
         assertThatThrownBy(store::health).isInstanceOf(StoreUnavailableException.class);
       }
     }
