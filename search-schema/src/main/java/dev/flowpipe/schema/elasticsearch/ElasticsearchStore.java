@@ -30,6 +30,7 @@ import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreTlsStrategy;
 import dev.flowpipe.schema.store.StoreProduct;
+import dev.flowpipe.schema.store.StoreRefusedException;
 import dev.flowpipe.schema.store.StoreUnavailableException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -365,7 +366,7 @@ public final class ElasticsearchStore implements SearchStore {
     if (status == 429 || status >= 500 || status <= 0) {
       return new StoreUnavailableException(what + " failed: " + e.getMessage(), e);
     }
-    return new IllegalStateException(what + " failed: " + e.getMessage(), e);
+    return new StoreRefusedException(what + " refused with HTTP " + status + ": " + e.getMessage(), status, e);
   }
 
   @FunctionalInterface

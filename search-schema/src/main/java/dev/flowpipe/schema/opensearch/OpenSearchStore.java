@@ -15,6 +15,7 @@ import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreTlsStrategy;
 import dev.flowpipe.schema.store.StoreProduct;
+import dev.flowpipe.schema.store.StoreRefusedException;
 import dev.flowpipe.schema.store.StoreUnavailableException;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -220,6 +221,10 @@ public final class OpenSearchStore implements SearchStore {
       if (e.status() == 413) {
         throw new RequestTooLargeException("bulk of " + writes.size() + " refused as too large (HTTP 413)", e);
       }
+      if (e.status() >= 400 && e.status() < 500 && e.status() != 429) {
+        throw new StoreRefusedException(
+            "bulk of " + writes.size() + " refused with HTTP " + e.status() + ": " + e.getMessage(), e.status(), e);
+      }
       throw new StoreUnavailableException("bulk of " + writes.size() + " failed: " + e.getMessage(), e);
     } catch (IOException e) {
       throw new StoreUnavailableException("bulk of " + writes.size() + " failed: " + e.getMessage(), e);
@@ -391,7 +396,7 @@ public final class OpenSearchStore implements SearchStore {
     if (e.status() == 429 || e.status() >= 500) {
       return new StoreUnavailableException(what + " failed: " + e.getMessage(), e);
     }
-    return new IllegalStateException(what + " failed: " + e.getMessage(), e);
+    return new StoreRefusedException(what + " refused with HTTP " + e.status() + ": " + e.getMessage(), e.status(), e);
   }
 
   private <T> T call(String what, StoreCall<T> call) {

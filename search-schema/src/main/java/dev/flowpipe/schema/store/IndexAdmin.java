@@ -47,6 +47,22 @@ public final class IndexAdmin {
   }
 
   /**
+   * Deletes every document of {@code indices} (names or aliases; missing ones are skipped) whose {@code field} equals
+   * {@code value}, and makes the deletion visible at once; returns how many were deleted. Documents written meanwhile
+   * may survive: callers delete what no writer is writing.
+   */
+  public long deleteWhere(List<String> indices, String field, Object value) {
+    String what = "delete " + field + "=" + value + " from " + String.join(",", indices);
+    JsonNode answer = read(what, exchange.send(what, "POST",
+        "/" + String.join(",", indices) + "/_delete_by_query?conflicts=proceed&refresh=true&ignore_unavailable=true",
+        write(Map.of("query", Map.of("term", Map.of(field, value))))));
+    if (answer.path("failures").size() > 0) {
+      throw new IllegalStateException(what + " failed: " + answer.path("failures"));
+    }
+    return answer.path("deleted").asLong();
+  }
+
+  /**
    * Hands every document of the index to {@code pages}, {@code pageSize} at a time, in the store's own order, with
    * its version; a point-in-time view (a scroll), so documents written meanwhile may or may not be seen.
    */
