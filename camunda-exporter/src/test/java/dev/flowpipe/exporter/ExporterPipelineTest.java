@@ -68,7 +68,7 @@ class ExporterPipelineTest {
     args.put(ExporterConfiguration.RETRY_BACKOFF, "100ms");
     args.put(ExporterConfiguration.MAX_RETRY_BACKOFF, "1s");
     args.putAll(overrides);
-    exporter = new ReadModelExporter(connection -> store, Duration.ofMillis(200), Duration.ofMillis(200));
+    exporter = new ReadModelExporter(connection -> store, Duration.ofMillis(200), Duration.ofMillis(200), Runnable::run);
     exporter.configure(new ClockedContext(args));
     if (handlers == null) {
       exporter.open(controller);
