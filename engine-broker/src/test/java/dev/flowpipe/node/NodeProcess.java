@@ -175,6 +175,28 @@ public final class NodeProcess implements AutoCloseable {
     return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
+  /** Waits up to {@code timeout} for the node to exit by itself; true when it has. */
+  public boolean awaitExit(Duration timeout) throws InterruptedException {
+    return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The embedded stores alive with their data under {@code data}, whoever their parent is now: a store whose node has
+   * exited is no longer among its descendants.
+   */
+  public static List<ProcessHandle> storesOn(Path data) {
+    String base = "--base-path " + data.toAbsolutePath();
+    return ProcessHandle.allProcesses()
+        .filter(p -> p.info().commandLine().map(line -> line.contains("EmbeddedOpenSearchMain")
+            && line.contains(base)).orElse(false))
+        .toList();
+  }
+
+  /** The node's process id. */
+  public long pid() {
+    return process.pid();
+  }
+
   /** The exit code of the node's process, once it has exited. */
   public int exitCode() {
     return process.exitValue();
