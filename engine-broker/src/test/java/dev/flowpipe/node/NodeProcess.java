@@ -104,8 +104,13 @@ public final class NodeProcess implements AutoCloseable {
    * whose store is down is still a working broker at {@code /actuator/health/broker}).
    */
   public NodeProcess awaitReady(String healthPath) {
+    return awaitReady(healthPath, Duration.ofSeconds(120));
+  }
+
+  /** As {@link #awaitReady(String)}, waiting up to {@code timeout} (a machine shared by many builds starts slowly). */
+  public NodeProcess awaitReady(String healthPath, Duration timeout) {
     try {
-      await("node up at :" + httpPort + healthPath).atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
+      await("node up at :" + httpPort + healthPath).atMost(timeout).pollInterval(Duration.ofMillis(250))
           .ignoreExceptionsInstanceOf(IOException.class) // not listening yet
           .until(() -> isUp(healthPath));
     } catch (ConditionTimeoutException | AssertionError e) {

@@ -29,6 +29,9 @@ class StopSignalInEveryPhaseTest {
 
   private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(20);
 
+  /** How long a node may take to be ready on a machine that many builds share. */
+  private static final Duration READY = Duration.ofMinutes(5);
+
   @TempDir Path temp;
 
   private NodeProcess node;
@@ -62,7 +65,7 @@ class StopSignalInEveryPhaseTest {
   }
 
   private void awaitLog(String text) {
-    await("node log: " + text).atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(50))
+    await("node log: " + text).atMost(READY).pollInterval(Duration.ofMillis(50))
         .until(() -> node.log().contains(text));
   }
 
@@ -87,7 +90,7 @@ class StopSignalInEveryPhaseTest {
   void whileTheEmbeddedStoreStarts() throws Exception {
     Path data = temp.resolve("data");
     launch(data, Map.of());
-    await("the store launched").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+    await("the store launched").atMost(READY).pollInterval(Duration.ofMillis(20))
         .until(() -> !NodeProcess.storesOn(data).isEmpty());
     assertThat(node.log()).doesNotContain("search store ready");
 
@@ -109,7 +112,7 @@ class StopSignalInEveryPhaseTest {
   void whileServing() throws Exception {
     Path data = temp.resolve("data");
     launch(data, Map.of());
-    node.awaitReady("/actuator/health/readiness");
+    node.awaitReady("/actuator/health/readiness", READY);
     deployAndRun(node);
 
     terminateWithinTheTimeout("serving", data);
@@ -119,7 +122,7 @@ class StopSignalInEveryPhaseTest {
   void whileStoppingWithTheStoreFrozen() throws Exception {
     Path data = temp.resolve("data");
     launch(data, Map.of());
-    node.awaitReady("/actuator/health/readiness");
+    node.awaitReady("/actuator/health/readiness", READY);
     ProcessHandle store = NodeProcess.storesOn(data).getFirst();
     // a store that stops answering (SIGSTOP): the exporter's last flush and the store's own stop hang
     new ProcessBuilder("kill", "-STOP", String.valueOf(store.pid())).start().waitFor();

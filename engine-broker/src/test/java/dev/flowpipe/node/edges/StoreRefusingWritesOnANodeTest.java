@@ -27,6 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class StoreRefusingWritesOnANodeTest {
 
+  /** How long a node may take to be ready on a machine that many builds share. */
+  private static final Duration READY = Duration.ofMinutes(5);
+
   @TempDir Path temp;
 
   private NodeProcess node;
@@ -40,7 +43,8 @@ class StoreRefusingWritesOnANodeTest {
 
   @Test
   void blockedWritesTurnTheExporterDownWithTheStoresReasonAndNothingIsLostOnceLifted() throws Exception {
-    node = NodeProcess.start(temp.resolve("data"), Map.of("flowpipe.exporter.retry.max-backoff", "1s"));
+    node = NodeProcess.launch(temp.resolve("data"), Map.of("flowpipe.exporter.retry.max-backoff", "1s"))
+        .awaitReady("/actuator/health/readiness", READY);
     String storeUrl = node.storeUrl();
     String readModel = ReadModelIndex.sharedIndexName("flowpipe");
     Set<Long> instances = new HashSet<>();

@@ -30,6 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class WipedBrokerLogTest {
 
+  /** How long a node may take to be ready on a machine that many builds share. */
+  private static final Duration READY = Duration.ofMinutes(5);
+
   @TempDir Path temp;
 
   private NodeProcess node;
@@ -48,7 +51,7 @@ class WipedBrokerLogTest {
     // ports kept across the restarts, so the same embedded store data is found at the same address
     Map<String, Object> ports = Map.of("flowpipe.store.embedded.http-port", freePort(),
         "flowpipe.store.embedded.transport-port", freePort());
-    node = NodeProcess.start(data, ports);
+    node = NodeProcess.launch(data, ports).awaitReady("/actuator/health/readiness", READY);
     Set<Long> oldInstances = run(node, "old-log", 5);
     String storeUrl = node.storeUrl();
     String storesLog;
@@ -62,14 +65,15 @@ class WipedBrokerLogTest {
 
     NodeProcess refused = NodeProcess.launch(data, ports);
     node = refused;
-    assertThat(refused.awaitExit(Duration.ofSeconds(120))).as("the node exits by itself").isTrue();
+    assertThat(refused.awaitExit(READY)).as("the node exits by itself").isTrue();
     assertThat(refused.exitCode()).as("exit code").isNotZero();
     String log = refused.log();
     assertThat(log).contains("refusing to start").contains("partition 1 has no log under")
         .contains(storesLog).contains("flowpipe.exporter.on-foreign-store=wipe-read-model");
     assertThat(NodeProcess.storesOn(data)).as("the embedded store stopped with it").isEmpty();
 
-    node = NodeProcess.start(data, merged(ports, Map.of("flowpipe.exporter.on-foreign-store", "wipe-read-model")));
+    node = NodeProcess.launch(data, merged(ports, Map.of("flowpipe.exporter.on-foreign-store", "wipe-read-model")))
+        .awaitReady("/actuator/health/readiness", READY);
     Set<Long> newInstances = run(node, "new-log", 3);
     try (SearchStore store = SearchStoreConnector.connect(StoreConnection.of(storeUrl))) {
       awaitInstances(store, "new-log", newInstances);
