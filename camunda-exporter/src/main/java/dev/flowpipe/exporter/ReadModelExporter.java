@@ -288,7 +288,8 @@ public final class ReadModelExporter implements Exporter {
     metrics.recordExported(record.getValueType());
     // computed now: the broker reuses this record object for the next record of its value type
     List<DocumentChange> changes = recordChanges.of(record);
-    if (changes.isEmpty() && buffer.isEmpty() && pipeline.isEmpty() && identity.ready()) {
+    if (changes.isEmpty() && buffer.isEmpty() && pipeline.isEmpty() && identity.ready()
+        && buffer.recordsSinceAck() == 0) {
       acknowledge(record.getPosition(), 1);
       quietMarks.acknowledgedWithoutBulk(record.getPosition()); // marked on the timer: readers may wait for it
       return;
