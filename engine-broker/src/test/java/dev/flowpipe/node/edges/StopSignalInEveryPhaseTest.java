@@ -1,6 +1,8 @@
 package dev.flowpipe.node.edges;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.flowpipe.node.edges.EdgeNodes.READY;
+import static dev.flowpipe.node.edges.EdgeNodes.freePort;
 import static org.awaitility.Awaitility.await;
 
 import dev.flowpipe.node.NodeProcess;
@@ -28,9 +30,6 @@ import org.junit.jupiter.api.io.TempDir;
 class StopSignalInEveryPhaseTest {
 
   private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(20);
-
-  /** How long a node may take to be ready on a machine that many builds share. */
-  private static final Duration READY = Duration.ofMinutes(5);
 
   @TempDir Path temp;
 
@@ -75,8 +74,8 @@ class StopSignalInEveryPhaseTest {
     launch(data, Map.of(
         "flowpipe.broker.cluster-size", 3,
         "flowpipe.broker.replication-factor", 3,
-        "flowpipe.broker.contact-points", "127.0.0.1:" + WipedBrokerLogTest.freePort() + ",127.0.0.1:"
-            + WipedBrokerLogTest.freePort(),
+        "flowpipe.broker.contact-points", "127.0.0.1:" + freePort() + ",127.0.0.1:"
+            + freePort(),
         "flowpipe.store.embedded.serves-cluster", true));
     awaitLog("search store ready");
     // the broker is starting now; it waits for its peers for ever

@@ -1,6 +1,7 @@
 package dev.flowpipe.node.edges;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.flowpipe.node.edges.EdgeNodes.READY;
 import static org.awaitility.Awaitility.await;
 
 import dev.flowpipe.node.NodeProcess;
@@ -26,9 +27,6 @@ import org.junit.jupiter.api.io.TempDir;
  * in the read model: nothing lost.
  */
 class StoreRefusingWritesOnANodeTest {
-
-  /** How long a node may take to be ready on a machine that many builds share. */
-  private static final Duration READY = Duration.ofMinutes(5);
 
   @TempDir Path temp;
 

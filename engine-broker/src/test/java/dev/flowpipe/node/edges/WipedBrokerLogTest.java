@@ -1,6 +1,8 @@
 package dev.flowpipe.node.edges;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.flowpipe.node.edges.EdgeNodes.READY;
+import static dev.flowpipe.node.edges.EdgeNodes.freePort;
 import static org.awaitility.Awaitility.await;
 
 import dev.flowpipe.node.NodeProcess;
@@ -29,9 +31,6 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code flowpipe.exporter.on-foreign-store=wipe-read-model} it starts, and the read model holds only the new log's.
  */
 class WipedBrokerLogTest {
-
-  /** How long a node may take to be ready on a machine that many builds share. */
-  private static final Duration READY = Duration.ofMinutes(5);
 
   @TempDir Path temp;
 
@@ -116,12 +115,6 @@ class WipedBrokerLogTest {
     Map<String, Object> all = new java.util.LinkedHashMap<>(a);
     all.putAll(b);
     return all;
-  }
-
-  static int freePort() throws java.io.IOException {
-    try (var socket = new java.net.ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 
   private static void deleteTree(Path root) throws java.io.IOException {
