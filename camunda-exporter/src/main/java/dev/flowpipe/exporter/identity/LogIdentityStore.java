@@ -4,7 +4,6 @@ import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /** A partition's log identity in the store, its export position, and wiping its read model. */
@@ -51,18 +50,4 @@ public final class LogIdentityStore {
         ReadModelIndex.LOG_IDENTITY.indexName(prefix)), "partitionId", partitionId);
   }
 
-  /** Every partition's identity the store holds under the prefix, by partition id (for the node's check at start). */
-  public static Map<Integer, LogIdentity> all(SearchStore store, String prefix) {
-    String index = ReadModelIndex.LOG_IDENTITY.indexName(prefix);
-    if (!store.indexExists(index)) {
-      return Map.of();
-    }
-    store.refresh(index);
-    Map<Integer, LogIdentity> identities = new java.util.TreeMap<>();
-    for (Map<String, Object> document : store.all(index, 10_000)) {
-      LogIdentity identity = LogIdentity.of(document);
-      identities.put(identity.partitionId(), identity);
-    }
-    return identities;
-  }
 }

@@ -1,7 +1,6 @@
 package dev.flowpipe.node.broker;
 
 import dev.flowpipe.exporter.config.OnForeignStore;
-import dev.flowpipe.exporter.identity.LogIdentity;
 import dev.flowpipe.exporter.identity.LogIdentityGate;
 import dev.flowpipe.exporter.identity.LogIdentityStore;
 import dev.flowpipe.node.config.NodeProperties;
@@ -12,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,17 +34,19 @@ public final class StartupLogCheck {
       return;
     }
     String prefix = properties.exporter().indexPrefix();
-    Map<Integer, LogIdentity> stored = LogIdentityStore.all(store, prefix);
     List<String> foreign = new ArrayList<>();
     List<Integer> partitions = new ArrayList<>();
     for (int partition = 1; partition <= broker.partitionsCount(); partition++) {
-      LogIdentity identity = stored.get(partition);
       Path directory = partitionDirectory(properties, partition);
-      if (identity != null && !hasLog(directory)) {
-        long exported = new LogIdentityStore(store, prefix, partition).read().exportPosition();
+      if (hasLog(directory)) {
+        continue;
+      }
+      LogIdentityStore.Stored stored = new LogIdentityStore(store, prefix, partition).read();
+      if (stored.identity().isPresent()) {
         foreign.add("partition " + partition + " has no log under " + directory.toAbsolutePath()
             + " (a new log begins), but the search store's read model of that partition (index prefix '" + prefix
-            + "') comes from " + identity.describe() + (exported < 0 ? "" : ", exported up to position " + exported));
+            + "') comes from " + stored.identity().get().describe()
+            + (stored.exportPosition() < 0 ? "" : ", exported up to position " + stored.exportPosition()));
         partitions.add(partition);
       }
     }
