@@ -61,7 +61,7 @@ class StoreRefusingWritesOnANodeTest {
         instances.add(create(client));
       }
       String down = awaitExporterDown();
-      System.out.printf("index write block: fault to exporter health DOWN %d ms%n", millisSince(blockedAt));
+      System.out.printf("index write block: fault to exporter health DOWN %d ms: %s%n", millisSince(blockedAt), down);
       assertThat(down).contains("HTTP 403").contains("cluster_block_exception").contains("index write");
 
       StoreAdmin.put(storeUrl, "/" + readModel + "/_settings", "{\"index.blocks.write\": null}");
@@ -75,7 +75,7 @@ class StoreRefusingWritesOnANodeTest {
         instances.add(create(client));
       }
       down = awaitExporterDown();
-      System.out.printf("cluster read-only: fault to exporter health DOWN %d ms%n", millisSince(blockedAt));
+      System.out.printf("cluster read-only: fault to exporter health DOWN %d ms: %s%n", millisSince(blockedAt), down);
       assertThat(down).contains("HTTP 403").contains("cluster_block_exception");
       assertThat(node.get("/actuator/health").statusCode()).as("the node's health is DOWN too").isEqualTo(503);
 
@@ -99,10 +99,14 @@ class StoreRefusingWritesOnANodeTest {
 
   private String awaitExporterDown() {
     String[] body = new String[1];
-    await("exporter health DOWN").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
-      body[0] = node.get("/actuator/health/exporter").body();
-      return body[0].contains("\"status\":\"DOWN\"");
-    });
+    try {
+      await("exporter health DOWN").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
+        body[0] = node.get("/actuator/health/exporter").body();
+        return body[0].contains("\"status\":\"DOWN\"");
+      });
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError("exporter health not DOWN: " + body[0] + "; the node's log ends:\n" + node.logTail(), e);
+    }
     return body[0];
   }
 
