@@ -216,7 +216,7 @@ public final class OpenSearchStore implements SearchStore {
     } catch (OpenSearchException e) {
       throw classify("bulk of " + writes.size(), e);
     } catch (TransportException e) {
-      throw new StoreUnavailableException("bulk of " + writes.size() + " failed: " + e.getMessage(), e);
+      throw transportFailure("bulk of " + writes.size(), e);
     } catch (ResponseException e) {
       if (e.status() == 413) {
         throw new RequestTooLargeException("bulk of " + writes.size() + " refused as too large (HTTP 413)", e);
@@ -399,13 +399,28 @@ public final class OpenSearchStore implements SearchStore {
     return new StoreRefusedException(what + " refused with HTTP " + e.status() + ": " + e.getMessage(), e.status(), e);
   }
 
+  /**
+   * The client's transport answers 401 and 403 with a {@link TransportException} ("Forbidden access") whose cause is
+   * the store's response: a refusal of the whole request (a user without the rights, a read-only cluster), named with
+   * the store's own error; anything else failed on the way.
+   */
+  private static RuntimeException transportFailure(String what, TransportException e) {
+    for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+      if (cause instanceof ResponseException response && (response.status() == 401 || response.status() == 403)) {
+        return new StoreRefusedException(what + " refused with HTTP " + response.status() + ": "
+            + response.getMessage(), response.status(), response);
+      }
+    }
+    return new StoreUnavailableException(what + " failed: " + e.getMessage(), e);
+  }
+
   private <T> T call(String what, StoreCall<T> call) {
     try {
       return call.run();
     } catch (OpenSearchException e) {
       throw classify(what, e);
     } catch (TransportException e) {
-      throw new StoreUnavailableException(what + " failed: " + e.getMessage(), e);
+      throw transportFailure(what, e);
     } catch (ResponseException e) {
       if (e.status() == 413) {
         throw new RequestTooLargeException(what + " refused as too large (HTTP 413)", e);
