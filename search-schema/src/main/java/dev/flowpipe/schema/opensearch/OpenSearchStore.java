@@ -227,7 +227,7 @@ public final class OpenSearchStore implements SearchStore {
       }
       throw new StoreUnavailableException("bulk of " + writes.size() + " failed: " + e.getMessage(), e);
     } catch (IOException e) {
-      throw new StoreUnavailableException("bulk of " + writes.size() + " failed: " + e.getMessage(), e);
+      throw transportFailure("bulk of " + writes.size(), e);
     }
     BulkOutcome.Collector outcome = new BulkOutcome.Collector();
     List<BulkResponseItem> items = response.items();
@@ -401,10 +401,10 @@ public final class OpenSearchStore implements SearchStore {
 
   /**
    * The client's transport answers 401 and 403 with a {@link TransportException} ("Forbidden access") whose cause is
-   * the store's response: a refusal of the whole request (a user without the rights, a read-only cluster), named with
-   * the store's own error; anything else failed on the way.
+   * the store's response, and hands it on wrapped in a plain {@link IOException}: a refusal of the whole request (a user
+   * without the rights, a read-only cluster), named with the store's own error; anything else failed on the way.
    */
-  private static RuntimeException transportFailure(String what, TransportException e) {
+  private static RuntimeException transportFailure(String what, IOException e) {
     for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
       if (cause instanceof ResponseException response && (response.status() == 401 || response.status() == 403)) {
         return new StoreRefusedException(what + " refused with HTTP " + response.status() + ": "
@@ -427,7 +427,7 @@ public final class OpenSearchStore implements SearchStore {
       }
       throw new StoreUnavailableException(what + " failed: " + e.getMessage(), e);
     } catch (IOException e) {
-      throw new StoreUnavailableException(what + " failed: " + e.getMessage(), e);
+      throw transportFailure(what, e);
     }
   }
 
