@@ -14,6 +14,9 @@ import dev.flowpipe.exporter.handler.JobHandler;
 import dev.flowpipe.exporter.handler.ProcessDefinitionHandler;
 import dev.flowpipe.exporter.handler.ProcessInstanceHandler;
 import dev.flowpipe.exporter.handler.VariableHandler;
+import dev.flowpipe.exporter.health.ExporterHealth;
+import dev.flowpipe.exporter.identity.LogIdentity;
+import dev.flowpipe.exporter.identity.LogIdentityGate;
 import dev.flowpipe.exporter.metrics.ExporterMetrics;
 import dev.flowpipe.exporter.store.RetryPolicy;
 import dev.flowpipe.exporter.store.QuietPositionMarks;
@@ -21,6 +24,7 @@ import dev.flowpipe.exporter.store.StoreSession;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.schema.store.StoreRefusedException;
 import dev.flowpipe.schema.store.StoreUnavailableException;
 import io.camunda.zeebe.exporter.api.Exporter;
 import io.camunda.zeebe.exporter.api.context.Context;
@@ -37,6 +41,9 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.Function;
 import org.slf4j.Logger;
 
@@ -53,7 +60,14 @@ import org.slf4j.Logger;
  * <p>The broker calls every method on the exporter's actor, a thread that every partition's exporters and snapshot
  * writers share, so no wait here is unbounded: a full buffer waits at most {@link #FULL_BUFFER_WAIT} for the bulks in
  * flight and then refuses the record (the broker offers it again later and sees the lag), and closing waits at most
- * {@link #CLOSE_WAIT}.
+ * {@link #CLOSE_WAIT}. Connecting to the store, preparing its schema (which may mean migrating an older one) and
+ * checking which log its read model comes from run on a thread of the {@link StoreSession}'s: the actor only looks
+ * whether they are done, and meanwhile buffers records without acknowledging them.
+ *
+ * <p>Nothing is written or acknowledged before the {@link LogIdentityGate} knows that the store's read model of the
+ * partition comes from this broker log. A store that refuses the exporter's writes (a whole bulk answered 4xx, items
+ * answered 401/403) is tried again for ever, as an unreachable one is, and turns the exporter's {@link ExporterHealth}
+ * DOWN with the store's reason until a bulk is written.
  */
 public final class ReadModelExporter implements Exporter {
 
@@ -63,6 +77,9 @@ public final class ReadModelExporter implements Exporter {
   /** Longest wait at close for the bulks in flight and a last flush. */
   static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
 
+  /** How often the timer looks whether connecting and the log check are done. */
+  private static final Duration WAITING_LOOK = Duration.ofMillis(10);
+
   /** The value types the handlers read (events only): what the importer reads from raw record indices too. */
   public static final Set<ValueType> EXPORTED =
       Set.of(ValueType.PROCESS, ValueType.PROCESS_INSTANCE, ValueType.VARIABLE, ValueType.INCIDENT, ValueType.JOB,
@@ -71,6 +88,8 @@ public final class ReadModelExporter implements Exporter {
   private final Function<StoreConnection, SearchStore> connector;
   private final Duration fullBufferWait;
   private final Duration closeWait;
+  // null: a thread of the session's own, made at opening
+  private final Executor sessionExecutor;
 
   private Logger log;
   private ExporterConfiguration config;
@@ -82,6 +101,9 @@ public final class ReadModelExporter implements Exporter {
   private Controller controller;
   private RecordChanges recordChanges;
   private StoreSession session;
+  private ExecutorService sessionThread;
+  private ExporterHealth health;
+  private LogIdentityGate identity;
   private RetryPolicy retry;
   private BulkPipeline pipeline;
   private QuietPositionMarks quietMarks;
@@ -98,14 +120,19 @@ public final class ReadModelExporter implements Exporter {
 
   /** The broker's constructor: the store is reached through the official clients. */
   public ReadModelExporter() {
-    this(SearchStoreConnector::connect, FULL_BUFFER_WAIT, CLOSE_WAIT);
+    this(SearchStoreConnector::connect, FULL_BUFFER_WAIT, CLOSE_WAIT, null);
   }
 
-  /** With another way to reach a store (tests hand in an in-memory one) and other bounds on the waits. */
-  ReadModelExporter(Function<StoreConnection, SearchStore> connector, Duration fullBufferWait, Duration closeWait) {
+  /**
+   * With another way to reach a store (tests hand in an in-memory one), other bounds on the waits, and where the
+   * session talks to the store outside the bulks (tests run it in place; null: a thread of its own).
+   */
+  ReadModelExporter(Function<StoreConnection, SearchStore> connector, Duration fullBufferWait, Duration closeWait,
+      Executor sessionExecutor) {
     this.connector = connector;
     this.fullBufferWait = fullBufferWait;
     this.closeWait = closeWait;
+    this.sessionExecutor = sessionExecutor;
   }
 
   @Override
@@ -161,7 +188,17 @@ public final class ReadModelExporter implements Exporter {
     buffer = new DocumentBuffer(new RecentDocuments(config.recentDocuments()));
     retry = new RetryPolicy("search-store-partition-" + partitionId, config.retryBackoff(), config.maxRetryBackoff(),
         clock, log, metrics::retry);
-    session = new StoreSession(config, partitionId, connector, clock, log, metrics);
+    Executor background = sessionExecutor;
+    if (background == null) {
+      sessionThread = Executors.newSingleThreadExecutor(
+          Thread.ofPlatform().name("flowpipe-store-session-partition-" + partitionId).daemon().factory());
+      background = sessionThread;
+    }
+    session = new StoreSession(config, partitionId, connector, clock, log, metrics, background);
+    health = ExporterHealth.open(partitionId, meterRegistry, clock, log);
+    identity = new LogIdentityGate(partitionId, config.onForeignStore(),
+        controller.readMetadata().flatMap(metadata -> LogIdentity.logIdOf(metadata)),
+        controller.getLastExportedRecordPosition(), health, clock, log);
     pipeline = new BulkPipeline(config.bulksInFlight(), partitionId, retry, metrics, this::acknowledge);
     quietMarks = new QuietPositionMarks(partitionId);
     acknowledgedPosition = controller.getLastExportedRecordPosition();
@@ -187,20 +224,63 @@ public final class ReadModelExporter implements Exporter {
     return oldest < 0 ? 0 : Math.max(0, clock.millis() - Math.max(oldest, openedAtMillis));
   }
 
-  /** Connects, or backs off: the store may still be starting (the node starts both at once) or be down. */
+  /**
+   * Whether the session is connected; starts an attempt in the background if not, and backs off after a failed one:
+   * the store may still be starting or be down.
+   */
   private boolean connect() {
-    try {
-      session.connect();
-      return true;
-    } catch (RuntimeException e) {
-      metrics.failure();
-      retry.failedToConnect("search store at " + config.store().url() + " not reachable yet: " + e.getMessage());
+    if (!session.connected() && !session.attempting() && !retry.mayAttempt()) {
       return false;
     }
+    return switch (session.poll()) {
+      case CONNECTED -> true;
+      case CONNECTING -> false;
+      case FAILED -> {
+        metrics.failure();
+        RuntimeException failure = session.lastFailure();
+        if (failure instanceof StoreRefusedException refused) {
+          health.down(refusal(refused));
+        }
+        retry.failedToConnect("search store at " + config.store().url() + " not usable yet: " + failure.getMessage());
+        yield false;
+      }
+    };
+  }
+
+  /** Decides on the log's identity once the session has read the store's side and the first record has arrived. */
+  private void advanceIdentity() {
+    if (!identity.ready() && connect()) {
+      identity.advance(session.storedIdentity(), session.identities(), session.background());
+    }
+  }
+
+  /**
+   * Waits up to {@code timeout} for the session's connection attempt and the log check running in the background,
+   * deciding in between (closing with records buffered, and tests).
+   */
+  private void awaitIdentity(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    if (identity.ready() || identity.refused()) {
+      return;
+    }
+    session.awaitAttempt(timeout);
+    retry.attemptNow();
+    advanceIdentity();
+    identity.awaitPrepared(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+  }
+
+  private static String refusal(StoreRefusedException refused) {
+    Throwable cause = refused.getCause() == null ? refused : refused.getCause();
+    return "the search store refuses the exporter's requests: HTTP " + refused.status() + " " + cause.getMessage();
   }
 
   @Override
   public void export(Record<?> record) {
+    if (identity.refused()) {
+      return; // the store's read model is another log's: nothing acknowledged, the log keeps the record
+    }
+    identity.recordArrived(record.getPosition(), record.getTimestamp());
+    advanceIdentity();
     settleEndedBulks();
     if (policy.full(buffer)) {
       makeRoom();
@@ -208,7 +288,8 @@ public final class ReadModelExporter implements Exporter {
     metrics.recordExported(record.getValueType());
     // computed now: the broker reuses this record object for the next record of its value type
     List<DocumentChange> changes = recordChanges.of(record);
-    if (changes.isEmpty() && buffer.isEmpty() && pipeline.isEmpty()) {
+    if (changes.isEmpty() && buffer.isEmpty() && pipeline.isEmpty() && identity.ready()
+        && buffer.recordsSinceAck() == 0) {
       acknowledge(record.getPosition(), 1);
       quietMarks.acknowledgedWithoutBulk(record.getPosition()); // marked on the timer: readers may wait for it
       return;
@@ -263,12 +344,17 @@ public final class ReadModelExporter implements Exporter {
 
   private void onTick() {
     timer = null; // it has run: the next one is scheduled below
+    if (identity.refused()) {
+      return; // nothing more to do until the exporter is opened again
+    }
+    advanceIdentity();
     settleEndedBulks();
     long now = nanos();
     if (retry.mayAttempt()) {
       policy.due(buffer, now).ifPresent(this::flush);
     }
-    if (buffer.isEmpty() && pipeline.isEmpty() && session.connected()) {
+    if (buffer.isEmpty() && pipeline.isEmpty() && identity.ready()) {
+      acknowledgeRecordsWithoutDocuments();
       quietMarks.markPending(session.writer());
     }
     now = nanos();
@@ -276,6 +362,10 @@ public final class ReadModelExporter implements Exporter {
     if (!pipeline.isEmpty() && !buffer.isEmpty()) {
       // a flush may be due when a bulk in flight ends: look again soon
       wait = Math.min(wait, Duration.ofMillis(2).toNanos());
+    }
+    if (!identity.ready()) {
+      // connecting and checking the log run in the background: look again at a pace that costs the actor nothing
+      wait = Math.max(WAITING_LOOK.toNanos(), Duration.ofMillis(retry.millisUntilNextAttempt()).toNanos());
     }
     scheduleTick(Duration.ofNanos(Math.max(wait, Duration.ofMillis(1).toNanos())));
   }
@@ -285,9 +375,12 @@ public final class ReadModelExporter implements Exporter {
     return now.getEpochSecond() * 1_000_000_000L + now.getNano();
   }
 
-  /** Tells the broker that every record up to {@code position} is durable (called from bulk threads too). */
+  /**
+   * Tells the broker that every record up to {@code position} is durable (called from bulk threads too), with the
+   * log's id as the exporter's metadata, which the broker keeps in the partition's state and hands to its replicas.
+   */
   private void acknowledge(long position, long records) {
-    controller.updateLastExportedRecordPosition(position);
+    controller.updateLastExportedRecordPosition(position, identity.metadata());
     acknowledgedPosition = position;
     metrics.acknowledged(records);
   }
@@ -297,7 +390,7 @@ public final class ReadModelExporter implements Exporter {
     if (buffer.isEmpty()) {
       return true;
     }
-    if (!pipeline.mayHandOver(buffer) || !session.connected() && !connect() || !retry.tryAcquire()) {
+    if (!identity.ready() || !pipeline.mayHandOver(buffer) || !retry.tryAcquire()) {
       return false;
     }
     pipeline.handOver(buffer.takeBatch(), bufferedOldestTimestamp, session.writer(), reason);
@@ -310,6 +403,11 @@ public final class ReadModelExporter implements Exporter {
   }
 
   private void afterBulk(BulkPipeline.Ended ended) {
+    if (ended.failure() instanceof StoreRefusedException refused) {
+      health.down(refusal(refused));
+    } else if (ended.result() != null && ended.result().refusal() != null) {
+      health.down("the search store refuses the exporter's writes: " + ended.result().refusal());
+    }
     if (!ended.complete()) {
       // what was in flight is back in the buffer: its age counts again
       long batchOldest = ended.batch().oldestRecordTimestamp();
@@ -319,18 +417,31 @@ public final class ReadModelExporter implements Exporter {
       }
       lastBulkFailed = true;
       metrics.failure();
-      retry.failed(ended.failure() != null
+      String why = ended.failure() != null
           ? "flush of " + ended.documents() + " documents failed: " + ended.failure().getMessage()
-          : ended.result().retryable() + " of " + ended.documents() + " documents failed with retryable errors");
+          : ended.result().retryable() + " of " + ended.documents() + " documents failed with retryable errors";
+      if (health.report().status() == ExporterHealth.Status.DOWN) {
+        retry.failedQuietly(why); // the reason is in the health and was logged once
+      } else {
+        retry.failed(why);
+      }
       // the retry must not wait for the bulk delay of a quiet path
       lookAgainIn(Duration.ofMillis(Math.max(1, retry.millisUntilNextAttempt())));
       return;
     }
     retry.succeeded();
+    health.writing();
     lastBulkFailed = false;
+    acknowledgeRecordsWithoutDocuments();
+  }
+
+  /**
+   * Records with nothing to write that arrived while bulks were in flight (or an earlier bulk failed and a later one
+   * wrote later versions of all it left, or the log's identity was not yet known) are done once nothing is buffered
+   * or in flight.
+   */
+  private void acknowledgeRecordsWithoutDocuments() {
     if (pipeline.isEmpty() && buffer.isEmpty() && buffer.recordsSinceAck() > 0) {
-      // records with nothing to write arrived while bulks were in flight (or an earlier bulk failed and this one wrote
-      // later versions of all it left): they are done now too
       acknowledge(buffer.lastPosition(), buffer.recordsSinceAck());
       quietMarks.acknowledgedWithoutBulk(buffer.lastPosition());
       buffer.acknowledged();
@@ -340,6 +451,13 @@ public final class ReadModelExporter implements Exporter {
 
   /** Waits for the bulks in flight, if any, to end, and takes their batches back (tests use it to wait for a flush). */
   void awaitBulkInFlight() {
+    if (!identity.ready()) {
+      // the export path could not flush before the log check: what it would have flushed goes now
+      awaitIdentity(Duration.ofMinutes(1));
+      if (identity.ready() && retry.mayAttempt()) {
+        policy.due(buffer, nanos()).ifPresent(this::flush);
+      }
+    }
     pipeline.awaitEnded(Duration.ofMinutes(1));
     settleEndedBulks();
     try {
@@ -356,7 +474,10 @@ public final class ReadModelExporter implements Exporter {
     }
     if (pipeline != null) {
       long deadline = System.nanoTime() + closeWait.toNanos();
-      pipeline.awaitEnded(closeWait);
+      if (!buffer.isEmpty()) {
+        awaitIdentity(closeWait);
+      }
+      pipeline.awaitEnded(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
       settleEndedBulks();
       if (!buffer.isEmpty() && pipeline.isEmpty()) {
         retry.attemptNow();
@@ -375,6 +496,12 @@ public final class ReadModelExporter implements Exporter {
     }
     if (session != null) {
       session.close();
+    }
+    if (sessionThread != null) {
+      sessionThread.shutdownNow();
+    }
+    if (health != null) {
+      health.close();
     }
     if (metrics != null) {
       metrics.close();

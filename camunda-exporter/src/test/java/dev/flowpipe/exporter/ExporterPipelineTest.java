@@ -10,6 +10,8 @@ import dev.flowpipe.exporter.batch.BulkPipeline;
 import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.exporter.handler.DocumentChange;
 import dev.flowpipe.exporter.handler.ExportHandler;
+import dev.flowpipe.exporter.health.ExporterHealth;
+import dev.flowpipe.exporter.identity.LogIdentity;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import io.camunda.zeebe.exporter.api.context.Configuration;
 import io.camunda.zeebe.exporter.api.context.Context;
@@ -27,6 +29,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -46,7 +51,8 @@ class ExporterPipelineTest {
   private final FakeStore store = new FakeStore();
   private final ManualClock clock = new ManualClock();
   private final MeterRegistry meters = new SimpleMeterRegistry();
-  private final ExporterTestController controller = new ExporterTestController();
+  // the broker's side of one partition: a test that wipes the broker's state gives the next exporter a new one
+  private ExporterTestController controller = new ExporterTestController();
   private ReadModelExporter exporter;
 
   @AfterEach
@@ -68,7 +74,7 @@ class ExporterPipelineTest {
     args.put(ExporterConfiguration.RETRY_BACKOFF, "100ms");
     args.put(ExporterConfiguration.MAX_RETRY_BACKOFF, "1s");
     args.putAll(overrides);
-    exporter = new ReadModelExporter(connection -> store, Duration.ofMillis(200), Duration.ofMillis(200));
+    exporter = new ReadModelExporter(connection -> store, Duration.ofMillis(200), Duration.ofMillis(200), Runnable::run);
     exporter.configure(new ClockedContext(args));
     if (handlers == null) {
       exporter.open(controller);
@@ -366,6 +372,230 @@ class ExporterPipelineTest {
       tick(Duration.ofMillis(1));
 
       assertThat(gauge("flowpipe.exporter.position.durable")).isEqualTo(20);
+    }
+  }
+
+  private ExporterHealth.Report health() {
+    List<ExporterHealth.Report> reports = ExporterHealth.reportsFor(meters);
+    assertThat(reports).hasSize(1);
+    return reports.getFirst();
+  }
+
+  /** Errors the exporter logs while {@code action} runs. */
+  private List<String> errorsLoggedDuring(Runnable action) {
+    var logger = (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(ExporterPipelineTest.class);
+    ListAppender<ILoggingEvent> appender = new ListAppender<>();
+    appender.start();
+    logger.addAppender(appender);
+    try {
+      action.run();
+    } finally {
+      logger.detachAppender(appender);
+    }
+    return appender.list.stream().filter(event -> event.getLevel() == Level.ERROR)
+        .map(ILoggingEvent::getFormattedMessage).toList();
+  }
+
+  /**
+   * A store that refuses the exporter's writes for what it is set to (a user without write rights, a write block):
+   * nothing is lost or acknowledged, the health says why, and exporting resumes by itself once the store takes writes.
+   */
+  @Nested
+  class StoreRefusingWrites {
+
+    private static final String CLUSTER_BLOCK =
+        "[cluster_block_exception] blocked by: [FORBIDDEN/6/cluster read-only (api)];";
+    private static final String INDEX_BLOCK =
+        "cluster_block_exception: index [test-read-model-v2] blocked by: [FORBIDDEN/8/index write (api)];";
+
+    @Test
+    void aWholeBulkRefusedWith403TurnsHealthDownWithTheStoresReasonOnceAndUpWhenABulkIsWrittenWithNothingLost() {
+      open(Map.of());
+      store.refuseWholeBulks(403, CLUSTER_BLOCK);
+      List<String> errors = errorsLoggedDuring(() -> {
+        exporter.export(processInstance(10, 600, ELEMENT_ACTIVATING));
+        for (int i = 0; i < 20; i++) {
+          tick(Duration.ofMillis(500)); // retries up to the 1 s back-off limit
+          exporter.awaitBulkInFlight();
+        }
+      });
+
+      assertThat(store.bulks()).as("tried again and again").isGreaterThan(5);
+      assertThat(controller.getPosition()).as("nothing acknowledged").isEqualTo(-1);
+      assertThat(instance(600)).isEmpty();
+      assertThat(health().status()).isEqualTo(ExporterHealth.Status.DOWN);
+      assertThat(health().reason()).contains("HTTP 403").contains(CLUSTER_BLOCK);
+      assertThat(gauge("flowpipe.exporter.health")).isZero();
+      assertThat(errors).as("the reason logged once, not per retry").hasSize(1);
+      assertThat(errors.getFirst()).contains(CLUSTER_BLOCK);
+
+      store.acceptWrites();
+      tick(Duration.ofSeconds(1));
+      exporter.awaitBulkInFlight();
+      tick(Duration.ofMillis(1));
+
+      assertThat(controller.getPosition()).isEqualTo(10);
+      assertThat(instance(600)).isPresent();
+      assertThat(health().status()).isEqualTo(ExporterHealth.Status.UP);
+      assertThat(gauge("flowpipe.exporter.health")).isEqualTo(1);
+    }
+
+    @Test
+    void documentsRefusedOneByOneWith403AreRetriedNotDeadLetteredAndTheHealthSaysWhy() {
+      open(Map.of());
+      store.refuseEachDocument(403, INDEX_BLOCK);
+      exporter.export(processInstance(10, 610, ELEMENT_ACTIVATING));
+      tick(Duration.ofMillis(100));
+      exporter.awaitBulkInFlight();
+      tick(Duration.ofSeconds(1));
+      exporter.awaitBulkInFlight();
+
+      assertThat(store.bulks()).isGreaterThan(1);
+      assertThat(controller.getPosition()).isEqualTo(-1);
+      assertThat(store.count(ReadModelIndex.DEAD_LETTER.indexName(PREFIX))).as("no dead letter").isZero();
+      assertThat(health().status()).isEqualTo(ExporterHealth.Status.DOWN);
+      assertThat(health().reason()).contains("HTTP 403").contains(INDEX_BLOCK);
+
+      store.acceptWrites();
+      tick(Duration.ofSeconds(1));
+      exporter.awaitBulkInFlight();
+
+      assertThat(controller.getPosition()).isEqualTo(10);
+      assertThat(instance(610)).isPresent();
+      assertThat(health().status()).isEqualTo(ExporterHealth.Status.UP);
+    }
+
+    @Test
+    void aStoreThatIsDownLeavesTheExporterHealthUpForTheStoresOwnHealthSaysSo() {
+      open(Map.of());
+      store.failNextBulks(3);
+      exporter.export(processInstance(10, 620, ELEMENT_ACTIVATING));
+      tick(Duration.ofMillis(100));
+      exporter.awaitBulkInFlight();
+
+      assertThat(controller.getPosition()).isEqualTo(-1);
+      assertThat(health().status()).isEqualTo(ExporterHealth.Status.UP);
+    }
+  }
+
+  /**
+   * Which broker log the store's read model comes from: recorded by the first exporter, carried in the broker as the
+   * exporter's metadata, and checked before anything is written or acknowledged.
+   */
+  @Nested
+  class LogIdentities {
+
+    private Optional<LogIdentity> storedIdentity() {
+      return store.document(ReadModelIndex.LOG_IDENTITY.indexName(PREFIX), ReadModelIndex.logIdentityId(1))
+          .map(LogIdentity::of);
+    }
+
+    private Optional<String> brokersLogId() {
+      return controller.readMetadata().flatMap(LogIdentity::logIdOf);
+    }
+
+    /** A first exporter on a new log and an empty store: writes and acknowledges up to position 11. */
+    private void firstLogExported() {
+      open(Map.of(ExporterConfiguration.BULK_SIZE, 2));
+      exporter.export(processInstance(10, 700, ELEMENT_ACTIVATING));
+      exporter.export(processInstance(11, 701, ELEMENT_ACTIVATING));
+      exporter.awaitBulkInFlight();
+      tick(Duration.ofMillis(1));
+      assertThat(controller.getPosition()).isEqualTo(11);
+      exporter.close();
+      exporter = null;
+    }
+
+    @Test
+    void theFirstExporterRecordsItsLogInTheStoreAndAcknowledgesWithTheLogsId() {
+      firstLogExported();
+
+      assertThat(storedIdentity()).isPresent();
+      assertThat(storedIdentity().get().firstPosition()).isEqualTo(10);
+      assertThat(brokersLogId()).contains(storedIdentity().get().logId());
+    }
+
+    @Test
+    void aBrokerWhoseLogWasWipedIsRefusedWithNothingWrittenOrAcknowledgedAndTheHealthNamesBothLogs() {
+      firstLogExported();
+      String storesLog = storedIdentity().orElseThrow().logId();
+
+      controller = new ExporterTestController(); // the broker's data wiped: no position, no metadata
+      open(Map.of(ExporterConfiguration.BULK_SIZE, 1));
+      exporter.export(writtenAt(processInstance(1, 800, ELEMENT_ACTIVATING), clock.millis()));
+      exporter.export(writtenAt(processInstance(2, 801, ELEMENT_ACTIVATING), clock.millis()));
+      tick(Duration.ofSeconds(1));
+      exporter.awaitBulkInFlight();
+
+      assertThat(controller.getPosition()).isEqualTo(-1);
+      assertThat(instance(800)).isEmpty();
+      assertThat(instance(801)).isEmpty();
+      assertThat(storedIdentity().orElseThrow().logId()).isEqualTo(storesLog);
+      assertThat(health().status()).isEqualTo(ExporterHealth.Status.DOWN);
+      assertThat(health().reason()).contains(storesLog).contains("starts again at position 1")
+          .contains("exported up to position 11").contains("wipe-read-model");
+    }
+
+    @Test
+    void aBrokerWithAnotherLogsIdIsRefused() {
+      firstLogExported();
+      controller = new ExporterTestController();
+      controller.updateLastExportedRecordPosition(50, LogIdentity.metadata("another-cluster"));
+      open(Map.of(ExporterConfiguration.BULK_SIZE, 1));
+      exporter.export(processInstance(51, 900, ELEMENT_ACTIVATING));
+      exporter.awaitBulkInFlight();
+
+      assertThat(controller.getPosition()).isEqualTo(50);
+      assertThat(instance(900)).isEmpty();
+      assertThat(health().reason()).contains("another-cluster").contains(storedIdentity().orElseThrow().logId());
+    }
+
+    @Test
+    void aReplicaTakingOverWithTheLogsIdExportsOn() {
+      firstLogExported();
+      byte[] metadata = controller.readMetadata().orElseThrow();
+      controller = new ExporterTestController(); // another node: its state came from the leader's
+      controller.updateLastExportedRecordPosition(11, metadata);
+      open(Map.of(ExporterConfiguration.BULK_SIZE, 1));
+      exporter.export(processInstance(12, 702, ELEMENT_ACTIVATING));
+      exporter.awaitBulkInFlight();
+
+      assertThat(controller.getPosition()).isEqualTo(12);
+      assertThat(instance(702)).isPresent();
+      assertThat(health().status()).isEqualTo(ExporterHealth.Status.UP);
+    }
+
+    @Test
+    void theSameLogWhoseIdTheBrokerLostBeforeASnapshotIsKnownByItsFirstRecordAndExportsOn() {
+      firstLogExported();
+      String storesLog = storedIdentity().orElseThrow().logId();
+      controller = new ExporterTestController(); // state back to before the first acknowledgement: from the start
+      open(Map.of(ExporterConfiguration.BULK_SIZE, 3));
+      exporter.export(processInstance(10, 700, ELEMENT_ACTIVATING));
+      exporter.export(processInstance(11, 701, ELEMENT_ACTIVATING));
+      exporter.export(processInstance(12, 703, ELEMENT_ACTIVATING));
+      exporter.awaitBulkInFlight();
+      tick(Duration.ofMillis(1));
+
+      assertThat(controller.getPosition()).isEqualTo(12);
+      assertThat(instance(703)).isPresent();
+      assertThat(brokersLogId()).contains(storesLog);
+    }
+
+    @Test
+    void nothingIsAcknowledgedBeforeTheStoresSideIsKnownEvenRecordsThatChangeNoDocument() {
+      store.reachable(false);
+      open(Map.of());
+      exporter.export(Records.unhandled(10)); // changes no document
+      tick(Duration.ofMillis(100));
+      assertThat(controller.getPosition()).isEqualTo(-1);
+
+      store.reachable(true);
+      tick(Duration.ofSeconds(1));
+      tick(Duration.ofMillis(10));
+
+      assertThat(controller.getPosition()).isEqualTo(10);
+      assertThat(brokersLogId()).isPresent();
     }
   }
 

@@ -8,6 +8,7 @@ import dev.flowpipe.schema.store.BulkOutcome;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreProduct;
+import dev.flowpipe.schema.store.StoreRefusedException;
 import dev.flowpipe.schema.store.StoreUnavailableException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -35,6 +36,31 @@ final class FakeStore implements SearchStore {
   private final AtomicInteger bulks = new AtomicInteger();
   private final AtomicInteger endedBulks = new AtomicInteger();
   private volatile boolean reachable = true;
+  private volatile Refusal refusal;
+
+  /** How the store refuses writes it is not allowed to take. */
+  private record Refusal(int status, String reason, boolean wholeBulk) {}
+
+  /**
+   * From now on the store refuses every bulk of read-model documents as a whole (a user without write rights, a
+   * cluster-wide write block): the adapters throw a {@link StoreRefusedException} with the status.
+   */
+  FakeStore refuseWholeBulks(int status, String reason) {
+    refusal = new Refusal(status, reason, true);
+    return this;
+  }
+
+  /** From now on the store refuses each read-model document in a bulk with this status (an index write block). */
+  FakeStore refuseEachDocument(int status, String reason) {
+    refusal = new Refusal(status, reason, false);
+    return this;
+  }
+
+  /** The refusal is lifted. */
+  FakeStore acceptWrites() {
+    refusal = null;
+    return this;
+  }
 
   /** The next {@code count} bulks fail as a whole (the store answers 503). */
   FakeStore failNextBulks(int count) {
@@ -118,6 +144,16 @@ final class FakeStore implements SearchStore {
     }
     if (failingBulks.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
       throw new StoreUnavailableException("bulk of " + writes.size() + " failed: 503 Service Unavailable");
+    }
+    Refusal refused = refusal;
+    if (refused != null && refused.wholeBulk()) {
+      throw new StoreRefusedException("bulk of " + writes.size() + " refused with HTTP " + refused.status(),
+          refused.status(), new IllegalStateException(refused.reason()));
+    }
+    if (refused != null) {
+      BulkOutcome.Collector outcome = new BulkOutcome.Collector();
+      writes.forEach(write -> outcome.item(write, refused.status(), refused.reason()));
+      return outcome.outcome();
     }
     return apply(writes);
   }

@@ -1,5 +1,6 @@
 package dev.flowpipe.node;
 
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
@@ -10,6 +11,17 @@ import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 public class NodeApplication {
 
   public static void main(String[] args) {
-    SpringApplication.run(NodeApplication.class, args);
+    SpringApplication application = new SpringApplication(NodeApplication.class);
+    ShutdownWatchdog watchdog = ShutdownWatchdog.install(application, Thread.currentThread());
+    try {
+      application.run(args);
+    } catch (RuntimeException e) {
+      if (!watchdog.stopRequested()) {
+        throw e;
+      }
+      LoggerFactory.getLogger(NodeApplication.class).info("start-up cancelled by the stop signal: {}", e.toString());
+    } finally {
+      watchdog.startEnded();
+    }
   }
 }

@@ -1,6 +1,7 @@
 package dev.flowpipe.node;
 
 import dev.flowpipe.node.broker.EmbeddedBroker;
+import dev.flowpipe.node.broker.StartupLogCheck;
 import dev.flowpipe.node.broker.ZeebeBrokerSettings;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.binder.jvm.DiskSpaceMetrics;
@@ -20,8 +21,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Wires the node: the store is launched (or, if external, checked) first, the broker starts while an embedded store
- * boots. Spring closes them in reverse, so on shutdown the broker and its exporter finish before the store stops.
+ * Wires the node: the store is launched (or, if external, checked) and its schema made ready first, then the broker
+ * starts. Spring closes them in reverse, so on shutdown the broker and its exporter finish before the store stops.
  */
 @Configuration(proxyBeanMethods = false)
 public class NodeConfiguration {
@@ -40,15 +41,11 @@ public class NodeConfiguration {
     for (String key : ZeebeBrokerSettings.overridden(binder)) {
       LOG.warn("{} is ignored: the node's own key decides this setting", key);
     }
-    // the embedded store boots while the broker starts; the node is up only when both are
-    EmbeddedBroker broker = EmbeddedBroker.start(properties, ZeebeBrokerSettings.bind(binder), store, meterRegistry);
-    try {
-      store.awaitReady();
-    } catch (RuntimeException e) {
-      broker.close();
-      throw e;
-    }
-    return broker;
+    // the store is up and its schema ready (an older one migrated) before the broker starts: no exporter ever
+    // migrates on the broker's actor thread, and the store's log identities are checked against the broker's disk
+    store.awaitReady();
+    StartupLogCheck.run(properties, store.client());
+    return EmbeddedBroker.start(properties, ZeebeBrokerSettings.bind(binder), store, meterRegistry);
   }
 
   /** Free and total space of the file system holding the node's data (its log, snapshots and embedded store). */

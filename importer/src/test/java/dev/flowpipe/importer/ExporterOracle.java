@@ -32,8 +32,11 @@ final class ExporterOracle {
     args.put(ExporterConfiguration.INDEX_PREFIX, prefix);
     args.put(ExporterConfiguration.BULK_DELAY, "1h");
     ReadModelExporter exporter = new ReadModelExporter();
-    exporter.configure(new ExporterTestContext()
-        .setConfiguration(new ExporterTestConfiguration<>("oracle", args, a -> a)));
+    ExporterTestContext context = new ExporterTestContext()
+        .setConfiguration(new ExporterTestConfiguration<>("oracle", args, a -> a));
+    // as the broker does: each partition's exporter knows its partition (the store keeps each one's log identity)
+    int partition = records.isEmpty() ? 1 : records.getFirst().getPartitionId();
+    exporter.configure(new PartitionContext(context, partition));
     exporter.open(new ExporterTestController());
     for (Record<?> record : records) {
       offer(exporter, record);
@@ -57,6 +60,40 @@ final class ExporterOracle {
           throw e;
         }
       }
+    }
+  }
+
+  /** The test context, as the exporter of {@code partitionId}. */
+  private record PartitionContext(ExporterTestContext delegate, int partitionId)
+      implements io.camunda.zeebe.exporter.api.context.Context {
+    @Override
+    public io.micrometer.core.instrument.MeterRegistry getMeterRegistry() {
+      return delegate.getMeterRegistry();
+    }
+
+    @Override
+    public org.slf4j.Logger getLogger() {
+      return delegate.getLogger();
+    }
+
+    @Override
+    public java.time.InstantSource clock() {
+      return delegate.clock();
+    }
+
+    @Override
+    public io.camunda.zeebe.exporter.api.context.Configuration getConfiguration() {
+      return delegate.getConfiguration();
+    }
+
+    @Override
+    public int getPartitionId() {
+      return partitionId;
+    }
+
+    @Override
+    public void setFilter(RecordFilter filter) {
+      delegate.setFilter(filter);
     }
   }
 

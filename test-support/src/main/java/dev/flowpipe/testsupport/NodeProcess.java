@@ -206,8 +206,13 @@ public final class NodeProcess implements AutoCloseable {
    * whose store is down is still a working broker at {@code /actuator/health/broker}).
    */
   public NodeProcess awaitReady(String healthPath) {
+    return awaitReady(healthPath, READY_WITHIN);
+  }
+
+  /** As {@link #awaitReady(String)}, waiting up to {@code timeout} (a machine shared by many builds starts slowly). */
+  public NodeProcess awaitReady(String healthPath, Duration timeout) {
     try {
-      await("node up at :" + ports.http() + healthPath).atMost(READY_WITHIN).pollInterval(Duration.ofMillis(200))
+      await("node up at :" + ports.http() + healthPath).atMost(timeout).pollInterval(Duration.ofMillis(200))
           .ignoreExceptionsInstanceOf(IOException.class) // not listening yet
           .until(() -> isUp(healthPath));
     } catch (ConditionTimeoutException | AssertionError e) {
@@ -289,6 +294,23 @@ public final class NodeProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** Waits up to {@code timeout} for the node to exit by itself; true when it has. */
+  public boolean awaitExit(Duration timeout) throws InterruptedException {
+    return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The embedded stores alive with their data under {@code data}, whoever their parent is now: a store whose node has
+   * exited is no longer among its descendants.
+   */
+  public static List<ProcessHandle> storesOn(Path data) {
+    String base = "--base-path " + data.toAbsolutePath();
+    return ProcessHandle.allProcesses()
+        .filter(p -> p.info().commandLine().map(line -> line.contains("EmbeddedOpenSearchMain")
+            && line.contains(base)).orElse(false))
+        .toList();
   }
 
   /** The exit code of the node's process, once it has exited. */

@@ -33,6 +33,8 @@ import java.util.Map;
  *     ({@code recent-documents})
  * @param retryBackoff first wait after a failed flush, doubled per failure ({@code retry-backoff})
  * @param maxRetryBackoff longest wait between flush attempts ({@code max-retry-backoff})
+ * @param onForeignStore what to do when the store's read model of the partition comes from another broker log
+ *     ({@code on-foreign-store}: {@code refuse}, the default, or {@code wipe-read-model})
  */
 public record ExporterConfiguration(
     StoreConnection store,
@@ -46,7 +48,8 @@ public record ExporterConfiguration(
     int variableValueLimit,
     int recentDocuments,
     Duration retryBackoff,
-    Duration maxRetryBackoff) {
+    Duration maxRetryBackoff,
+    OnForeignStore onForeignStore) {
 
   public static final String URL = "url";
   public static final String USERNAME = "username";
@@ -69,6 +72,7 @@ public record ExporterConfiguration(
   public static final String RECENT_DOCUMENTS = "recent-documents";
   public static final String RETRY_BACKOFF = "retry-backoff";
   public static final String MAX_RETRY_BACKOFF = "max-retry-backoff";
+  public static final String ON_FOREIGN_STORE = "on-foreign-store";
 
   public ExporterConfiguration {
     if (bulkDelay.isNegative() || bulkDelay.isZero()) {
@@ -132,7 +136,8 @@ public record ExporterConfiguration(
         integer(args, VARIABLE_VALUE_LIMIT, 8191),
         integer(args, RECENT_DOCUMENTS, 10000),
         DurationText.parse(RETRY_BACKOFF, args.getOrDefault(RETRY_BACKOFF, "100ms")),
-        DurationText.parse(MAX_RETRY_BACKOFF, args.getOrDefault(MAX_RETRY_BACKOFF, "10s")));
+        DurationText.parse(MAX_RETRY_BACKOFF, args.getOrDefault(MAX_RETRY_BACKOFF, "10s")),
+        OnForeignStore.parse(ON_FOREIGN_STORE, args.getOrDefault(ON_FOREIGN_STORE, OnForeignStore.REFUSE.text())));
   }
 
   private static IndexLayout layout(Map<String, Object> args) {

@@ -16,14 +16,20 @@ import java.util.Map;
 /**
  * Writes a buffer to the store and reports what is durable. Documents still waiting for their base are read from the
  * store first (one multi-get per index). Item errors are sorted in one place: already applied (409) and written ones
- * leave the buffer, overload and server errors stay for the next attempt, everything else goes to the dead letters.
+ * leave the buffer, overload and server errors and the store's refusals (401/403) stay for the next attempt, everything
+ * else goes to the dead letters.
  * A bulk the store refuses as too large (413) is split in halves until it passes; a single document that is still too
  * large is a dead letter.
  */
 public final class BulkWriter {
 
-  /** What one flush achieved. */
-  public record Result(int written, int superseded, int deadLettered, int retryable) {
+  /**
+   * What one flush achieved.
+   *
+   * @param refusal the store's reason when it refused items for what it is set to (401/403: see
+   *     {@link BulkOutcome.ItemFailure#storeRefuses()}), counted in {@code retryable}; null when it did not
+   */
+  public record Result(int written, int superseded, int deadLettered, int retryable, String refusal) {
     public boolean complete() {
       return retryable == 0;
     }
@@ -59,8 +65,9 @@ public final class BulkWriter {
       pending.put(write, document);
     }
     int[] counts = new int[4];
-    write(writes, buffer, pending, counts);
-    return new Result(counts[0], counts[1], counts[2], counts[3]);
+    String[] refusal = new String[1];
+    write(writes, buffer, pending, counts, refusal);
+    return new Result(counts[0], counts[1], counts[2], counts[3], refusal[0]);
   }
 
   private void resolveBases(DocumentBuffer buffer) {
@@ -77,8 +84,8 @@ public final class BulkWriter {
     }
   }
 
-  private void write(
-      List<DocumentWrite> writes, DocumentBuffer buffer, Map<DocumentWrite, PendingDocument> pending, int[] counts) {
+  private void write(List<DocumentWrite> writes, DocumentBuffer buffer, Map<DocumentWrite, PendingDocument> pending,
+      int[] counts, String[] refusal) {
     if (writes.isEmpty()) {
       return;
     }
@@ -94,8 +101,8 @@ public final class BulkWriter {
         return;
       }
       int half = writes.size() / 2;
-      write(writes.subList(0, half), buffer, pending, counts);
-      write(writes.subList(half, writes.size()), buffer, pending, counts);
+      write(writes.subList(0, half), buffer, pending, counts, refusal);
+      write(writes.subList(half, writes.size()), buffer, pending, counts, refusal);
       return;
     }
     for (DocumentWrite write : outcome.written()) {
@@ -109,6 +116,9 @@ public final class BulkWriter {
     for (BulkOutcome.ItemFailure failure : outcome.failures()) {
       if (failure.retryable()) {
         counts[3]++;
+        if (failure.storeRefuses() && refusal[0] == null) {
+          refusal[0] = "HTTP " + failure.status() + " " + failure.reason();
+        }
       } else {
         deadLetters.add(failure.write(), failure.status(), failure.reason());
         buffer.done(pending.get(failure.write()), false);

@@ -83,6 +83,14 @@ public final class RetryPolicy {
   }
 
   /**
+   * A flush failed for a reason reported elsewhere, once (the store refuses writes: see the exporter's health): wait
+   * longer before the next attempt, logging each attempt only at debug level.
+   */
+  public void failedQuietly(String why) {
+    failed(why, Long.MAX_VALUE, true);
+  }
+
+  /**
    * Connecting failed: the store may still be booting beside the broker, so retries come at least every second and
    * the circuit breaker does not count it.
    */
@@ -91,13 +99,21 @@ public final class RetryPolicy {
   }
 
   private void failed(String why, long maxWaitMillis) {
+    failed(why, maxWaitMillis, false);
+  }
+
+  private void failed(String why, long maxWaitMillis, boolean quietly) {
     failedAttempts++;
     long waitMillis = Math.min(maxWaitMillis, backoff.apply(failedAttempts));
     if (failedAttempts > 1) {
       retryCounter.run();
     }
     nextAttemptMillis = clock.millis() + waitMillis;
-    log.warn("{}; next attempt in {} ms (attempt {})", why, waitMillis, failedAttempts);
+    if (quietly) {
+      log.debug("{}; next attempt in {} ms (attempt {})", why, waitMillis, failedAttempts);
+    } else {
+      log.warn("{}; next attempt in {} ms (attempt {})", why, waitMillis, failedAttempts);
+    }
   }
 
   /** A flush succeeded: the next failure starts the back-off anew. */

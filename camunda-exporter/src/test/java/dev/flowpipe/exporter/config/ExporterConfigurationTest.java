@@ -39,6 +39,7 @@ class ExporterConfigurationTest {
     "bulks-in-flight, two",
     "index-prefix, Has Spaces",
     "retry-backoff, -1s",
+    "on-foreign-store, ignore",
     "url, ftp://x",
   })
   void aBadArgumentFailsNamingItsKeyAndValue(String key, String value) {

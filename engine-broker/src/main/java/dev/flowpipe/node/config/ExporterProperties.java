@@ -1,6 +1,7 @@
 package dev.flowpipe.node.config;
 
 import dev.flowpipe.exporter.config.ExporterConfiguration;
+import dev.flowpipe.exporter.config.OnForeignStore;
 import dev.flowpipe.schema.index.IndexLayout;
 import dev.flowpipe.schema.index.SchemaManager;
 import java.time.Duration;
@@ -24,6 +25,10 @@ import org.springframework.util.unit.DataSize;
  * @param indexShards primary shards of each read-model index, set when the index is created (1 for a single store
  *     node; more for an external cluster)
  * @param indexReplicas replicas of each read-model index, set when the index is created (0 for a single store node)
+ * @param onForeignStore what to do when the store's read model of a partition comes from another broker log than
+ *     this node's (its broker data deleted, another cluster's store): refuse (the node does not start, or the exporter
+ *     writes and acknowledges nothing, naming both logs) or wipe-read-model (delete that partition's read model, then
+ *     export this log)
  */
 public record ExporterProperties(
     @DefaultValue("true") boolean enabled,
@@ -34,7 +39,8 @@ public record ExporterProperties(
     @DefaultValue("8191") int variableValueLimit,
     @DefaultValue("10000") int recentDocuments,
     @DefaultValue("1") int indexShards,
-    @DefaultValue("0") int indexReplicas) {
+    @DefaultValue("0") int indexReplicas,
+    @DefaultValue("refuse") OnForeignStore onForeignStore) {
 
   private static final String P = "flowpipe.exporter.";
 
@@ -121,6 +127,7 @@ public record ExporterProperties(
     args.put(ExporterConfiguration.RECENT_DOCUMENTS, recentDocuments);
     args.put(ExporterConfiguration.RETRY_BACKOFF, retry.backoff().toString());
     args.put(ExporterConfiguration.MAX_RETRY_BACKOFF, retry.maxBackoff().toString());
+    args.put(ExporterConfiguration.ON_FOREIGN_STORE, onForeignStore.text());
     return args;
   }
 }

@@ -2,6 +2,7 @@ package dev.flowpipe.node.config;
 
 import dev.flowpipe.importer.config.ImporterSettings;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -20,6 +21,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param flowControl how the broker's write rate follows the exporter's lag
  * @param importer the importer of the stock exporter's raw records ({@code flowpipe.importer.*}, off by default; its
  *     keys and defaults are {@link ImporterSettings}'), validated here with the rest, before anything starts
+ * @param shutdownTimeout longest time from a stop signal (SIGTERM, Ctrl-C) to the node's exit, in every phase, start-up
+ *     included; what has not stopped cleanly by then (the embedded store among it) is killed
  */
 @ConfigurationProperties("flowpipe")
 public record NodeProperties(
@@ -29,10 +32,12 @@ public record NodeProperties(
     @DefaultValue @NestedConfigurationProperty StoreProperties store,
     @DefaultValue @NestedConfigurationProperty ExporterProperties exporter,
     @DefaultValue @NestedConfigurationProperty FlowControlProperties flowControl,
-    Map<String, Object> importer) {
+    Map<String, Object> importer,
+    @DefaultValue("60s") Duration shutdownTimeout) {
 
   public NodeProperties {
     importer = importer == null ? Map.of() : Map.copyOf(importer);
+    Check.positive("flowpipe.shutdown-timeout", shutdownTimeout);
     if (dataDirectory == null || dataDirectory.toString().isBlank()) {
       throw new IllegalArgumentException("flowpipe.data-directory must not be empty");
     }

@@ -52,6 +52,7 @@ class BrokerConfigMappingTest {
                 Map.entry("flowpipe.gateway.host", "0.0.0.0"),
                 Map.entry("flowpipe.gateway.port", "36500"),
                 Map.entry("flowpipe.exporter.bulk.delay", "20ms"),
+                Map.entry("flowpipe.exporter.on-foreign-store", "wipe-read-model"),
                 Map.entry("flowpipe.exporter.index-prefix", "prod")));
 
     var cfg =
@@ -81,6 +82,8 @@ class BrokerConfigMappingTest {
         .containsEntry(ExporterConfiguration.USERNAME, "u")
         .containsEntry(ExporterConfiguration.INDEX_PREFIX, "prod");
     assertThat(ExporterConfiguration.fromArguments(exporter.getArgs()).bulkDelay()).hasMillis(20);
+    assertThat(ExporterConfiguration.fromArguments(exporter.getArgs()).onForeignStore())
+        .isEqualTo(dev.flowpipe.exporter.config.OnForeignStore.WIPE_READ_MODEL);
   }
 
   @Test

@@ -320,7 +320,7 @@ class ReadModelFromRealRunsTest {
   /** The recorded stream exported once, in order; returns the index prefix. */
   private static String cleanPass(String url) {
     String clean = "clean" + suffix();
-    Feeder cleanPass = new Feeder(url, clean, 50, 1);
+    Feeder cleanPass = new Feeder(url, clean, 50, 1, null);
     recordedStream().forEach(cleanPass::export);
     cleanPass.close();
     return clean;
@@ -340,6 +340,8 @@ class ReadModelFromRealRunsTest {
     String replayed = "replay" + suffix();
     Random random = new Random(seed);
     long ackedPosition = -1;
+    // what the broker keeps of the exporter across its crashes: the acknowledged position and the log's id
+    ExporterTestController brokerState = null;
     int from = 0;
     try (StoreProxy flaky = new StoreProxy(url, null, null)) {
       for (int round = 0; round < 6; round++) {
@@ -347,7 +349,8 @@ class ReadModelFromRealRunsTest {
         flaky.applyHalfOfEachBulk(halfBulks);
         flaky.failBulksAtRandom(round % 3 == 2 ? new Random(random.nextLong()) : null, 0.3);
         // small bulks in the fourth round, so that several go behind the held one
-        Feeder feeder = new Feeder(flaky.url(), replayed, 1 + random.nextInt(round == 3 ? 3 : 40), bulksInFlight);
+        Feeder feeder = new Feeder(flaky.url(), replayed, 1 + random.nextInt(round == 3 ? 3 : 40), bulksInFlight,
+            brokerState);
         int to = Math.min(stream.size(), from + 1 + random.nextInt(stream.size() / 3));
         if (round == 3) {
           crashWhileABulkIsHeld(flaky, feeder, stream.subList(from, to));
@@ -366,12 +369,13 @@ class ReadModelFromRealRunsTest {
           flaky.failBulksAtRandom(new Random(0), 1.0);
         }
         ackedPosition = Math.max(ackedPosition, feeder.controller.getPosition());
+        brokerState = feeder.controller;
         int resume = firstIndexAfter(stream, ackedPosition);
         // the broker resumes right after the acknowledged position; an earlier start must change nothing either
         from = random.nextBoolean() ? resume : random.nextInt(resume + 1);
       }
       flaky.applyHalfOfEachBulk(false).failBulksAtRandom(null, 0);
-      Feeder last = new Feeder(flaky.url(), replayed, 25, bulksInFlight);
+      Feeder last = new Feeder(flaky.url(), replayed, 25, bulksInFlight, brokerState);
       stream.subList(from, stream.size()).forEach(last::export);
       last.close();
     }
@@ -426,7 +430,12 @@ class ReadModelFromRealRunsTest {
     private final ExporterTestController controller = new ExporterTestController();
     private final ReadModelExporter exporter = new ReadModelExporter();
 
-    Feeder(String url, String prefix, int bulkSize, int bulksInFlight) {
+    /** {@code brokerState}: the controller of the exporter before a crash, whose position and metadata carry on. */
+    Feeder(String url, String prefix, int bulkSize, int bulksInFlight, ExporterTestController brokerState) {
+      if (brokerState != null) {
+        brokerState.readMetadata().ifPresent(
+            metadata -> controller.updateLastExportedRecordPosition(brokerState.getPosition(), metadata));
+      }
       Map<String, Object> args = new HashMap<>();
       args.put(ExporterConfiguration.BULKS_IN_FLIGHT, bulksInFlight);
       args.put(ExporterConfiguration.URL, url);

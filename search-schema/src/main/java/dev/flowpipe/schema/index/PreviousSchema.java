@@ -30,8 +30,8 @@ final class PreviousSchema {
   /** The version-1 index of this entity, if the store holds one that really is of version 1. */
   Optional<String> existing(ReadModelIndex index) {
     String name = indexName(index);
-    if (index == ReadModelIndex.EXPORT_POSITION || !store.indexExists(name)) {
-      return Optional.empty(); // version 1 had no export positions
+    if (index == ReadModelIndex.EXPORT_POSITION || index == ReadModelIndex.LOG_IDENTITY || !store.indexExists(name)) {
+      return Optional.empty(); // version 1 had no export positions and no log identities
     }
     Object version;
     try {

@@ -40,10 +40,16 @@ public enum ReadModelIndex {
    * Per partition, the log position up to which the exporter has made every record durable (one document per
    * partition, {@code partition-<id>}, versioned by that position); read-your-writes by position waits for it.
    */
-  EXPORT_POSITION("export-position");
+  EXPORT_POSITION("export-position"),
+  /**
+   * Per partition, which broker log the read model comes from (one document per partition, {@code partition-<id>}: the
+   * log's id and the first record the exporter wrote from it): a log younger than the store is refused, not mixed in.
+   */
+  LOG_IDENTITY("log-identity");
 
   /**
-   * Bump together with the {@code _meta.schemaVersion} of read-model.json, dead-letter.json and export-position.json
+   * Bump together with the {@code _meta.schemaVersion} of read-model.json, dead-letter.json, export-position.json and
+   * log-identity.json
    * when a mapping changes.
    */
   public static final int SCHEMA_VERSION = 2;
@@ -69,14 +75,22 @@ public enum ReadModelIndex {
     return entity;
   }
 
-  /** Whether the entity lives in the shared read-model index (every one but the dead letters and export positions). */
+  /**
+   * Whether the entity lives in the shared read-model index (every one but the dead letters, export positions and log
+   * identities).
+   */
   public boolean shared() {
-    return this != DEAD_LETTER && this != EXPORT_POSITION;
+    return this != DEAD_LETTER && this != EXPORT_POSITION && this != LOG_IDENTITY;
   }
 
   /** The read model's entities: those of the shared index (what searches and read-model comparisons cover). */
   public static List<ReadModelIndex> entities() {
     return java.util.Arrays.stream(values()).filter(ReadModelIndex::shared).toList();
+  }
+
+  /** The id of a partition's document in {@link #LOG_IDENTITY}. */
+  public static String logIdentityId(int partitionId) {
+    return "partition-" + partitionId;
   }
 
   /** The id of a partition's document in {@link #EXPORT_POSITION}. */

@@ -98,8 +98,9 @@ public enum AnswerClass {
 
   /**
    * The exception for a whole request the store did not take: too large as {@link RequestTooLargeException}, a store
-   * in trouble as {@link StoreUnavailableException} (what the exporter's retry and circuit breaker count), anything
-   * else as {@link IllegalStateException}. Each names what was asked, the status and the store's answer.
+   * in trouble as {@link StoreUnavailableException} (what the exporter's retry and circuit breaker count), any other
+   * client error as {@link StoreRefusedException} (nothing applied; the same request fails until someone changes the
+   * store or the request), anything else as {@link IllegalStateException}. Each names what was asked, the status and the store's answer.
    *
    * @param what what the request was for, e.g. "bulk of 12"
    */
@@ -108,9 +109,11 @@ public enum AnswerClass {
       case TOO_LARGE -> new RequestTooLargeException(what + " refused as too large (HTTP 413)", null);
       case RETRYABLE, UNAVAILABLE ->
           new StoreUnavailableException(what + " failed with HTTP " + status + ": " + body);
-      case REFUSED -> new IllegalStateException(what + " refused with HTTP " + status
-          + " (the store's user lacks the credentials or the privilege for it): " + body);
-      case OK, CONFLICT, MALFORMED -> new IllegalStateException(what + " failed with HTTP " + status + ": " + body);
+      case REFUSED -> new StoreRefusedException(what + " refused with HTTP " + status
+          + " (the store's user lacks the credentials or the privilege for it, or a block forbids it): " + body,
+          status, null);
+      case MALFORMED -> new StoreRefusedException(what + " refused with HTTP " + status + ": " + body, status, null);
+      case OK, CONFLICT -> new IllegalStateException(what + " failed with HTTP " + status + ": " + body);
     };
   }
 }

@@ -53,14 +53,26 @@ public record BulkOutcome(List<DocumentWrite> written, List<DocumentWrite> super
    * @param reason the store's error type and reason
    */
   public record ItemFailure(DocumentWrite write, int status, String reason) {
-    /** Overload and server errors go away by themselves; a mapping error or a too-large document does not. */
+    /**
+     * Overload and server errors go away by themselves, and a refusal of the store's (below) once someone lifts it; a
+     * mapping error or a too-large document does not.
+     */
     public boolean retryable() {
-      return kind().retryable();
+      return kind().retryable() || storeRefuses();
     }
 
     /** What the store's answer for this item means ({@link AnswerClass}). */
     public AnswerClass kind() {
       return AnswerClass.of(status, AnswerClass.itemErrorType(reason));
+    }
+
+    /**
+     * 401 or 403: the store refuses the write for what it is set to, not for what the document holds (a user without
+     * write rights, a write block such as {@code index.blocks.write}). Never a dead letter: the document is fine, and
+     * would be lost with the store's next fix.
+     */
+    public boolean storeRefuses() {
+      return kind() == AnswerClass.REFUSED;
     }
   }
 }

@@ -47,6 +47,38 @@ public final class IndexAdmin {
   }
 
   /**
+   * Deletes every document of {@code indices} (names or aliases; missing ones are skipped) whose {@code field} equals
+   * {@code value}, and makes the deletion visible at once; returns how many were deleted. Documents written meanwhile
+   * may survive: callers delete what no writer is writing.
+   */
+  public long deleteWhere(List<String> indices, String field, Object value) {
+    String what = "delete " + field + "=" + value + " from " + String.join(",", indices);
+    JsonNode answer = read(what, exchange.send(what, "POST",
+        "/" + String.join(",", indices) + "/_delete_by_query?conflicts=proceed&refresh=true&ignore_unavailable=true",
+        write(Map.of("query", Map.of("term", Map.of(field, value))))));
+    if (answer.path("failures").size() > 0) {
+      throw new IllegalStateException(what + " failed: " + answer.path("failures"));
+    }
+    pruneDeletes(indices, what);
+    return answer.path("deleted").asLong();
+  }
+
+  /**
+   * A deleted document leaves a tombstone with its version for {@code index.gc_deletes} (60 s): until it goes, a write
+   * of that id at a lower external version is refused as a conflict, which a position-versioned writer would count as
+   * already applied. So the tombstones go now: deletes are collected on the next refresh once gc_deletes is 0, and
+   * the setting is then put back to the index default.
+   */
+  private void pruneDeletes(List<String> indices, String what) {
+    String names = String.join(",", indices);
+    expectOk(what + ": prune deletes", exchange.send(what, "PUT", "/" + names + "/_settings?ignore_unavailable=true",
+        "{\"index.gc_deletes\": \"0s\"}"));
+    expectOk(what + ": refresh", exchange.send(what, "POST", "/" + names + "/_refresh?ignore_unavailable=true", null));
+    expectOk(what + ": restore gc_deletes", exchange.send(what, "PUT",
+        "/" + names + "/_settings?ignore_unavailable=true", "{\"index.gc_deletes\": null}"));
+  }
+
+  /**
    * Hands every document of the index to {@code pages}, {@code pageSize} at a time, in the store's own order, with
    * its version; a point-in-time view (a scroll), so documents written meanwhile may or may not be seen.
    */
