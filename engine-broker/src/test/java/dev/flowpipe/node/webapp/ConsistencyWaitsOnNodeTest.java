@@ -1,0 +1,112 @@
+package dev.flowpipe.node.webapp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.flowpipe.node.webapp.SharedWebappNode.Runs;
+import dev.flowpipe.webapp.consistency.ReadYourWrites;
+import dev.flowpipe.webapp.operations.OperationsController;
+import io.camunda.zeebe.client.ZeebeClient;
+import io.camunda.zeebe.model.bpmn.Bpmn;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * 300 read-your-writes waits held open at once on the real node, more than the servlet container has threads (200):
+ * while they wait, the health and readiness probes and a plain search answer within a second, since no wait holds a
+ * thread. Then half of them reach their position (an operation writes past it) and answer {@code reached}; the other
+ * half, for a position the log never reaches, answer {@code timed-out} after their timeout, as documented.
+ */
+@ExtendWith(SharedWebappNode.class)
+class ConsistencyWaitsOnNodeTest {
+
+  private static final int WAITS = 300;
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+  @Test
+  void healthReadinessAndASearchAnswerWithinASecondWhile300WaitsAreHeldAndTheWaitsEndAsDocumented(Runs runs)
+      throws Exception {
+    String base = runs.baseUrl();
+    try (ZeebeClient client = runs.node().client()) {
+      client.newDeployResourceCommand().addProcessModel(Bpmn.createExecutableProcess("ryw-load").startEvent()
+          .serviceTask("work", t -> t.zeebeJobType("ryw-load-work")).endEvent().done(), "ryw-load.bpmn").send().join();
+    }
+    Http.Answer created = Http.post(base + "/v2/process-instances", "{\"processDefinitionId\": \"ryw-load\"}");
+    assertThat(created.status()).as(created.raw().body()).isEqualTo(200);
+    String[] written = created.header(OperationsController.POSITION_HEADER).split(":");
+    int partition = Integer.parseInt(written[0]);
+    long next = Long.parseLong(written[1]) + 1; // reached only once something more is written
+    ReadYourWrites waits = runs.node().context().getBean(ReadYourWrites.class);
+
+    List<CompletableFuture<HttpResponse<String>>> reaching = new ArrayList<>();
+    List<CompletableFuture<HttpResponse<String>>> never = new ArrayList<>();
+    for (int i = 0; i < WAITS / 2; i++) {
+      reaching.add(searchWaitingFor(base, partition, next, "30s"));
+      never.add(searchWaitingFor(base, partition, Long.MAX_VALUE / 2, "15s"));
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> waits.waiting() == WAITS);
+
+    List<Long> millis = new ArrayList<>();
+    for (int round = 0; round < 3; round++) {
+      millis.add(timed(() -> assertThat(get(base + "/actuator/health").statusCode()).isEqualTo(200)));
+      millis.add(timed(() -> assertThat(get(base + "/actuator/health/readiness").statusCode()).isEqualTo(200)));
+      millis.add(timed(() -> assertThat(Http.post(base + "/v2/process-instances/search",
+          "{\"filter\": {\"processDefinitionId\": \"webapp-order\"}, \"page\": {\"limit\": 1}}").status())
+          .isEqualTo(200)));
+    }
+    int stillWaiting = waits.waiting();
+    System.out.printf("%d waits held; health, readiness, search answered in %s ms%n", stillWaiting, millis);
+    assertThat(stillWaiting).as("all waits still held while the probes ran").isEqualTo(WAITS);
+    assertThat(millis).allMatch(took -> took < 1000);
+
+    long writtenAt = System.nanoTime();
+    assertThat(Http.post(base + "/v2/process-instances", "{\"processDefinitionId\": \"ryw-load\"}").status())
+        .isEqualTo(200);
+    for (CompletableFuture<HttpResponse<String>> wait : reaching) {
+      HttpResponse<String> answer = wait.get(45, TimeUnit.SECONDS);
+      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+      assertThat(answer.headers().firstValue("Flowpipe-Consistency")).hasValue("reached");
+    }
+    long reachedMillis = (System.nanoTime() - writtenAt) / 1_000_000;
+    for (CompletableFuture<HttpResponse<String>> wait : never) {
+      HttpResponse<String> answer = wait.get(45, TimeUnit.SECONDS);
+      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+      assertThat(answer.headers().firstValue("Flowpipe-Consistency")).hasValue("timed-out");
+    }
+    System.out.printf("150 waits reached %d ms after the write; 150 timed out%n", reachedMillis);
+    assertThat(waits.waiting()).isZero();
+  }
+
+  private static CompletableFuture<HttpResponse<String>> searchWaitingFor(String base, int partition, long position,
+      String timeout) {
+    String body = "{\"filter\": {\"processDefinitionId\": \"ryw-load\"}, \"page\": {\"limit\": 1}, \"consistency\":"
+        + " {\"positions\": [{\"partitionId\": " + partition + ", \"position\": " + position + "}], \"timeout\": \""
+        + timeout + "\"}}";
+    return HTTP.sendAsync(HttpRequest.newBuilder(URI.create(base + "/v2/process-instances/search"))
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static HttpResponse<String> get(String url) {
+    try {
+      return HTTP.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static long timed(Runnable request) {
+    long start = System.nanoTime();
+    request.run();
+    return (System.nanoTime() - start) / 1_000_000;
+  }
+}
