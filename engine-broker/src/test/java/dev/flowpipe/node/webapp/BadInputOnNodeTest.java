@@ -309,7 +309,7 @@ class BadInputOnNodeTest {
 
   /** Not a key at all (an unknown key's statistics are an empty list, not an error). */
   private static String noKey(Random random) {
-    return pickOf(random, "0", "-1", "abc", "1e5", "%20", "99999999999999999999", "%E2%80%AE7", "1;DROP", "0x10");
+    return pickOf(random, "-1", "abc", "1e5", "%20", "99999999999999999999", "%E2%80%AE7", "1;DROP", "0x10");
   }
 
   private static Bad statistics(Random random) {
@@ -365,8 +365,12 @@ class BadInputOnNodeTest {
   private static Bad protocol(Random random, int i) {
     String search = "/v2/" + entity(random) + "/search";
     return switch (random.nextInt(6)) {
-      case 0 -> new Bad("protocol/method", pickOf(random, "DELETE", "PUT", "PATCH", "OPTIONS", "TRACE"), search,
-          "application/json", null, "{}".getBytes(StandardCharsets.UTF_8));
+      // (a TRACE with a body is malformed HTTP: the connector answers it before the app sees it, so it has none)
+      case 0 -> {
+        String method = pickOf(random, "DELETE", "PUT", "PATCH", "OPTIONS", "TRACE");
+        yield new Bad("protocol/method", method, search, "application/json", null,
+            method.equals("TRACE") ? null : "{}".getBytes(StandardCharsets.UTF_8));
+      }
       case 1 -> new Bad("protocol/content-type", "POST", search, pickOf(random, "text/plain", "application/xml",
           "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json; charset=nope",
           "image/png"), null, "{}".getBytes(StandardCharsets.UTF_8));

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ConsistencyWaitsOnNodeTest {
 
   private static final int WAITS = 300;
+  private static final long AHEAD = 400;
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
   @Test
@@ -44,16 +45,18 @@ class ConsistencyWaitsOnNodeTest {
     assertThat(created.status()).as(created.raw().body()).isEqualTo(200);
     String[] written = created.header(OperationsController.POSITION_HEADER).split(":");
     int partition = Integer.parseInt(written[0]);
-    long next = Long.parseLong(written[1]) + 1; // reached only once something more is written
+    // far enough ahead that the log's background records (job time-outs) do not reach it while the probes run; the
+    // instances created below write past it
+    long ahead = Long.parseLong(written[1]) + AHEAD;
     ReadYourWrites waits = runs.node().context().getBean(ReadYourWrites.class);
 
     List<CompletableFuture<HttpResponse<String>>> reaching = new ArrayList<>();
     List<CompletableFuture<HttpResponse<String>>> never = new ArrayList<>();
     for (int i = 0; i < WAITS / 2; i++) {
-      reaching.add(searchWaitingFor(base, partition, next, "30s"));
+      reaching.add(searchWaitingFor(base, partition, ahead, "60s"));
       never.add(searchWaitingFor(base, partition, Long.MAX_VALUE / 2, "15s"));
     }
-    await().atMost(Duration.ofSeconds(10)).until(() -> waits.waiting() == WAITS);
+    await().atMost(Duration.ofSeconds(10)).until(waits::waiting, org.hamcrest.Matchers.equalTo(WAITS));
 
     List<Long> millis = new ArrayList<>();
     for (int round = 0; round < 3; round++) {
@@ -69,8 +72,15 @@ class ConsistencyWaitsOnNodeTest {
     assertThat(millis).allMatch(took -> took < 1000);
 
     long writtenAt = System.nanoTime();
-    assertThat(Http.post(base + "/v2/process-instances", "{\"processDefinitionId\": \"ryw-load\"}").status())
-        .isEqualTo(200);
+    try (ZeebeClient client = runs.node().client()) {
+      // each instance writes a dozen records or more: these take the log past the reaching waits' position
+      List<CompletableFuture<?>> creates = new ArrayList<>();
+      for (int i = 0; i < AHEAD / 10; i++) {
+        creates.add(client.newCreateInstanceCommand().bpmnProcessId("ryw-load").latestVersion().send()
+            .toCompletableFuture());
+      }
+      CompletableFuture.allOf(creates.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+    }
     for (CompletableFuture<HttpResponse<String>> wait : reaching) {
       HttpResponse<String> answer = wait.get(45, TimeUnit.SECONDS);
       assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
