@@ -365,12 +365,9 @@ class BadInputOnNodeTest {
   private static Bad protocol(Random random, int i) {
     String search = "/v2/" + entity(random) + "/search";
     return switch (random.nextInt(6)) {
-      // (a TRACE with a body is malformed HTTP: the connector answers it before the app sees it, so it has none)
-      case 0 -> {
-        String method = pickOf(random, "DELETE", "PUT", "PATCH", "OPTIONS", "TRACE");
-        yield new Bad("protocol/method", method, search, "application/json", null,
-            method.equals("TRACE") ? null : "{}".getBytes(StandardCharsets.UTF_8));
-      }
+      // (not TRACE: Tomcat's connector refuses it with a bare 400 before any servlet or filter of the app runs)
+      case 0 -> new Bad("protocol/method", pickOf(random, "DELETE", "PUT", "PATCH", "OPTIONS"), search,
+          "application/json", null, "{}".getBytes(StandardCharsets.UTF_8));
       case 1 -> new Bad("protocol/content-type", "POST", search, pickOf(random, "text/plain", "application/xml",
           "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json; charset=nope",
           "image/png"), null, "{}".getBytes(StandardCharsets.UTF_8));

@@ -32,12 +32,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * with several bulks in flight a later one can land first. Once the condition holds, the read model's indices are
  * refreshed, so the search that follows sees all of it, not only the documents the refresh interval already exposed.
  *
- * <p>A request whose condition holds when it arrives is answered at once. Any other is a pending wait, and one poller
- * on the {@code scheduler} looks at the store for all of them every {@code pollInterval}: one multi-get of the export
- * positions and one of the instance keys per round, however many wait, and one refresh for all the waits a round
- * completes. What a refresh made searchable is remembered (the export positions read before it, the instance keys),
- * so a request for what is already searchable refreshes nothing. At most {@code maxWaits} wait at once; one more is
- * refused ({@link TooManyWaitsException}) rather than queued, so the waits' memory stays bounded.
+ * <p>No request thread asks the store anything: a request is a pending wait, and one poller on the {@code scheduler}
+ * looks at the store for all of them every {@code pollInterval}: one multi-get of the export positions and one of the
+ * instance keys per round, however many wait, and one refresh for all the waits a round completes. What a refresh made
+ * searchable is remembered (the export positions read before it, the instance keys), so a request for what is already
+ * searchable is answered at once, with neither a store call nor a refresh. At most {@code maxWaits} wait at once; one
+ * more is refused ({@link TooManyWaitsException}) rather than queued, so the waits' memory stays bounded.
  */
 public final class ReadYourWrites implements AutoCloseable {
 
@@ -80,18 +80,15 @@ public final class ReadYourWrites implements AutoCloseable {
   public record Outcome(boolean reached, Duration waited) {}
 
   /**
-   * The outcome of waiting for {@code request}: completed at once when its condition holds now, else by the poller.
+   * The outcome of waiting for {@code request}: completed at once when a refresh already made its condition
+   * searchable, else by the poller (the store's failure as the future's).
    *
    * @throws TooManyWaitsException when {@code maxWaits} requests wait already
-   * @throws dev.flowpipe.schema.store.StoreUnavailableException when the store cannot be read now
    */
   public CompletableFuture<Outcome> await(ConsistencyRequest request) {
     Instant start = clock.instant();
-    SearchStore store = model.store();
-    Lookup now = lookup(store, List.of(request));
-    if (now.reached(request)) {
-      makeSearchable(store, List.of(request), now);
-      return CompletableFuture.completedFuture(new Outcome(true, Duration.between(start, clock.instant())));
+    if (searchable(request)) {
+      return CompletableFuture.completedFuture(new Outcome(true, Duration.ZERO));
     }
     if (waiting.incrementAndGet() > maxWaits) {
       waiting.decrementAndGet();
