@@ -51,6 +51,10 @@ class ConsistencyWaitsOnNodeTest {
     long ahead = Long.parseLong(written[1]) + AHEAD;
     ReadYourWrites waits = runs.node().context().getBean(ReadYourWrites.class);
 
+    // each probe once before: its first answer's one-off costs (class loading, the first store call) are not the waits'
+    List<Long> before = List.of(timed(() -> get(base + "/actuator/health")),
+        timed(() -> get(base + "/actuator/health/readiness")),
+        timed(() -> Http.post(base + "/v2/process-instances/search", "{\"page\": {\"limit\": 1}}")));
     long opening = System.nanoTime();
     List<CompletableFuture<HttpResponse<String>>> reaching = new ArrayList<>();
     List<CompletableFuture<HttpResponse<String>>> never = new ArrayList<>();
@@ -70,7 +74,8 @@ class ConsistencyWaitsOnNodeTest {
           .isEqualTo(200)));
     }
     int stillWaiting = waits.waiting();
-    System.out.printf("%d waits held; health, readiness, search answered in %s ms%n", stillWaiting, millis);
+    System.out.printf("before the waits: health, readiness, search answered in %s ms; with %d waits held: %s ms%n",
+        before, stillWaiting, millis);
     assertThat(stillWaiting).as("all waits still held while the probes ran").isEqualTo(WAITS);
     assertThat(millis).allMatch(took -> took < 1000);
 
