@@ -7,7 +7,6 @@ import dev.flowpipe.node.webapp.SharedWebappNode.Runs;
 import dev.flowpipe.webapp.consistency.ReadYourWrites;
 import dev.flowpipe.webapp.operations.OperationsController;
 import io.camunda.zeebe.client.ZeebeClient;
-import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,8 +22,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * 300 read-your-writes waits held open at once on the real node, more than the servlet container has threads (200):
  * while they wait, the health and readiness probes and a plain search answer within a second (the median; the slowest
- * within a few, as on this shared machine without any wait), since no wait holds a thread. Then half of them reach their position (an operation writes past it) and answer {@code reached}; the other
- * half, for a position the log never reaches, answer {@code timed-out} after their timeout, as documented.
+ * within a few, as on this shared machine without any wait), since no wait holds a thread. Then half of them reach
+ * their position (messages published through the gateway write past it) and answer {@code reached}; the other half,
+ * for a position the log never reaches, answer {@code timed-out} after their timeout, as documented. Nothing is added
+ * to the shared node's instances.
  */
 @ExtendWith(SharedWebappNode.class)
 class ConsistencyWaitsOnNodeTest {
@@ -38,16 +39,14 @@ class ConsistencyWaitsOnNodeTest {
   void healthReadinessAndASearchAnswerWithinASecondWhile300WaitsAreHeldAndTheWaitsEndAsDocumented(Runs runs)
       throws Exception {
     String base = runs.baseUrl();
-    try (ZeebeClient client = runs.node().client()) {
-      client.newDeployResourceCommand().addProcessModel(Bpmn.createExecutableProcess("ryw-load").startEvent()
-          .serviceTask("work", t -> t.zeebeJobType("ryw-load-work")).endEvent().done(), "ryw-load.bpmn").send().join();
-    }
-    Http.Answer created = Http.post(base + "/v2/process-instances", "{\"processDefinitionId\": \"ryw-load\"}");
-    assertThat(created.status()).as(created.raw().body()).isEqualTo(200);
-    String[] written = created.header(OperationsController.POSITION_HEADER).split(":");
+    // messages no instance awaits move the log without adding instances to the shared node's lists
+    Http.Answer published = Http.post(base + "/v2/messages/publication", "{\"name\": \"ryw-load\", \"correlationKey\":"
+        + " \"none\"}");
+    assertThat(published.status()).as(published.raw().body()).isEqualTo(200);
+    String[] written = published.header(OperationsController.POSITION_HEADER).split(":");
     int partition = Integer.parseInt(written[0]);
     // far enough ahead that the log's background records (job time-outs) do not reach it while the probes run; the
-    // instances created below write past it
+    // messages published below write past it
     long ahead = Long.parseLong(written[1]) + AHEAD;
     ReadYourWrites waits = runs.node().context().getBean(ReadYourWrites.class);
 
@@ -85,13 +84,14 @@ class ConsistencyWaitsOnNodeTest {
 
     long writtenAt = System.nanoTime();
     try (ZeebeClient client = runs.node().client()) {
-      // each instance writes a dozen records or more: these take the log past the reaching waits' position
-      List<CompletableFuture<?>> creates = new ArrayList<>();
-      for (int i = 0; i < AHEAD / 5; i++) {
-        creates.add(client.newCreateInstanceCommand().bpmnProcessId("ryw-load").latestVersion().send()
-            .toCompletableFuture());
+      // each publication of a message that expires at once writes at least its command and its event: these take
+      // the log past the reaching waits' position
+      List<CompletableFuture<?>> publications = new ArrayList<>();
+      for (int i = 0; i < AHEAD; i++) {
+        publications.add(client.newPublishMessageCommand().messageName("ryw-load").correlationKey("none")
+            .timeToLive(Duration.ZERO).send().toCompletableFuture());
       }
-      CompletableFuture.allOf(creates.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+      CompletableFuture.allOf(publications.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
     }
     for (CompletableFuture<HttpResponse<String>> wait : reaching) {
       HttpResponse<String> answer = wait.get(120, TimeUnit.SECONDS);
@@ -104,7 +104,7 @@ class ConsistencyWaitsOnNodeTest {
       assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
       assertThat(answer.headers().firstValue("Flowpipe-Consistency")).hasValue("timed-out");
     }
-    System.out.printf("150 waits reached %d ms after the write; 150 timed out%n", reachedMillis);
+    System.out.printf("150 waits reached %d ms after the publications began; 150 timed out%n", reachedMillis);
     assertThat(waits.waiting()).isZero();
   }
 
