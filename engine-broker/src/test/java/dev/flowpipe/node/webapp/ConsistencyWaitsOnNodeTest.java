@@ -7,6 +7,7 @@ import dev.flowpipe.node.webapp.SharedWebappNode.Runs;
 import dev.flowpipe.webapp.consistency.ReadYourWrites;
 import dev.flowpipe.webapp.operations.OperationsController;
 import io.camunda.zeebe.client.ZeebeClient;
+import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,9 +24,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * 300 read-your-writes waits held open at once on the real node, more than the servlet container has threads (200):
  * while they wait, the health and readiness probes and a plain search answer within a second (the median; the slowest
  * within a few, as on this shared machine without any wait), since no wait holds a thread. Then half of them reach
- * their position (messages published through the gateway write past it) and answer {@code reached}; the other half,
- * for a position the log never reaches, answer {@code timed-out} after their timeout, as documented. Nothing is added
- * to the shared node's instances.
+ * their position (variable changes on an instance of its own write past it) and answer {@code reached}; the other
+ * half, for a position the log never reaches, answer {@code timed-out} after their timeout, as documented. One
+ * instance is added to the shared node's.
  */
 @ExtendWith(SharedWebappNode.class)
 class ConsistencyWaitsOnNodeTest {
@@ -39,9 +40,14 @@ class ConsistencyWaitsOnNodeTest {
   void healthReadinessAndASearchAnswerWithinASecondWhile300WaitsAreHeldAndTheWaitsEndAsDocumented(Runs runs)
       throws Exception {
     String base = runs.baseUrl();
-    // messages no instance awaits move the log without adding instances to the shared node's lists
-    Http.Answer published = Http.post(base + "/v2/messages/publication", "{\"name\": \"ryw-load\", \"correlationKey\":"
-        + " \"none\"}");
+    // one instance of its own, whose variables are then set again and again: records that change documents (the
+    // export position moves with a bulk of documents), without adding many instances to the shared node's lists
+    try (ZeebeClient client = runs.node().client()) {
+      client.newDeployResourceCommand().addProcessModel(Bpmn.createExecutableProcess("ryw-load").startEvent()
+          .serviceTask("work", t -> t.zeebeJobType("ryw-load-work")).endEvent().done(), "ryw-load.bpmn").send().join();
+    }
+    Http.Answer published = Http.post(base + "/v2/process-instances", "{\"processDefinitionId\": \"ryw-load\"}");
+    long instance = published.json().path("processInstanceKey").asLong();
     assertThat(published.status()).as(published.raw().body()).isEqualTo(200);
     String[] written = published.header(OperationsController.POSITION_HEADER).split(":");
     int partition = Integer.parseInt(written[0]);
@@ -58,7 +64,7 @@ class ConsistencyWaitsOnNodeTest {
     List<CompletableFuture<HttpResponse<String>>> reaching = new ArrayList<>();
     List<CompletableFuture<HttpResponse<String>>> never = new ArrayList<>();
     for (int i = 0; i < WAITS / 2; i++) {
-      reaching.add(searchWaitingFor(base, partition, ahead, "90s"));
+      reaching.add(searchWaitingFor(base, partition, ahead, "30s"));
       never.add(searchWaitingFor(base, partition, Long.MAX_VALUE / 2, "30s"));
     }
     await().atMost(Duration.ofSeconds(40)).until(waits::waiting, org.hamcrest.Matchers.equalTo(WAITS));
@@ -84,14 +90,13 @@ class ConsistencyWaitsOnNodeTest {
 
     long writtenAt = System.nanoTime();
     try (ZeebeClient client = runs.node().client()) {
-      // each publication of a message that expires at once writes at least its command and its event: these take
-      // the log past the reaching waits' position
-      // (ten at a time: hundreds at once would meet the broker's request limit, RESOURCE_EXHAUSTED)
+      // each change of a variable writes its command and at least two events: these take the log past the reaching
+      // waits' position (ten at a time: hundreds at once would meet the broker's request limit, RESOURCE_EXHAUSTED)
       for (int i = 0; i < AHEAD; i += 10) {
         List<CompletableFuture<?>> publications = new ArrayList<>();
         for (int j = 0; j < 10; j++) {
-          publications.add(client.newPublishMessageCommand().messageName("ryw-load").correlationKey("none")
-              .timeToLive(Duration.ZERO).send().toCompletableFuture());
+          publications.add(client.newSetVariablesCommand(instance).variables(java.util.Map.of("round", i + j)).send()
+              .toCompletableFuture());
         }
         CompletableFuture.allOf(publications.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
       }
@@ -107,7 +112,7 @@ class ConsistencyWaitsOnNodeTest {
       assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
       assertThat(answer.headers().firstValue("Flowpipe-Consistency")).hasValue("timed-out");
     }
-    System.out.printf("150 waits reached %d ms after the publications began; 150 timed out%n", reachedMillis);
+    System.out.printf("150 waits reached %d ms after the variable changes began; 150 timed out%n", reachedMillis);
     assertThat(waits.waiting()).isZero();
   }
 
