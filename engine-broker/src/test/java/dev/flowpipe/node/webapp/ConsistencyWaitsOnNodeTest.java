@@ -46,13 +46,13 @@ class ConsistencyWaitsOnNodeTest {
       client.newDeployResourceCommand().addProcessModel(Bpmn.createExecutableProcess("ryw-load").startEvent()
           .serviceTask("work", t -> t.zeebeJobType("ryw-load-work")).endEvent().done(), "ryw-load.bpmn").send().join();
     }
-    Http.Answer published = Http.post(base + "/v2/process-instances", "{\"processDefinitionId\": \"ryw-load\"}");
-    long instance = published.json().path("processInstanceKey").asLong();
-    assertThat(published.status()).as(published.raw().body()).isEqualTo(200);
-    String[] written = published.header(OperationsController.POSITION_HEADER).split(":");
+    Http.Answer created = Http.post(base + "/v2/process-instances", "{\"processDefinitionId\": \"ryw-load\"}");
+    long instance = created.json().path("processInstanceKey").asLong();
+    assertThat(created.status()).as(created.raw().body()).isEqualTo(200);
+    String[] written = created.header(OperationsController.POSITION_HEADER).split(":");
     int partition = Integer.parseInt(written[0]);
     // far enough ahead that the log's background records (job time-outs) do not reach it while the probes run; the
-    // messages published below write past it
+    // variable changes below write past it
     long ahead = Long.parseLong(written[1]) + AHEAD;
     ReadYourWrites waits = runs.node().context().getBean(ReadYourWrites.class);
 
