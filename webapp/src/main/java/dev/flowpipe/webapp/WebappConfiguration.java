@@ -1,34 +1,43 @@
 package dev.flowpipe.webapp;
 
-import dev.flowpipe.webapp.api.ProblemHandler;
-import dev.flowpipe.webapp.api.SearchController;
 import dev.flowpipe.webapp.api.ElementStatistics;
+import dev.flowpipe.webapp.api.ProblemErrorController;
+import dev.flowpipe.webapp.api.ProblemHandler;
 import dev.flowpipe.webapp.api.ProcessStatistics;
+import dev.flowpipe.webapp.api.RequestBodyLimit;
+import dev.flowpipe.webapp.api.SearchController;
 import dev.flowpipe.webapp.api.SearchService;
 import dev.flowpipe.webapp.api.StatisticsController;
 import dev.flowpipe.webapp.api.UiController;
-import dev.flowpipe.webapp.config.SecurityConfiguration;
 import dev.flowpipe.webapp.batch.BatchController;
-import dev.flowpipe.webapp.cluster.ClusterController;
 import dev.flowpipe.webapp.batch.BatchOperationStore;
 import dev.flowpipe.webapp.batch.BatchOperations;
+import dev.flowpipe.webapp.cluster.ClusterController;
+import dev.flowpipe.webapp.config.SecurityConfiguration;
 import dev.flowpipe.webapp.config.WebappProperties;
+import dev.flowpipe.webapp.consistency.ReadYourWrites;
 import dev.flowpipe.webapp.operations.EngineCommands;
+import dev.flowpipe.webapp.operations.OperationProblems;
+import dev.flowpipe.webapp.operations.OperationsController;
 import dev.flowpipe.webapp.operations.WrittenPositions;
+import dev.flowpipe.webapp.readmodel.ReadModel;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.InstantSource;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
-import org.springframework.context.ApplicationListener;
-import dev.flowpipe.webapp.operations.OperationProblems;
-import dev.flowpipe.webapp.operations.OperationsController;
-import dev.flowpipe.webapp.readmodel.ReadModel;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.Ordered;
+import org.springframework.web.servlet.config.annotation.AsyncSupportConfigurer;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * The web app as a part of a Spring context: the search API, the operations, the UI (static resources under
@@ -41,23 +50,73 @@ import org.springframework.context.annotation.Import;
 @EnableConfigurationProperties(WebappProperties.class)
 @Import({SearchController.class, StatisticsController.class, OperationsController.class, ClusterController.class,
     BatchController.class, UiController.class,
-    ProblemHandler.class,
+    ProblemHandler.class, ProblemErrorController.class,
     OperationProblems.class, SecurityConfiguration.class})
 public class WebappConfiguration {
 
-  @Bean
-  SearchService searchService(ReadModel readModel, WebappProperties properties) {
-    return new SearchService(readModel, properties);
+  /** The poller of the read-your-writes waits: one thread, whatever the number of waits. */
+  @Bean(destroyMethod = "shutdownNow")
+  ScheduledExecutorService consistencyPoller() {
+    return Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("flowpipe-consistency-poller")
+        .daemon().factory());
+  }
+
+  /** Runs the searches of waits that ended, so the poller never waits for a search. */
+  @Bean(destroyMethod = "shutdownNow")
+  ExecutorService consistencyAnswers() {
+    return Executors.newFixedThreadPool(4, Thread.ofPlatform().name("flowpipe-consistency-answer-", 0).daemon()
+        .factory());
+  }
+
+  @Bean(destroyMethod = "close")
+  ReadYourWrites readYourWrites(ReadModel readModel, WebappProperties properties,
+      ScheduledExecutorService consistencyPoller, ExecutorService consistencyAnswers) {
+    WebappProperties.Consistency consistency = properties.consistency();
+    return new ReadYourWrites(readModel, Clock.systemUTC(), consistencyPoller, consistencyAnswers,
+        consistency.pollInterval(), consistency.maxWaits());
   }
 
   @Bean
-  ElementStatistics elementStatistics(ReadModel readModel, WebappProperties properties) {
-    return new ElementStatistics(readModel, properties);
+  SearchService searchService(ReadModel readModel, WebappProperties properties, ReadYourWrites readYourWrites) {
+    return new SearchService(readModel, properties, readYourWrites);
   }
 
   @Bean
-  ProcessStatistics processStatistics(ReadModel readModel, WebappProperties properties) {
-    return new ProcessStatistics(readModel, properties);
+  ElementStatistics elementStatistics(ReadModel readModel, WebappProperties properties,
+      ReadYourWrites readYourWrites) {
+    return new ElementStatistics(readModel, properties, readYourWrites);
+  }
+
+  @Bean
+  ProcessStatistics processStatistics(ReadModel readModel, WebappProperties properties,
+      ReadYourWrites readYourWrites) {
+    return new ProcessStatistics(readModel, properties, readYourWrites);
+  }
+
+  /** The body cap, before security and everything else: an oversized body is refused before it is read. */
+  @Bean
+  FilterRegistrationBean<RequestBodyLimit> requestBodyLimit(WebappProperties properties) {
+    FilterRegistrationBean<RequestBodyLimit> registration =
+        new FilterRegistrationBean<>(new RequestBodyLimit(properties.limits().maxBodySize().toBytes()));
+    registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
+    registration.setAsyncSupported(true);
+    return registration;
+  }
+
+  /**
+   * An answer that waits for read-your-writes ends by its own timeout; the servlet's async timeout lies beyond it, so
+   * the wait's timed-out answer is what the client gets.
+   */
+  @Bean
+  WebMvcConfigurer asyncAnswers(WebappProperties properties) {
+    long millis = properties.consistency().maxTimeout().plus(properties.search().storeTimeout()).plusSeconds(5)
+        .toMillis();
+    return new WebMvcConfigurer() {
+      @Override
+      public void configureAsyncSupport(AsyncSupportConfigurer configurer) {
+        configurer.setDefaultTimeout(millis);
+      }
+    };
   }
 
   @Bean

@@ -23,6 +23,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(SharedOpenSearch.class)
 class ReadYourWritesTest {
 
+  private static final int MAX_WAITS = 3;
+
   private static TestWebapp app;
   private static SearchStore store;
   private static String prefix;
@@ -34,7 +36,7 @@ class ReadYourWritesTest {
     ReadModelFixture.write(store, prefix, "60s");
     app = TestWebapp.start(Map.of(
         "flowpipe.webapp.store.url", node.url(), "flowpipe.webapp.store.index-prefix", prefix,
-        "flowpipe.webapp.consistency.max-timeout", "10s"));
+        "flowpipe.webapp.consistency.max-timeout", "10s", "flowpipe.webapp.consistency.max-waits", MAX_WAITS));
   }
 
   @AfterAll
@@ -148,5 +150,50 @@ class ReadYourWritesTest {
 
     assertThat(answer.header("Flowpipe-Consistency")).isEqualTo("timed-out");
     assertThat((System.nanoTime() - start) / 1_000_000).isBetween(10_000L, 15_000L);
+  }
+
+  @Test
+  void aPositionAlreadyMadeSearchableIsAnsweredWithoutAnotherRefresh() {
+    markExportedLater(3, 25_001, 0);
+    writeInstanceLater(25_001, 0);
+    org.awaitility.Awaitility.await().until(() -> store.get(ReadModelIndex.PROCESS_INSTANCE.indexName(prefix), "25001").isPresent()
+        && store.get(ReadModelIndex.EXPORT_POSITION.indexName(prefix), ReadModelIndex.exportPositionId(3)).isPresent());
+    String request = "{\"filter\": {\"processInstanceKey\": {\"$gte\": 25000, \"$lt\": 26000}},"
+        + " \"consistency\": {\"positions\": [{\"partitionId\": 3, \"position\": 25001}]}}";
+    Answer first = app.post("/v2/process-instances/search", request);
+    assertThat(first.json().path("items")).as("the first wait refreshed: the instance is searchable").hasSize(1);
+
+    // written after that refresh; the index refreshes itself only every 60 s
+    writeInstanceLater(25_002, 0);
+    org.awaitility.Awaitility.await().until(() -> store.get(ReadModelIndex.PROCESS_INSTANCE.indexName(prefix), "25002").isPresent());
+    Answer again = app.post("/v2/process-instances/search", request);
+
+    assertThat(again.header("Flowpipe-Consistency")).isEqualTo("reached");
+    assertThat(again.json().path("items")).as("no second refresh: 25002 is not searchable yet").hasSize(1);
+  }
+
+  @Test
+  void beyondTheMostWaitsAtOnceARequestIsRefused429WithRetryAfterAndTheWaitsEndAsUsual() throws Exception {
+    String waiting = "{\"consistency\": {\"processInstanceKey\": \"99990\", \"timeout\": \"3s\"}, \"page\": {\"limit\": 0}}";
+    List<CompletableFuture<Answer>> held = new java.util.ArrayList<>();
+    for (int i = 0; i < MAX_WAITS; i++) {
+      held.add(CompletableFuture.supplyAsync(() -> app.post("/v2/process-instances/search", waiting)));
+    }
+    org.awaitility.Awaitility.await().until(() -> app.context().getBean(
+        dev.flowpipe.webapp.consistency.ReadYourWrites.class).waiting() == MAX_WAITS);
+
+    Answer refused = app.post("/v2/process-instances/search", waiting);
+
+    assertThat(refused.status()).as(refused.body()).isEqualTo(429);
+    assertThat(refused.contentType()).startsWith("application/problem+json");
+    assertThat(refused.header("Retry-After")).isEqualTo("1");
+    assertThat(refused.json().path("limit").asText()).isEqualTo("flowpipe.webapp.consistency.max-waits");
+    assertThat(refused.json().path("maximum").asInt()).isEqualTo(MAX_WAITS);
+    for (CompletableFuture<Answer> wait : held) {
+      Answer ended = wait.get(10, TimeUnit.SECONDS);
+      assertThat(ended.status()).isEqualTo(200);
+      assertThat(ended.header("Flowpipe-Consistency")).isEqualTo("timed-out");
+    }
+    assertThat(app.post("/v2/process-instances/search", waiting.replace("3s", "10ms")).status()).isEqualTo(200);
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flowpipe.webapp.config.WebappProperties;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -33,6 +34,13 @@ class WebappPropertiesTest {
       assertThat(properties.ui().refreshInterval()).hasSeconds(1);
       assertThat(properties.store().url()).hasToString("http://127.0.0.1:9200");
       assertThat(properties.store().indexPrefix()).isEqualTo("flowpipe");
+      assertThat(properties.search().storeTimeout()).hasSeconds(10);
+      assertThat(properties.consistency().maxWaits()).isEqualTo(1000);
+      WebappProperties.Limits limits = properties.limits();
+      assertThat(limits.maxBodySize().toMegabytes()).isEqualTo(4);
+      assertThat(List.of(limits.maxListValues(), limits.maxOrBranches(), limits.maxFilterConditions(),
+          limits.maxSortFields(), limits.maxConsistencyPositions(), limits.maxValueLength()))
+          .containsExactly(1000, 50, 100, 10, 64, 4096);
     });
   }
 
@@ -47,7 +55,16 @@ class WebappPropertiesTest {
     "flowpipe.webapp.store.index-prefix, Upper, 'flowpipe.webapp.store.index-prefix must be lowercase letters, digits, ''-'', ''_'' or ''.'', starting with a letter or digit, at most 100 characters, was ''Upper'''",
     "flowpipe.webapp.store.tls.trust-store, /nowhere/trust.p12, 'flowpipe.webapp.store.tls.trust-store: no readable file at /nowhere/trust.p12'",
     "flowpipe.webapp.store.tls.trust-store-type, PEM, 'flowpipe.webapp.store.tls.trust-store-type must be PKCS12 or JKS, was ''PEM'''",
-    "flowpipe.webapp.security.basic-auth, true, 'flowpipe.webapp.security.username must be set when basic-auth is on'"
+    "flowpipe.webapp.security.basic-auth, true, 'flowpipe.webapp.security.username must be set when basic-auth is on'",
+    "flowpipe.webapp.search.store-timeout, 0s, 'flowpipe.webapp.search.store-timeout must be a positive duration, was 0ms'",
+    "flowpipe.webapp.consistency.max-waits, 0, 'flowpipe.webapp.consistency.max-waits must be 1 to 100000, was 0'",
+    "flowpipe.webapp.limits.max-body-size, 10B, 'flowpipe.webapp.limits.max-body-size must be 1KB to 1GB, was 10B'",
+    "flowpipe.webapp.limits.max-list-values, 0, 'flowpipe.webapp.limits.max-list-values must be 1 to 65536, was 0'",
+    "flowpipe.webapp.limits.max-or-branches, 5000, 'flowpipe.webapp.limits.max-or-branches must be 1 to 1000, was 5000'",
+    "flowpipe.webapp.limits.max-filter-conditions, -1, 'flowpipe.webapp.limits.max-filter-conditions must be 1 to 10000, was -1'",
+    "flowpipe.webapp.limits.max-sort-fields, 101, 'flowpipe.webapp.limits.max-sort-fields must be 1 to 100, was 101'",
+    "flowpipe.webapp.limits.max-consistency-positions, 0, 'flowpipe.webapp.limits.max-consistency-positions must be 1 to 10000, was 0'",
+    "flowpipe.webapp.limits.max-value-length, 0, 'flowpipe.webapp.limits.max-value-length must be 1 to 1000000, was 0'"
   })
   void aBadValueFailsNamingTheKeyAndTheValue(String key, String value, String message) {
     runner.withPropertyValues(key + "=" + value).run(context -> {

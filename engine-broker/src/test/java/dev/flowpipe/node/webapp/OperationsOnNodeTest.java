@@ -197,6 +197,24 @@ class OperationsOnNodeTest {
   }
 
   @Test
+  void aKeyWhoseBitsNameNoPartitionIsAnUnknownKey404ForEveryOperation() {
+    // key 1 names partition 0; the next names partition 3 (this node has fewer), both with a counter of 1
+    for (String key : List.of("1", Long.toString(3L << 51 | 1))) {
+      List<Answer> answers = List.of(
+          Http.post(url("/v2/process-instances/" + key + "/cancellation"), "{}"),
+          Http.post(url("/v2/incidents/" + key + "/resolution"), "{}"),
+          Http.send("PATCH", url("/v2/jobs/" + key), "{\"changeset\": {\"retries\": 1}}"),
+          Http.send("PUT", url("/v2/element-instances/" + key + "/variables"), "{\"variables\": {\"a\": 1}}"));
+
+      for (Answer answer : answers) {
+        assertThat(answer.status()).as(key + ": " + answer.raw().body()).isEqualTo(404);
+        assertThat(answer.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(answer.json().path("detail").asText()).contains("partition");
+      }
+    }
+  }
+
+  @Test
   void cancellingACalledInstanceIsRefusedWith409AsTheEngineCancelsOnlyRootInstances() {
     Answer parent = create("ops-parent", "{}");
     String child = await().atMost(Duration.ofSeconds(30)).until(() -> Http.post(url("/v2/process-instances/search"),

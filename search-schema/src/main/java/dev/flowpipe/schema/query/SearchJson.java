@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.schema.store.AnswerClass;
 import dev.flowpipe.schema.store.QueryRejectedException;
 import dev.flowpipe.schema.store.RequestTooLargeException;
+import dev.flowpipe.schema.store.SearchTimedOutException;
 import dev.flowpipe.schema.store.StoreUnavailableException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -88,6 +89,7 @@ public final class SearchJson {
     }
     body.put("size", query.size());
     body.put("track_total_hits", true);
+    body.put("timeout", timeout(query.timeout()));
     if (!query.excludedFields().isEmpty()) {
       body.put("_source", Map.of("excludes", query.excludedFields()));
     }
@@ -114,8 +116,14 @@ public final class SearchJson {
     body.put("query", allOf(query.criteria()));
     body.put("size", 0);
     body.put("track_total_hits", false);
+    body.put("timeout", timeout(query.timeout()));
     body.put("aggs", Map.of(BY_VALUE, byValue));
     return write(body);
+  }
+
+  /** The store's time unit syntax; whole milliseconds (at least one). */
+  private static String timeout(java.time.Duration timeout) {
+    return Math.max(1, timeout.toMillis()) + "ms";
   }
 
   private static final String BY_VALUE = "byValue";
@@ -228,6 +236,10 @@ public final class SearchJson {
         throw new QueryRejectedException(reason, null);
       }
       throw new StoreUnavailableException(reason);
+    }
+    if (root.path("timed_out").asBoolean(false)) {
+      // the store stopped at the body's timeout and answers what it found so far: a part is no answer
+      throw new SearchTimedOutException(what + " ran longer than its store-side timeout and was stopped");
     }
     return root;
   }

@@ -1,5 +1,6 @@
 package dev.flowpipe.schema.query;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 
@@ -15,6 +16,8 @@ import java.util.Objects;
  * @param size documents to return, 0 for only the total
  * @param searchAfter sort values of the document to continue after (one per sort key), or empty
  * @param excludedFields stored fields left out of the returned documents (e.g. large texts)
+ * @param timeout how long the store may run the search (the body's {@code timeout}); one that runs longer fails with
+ *     {@link dev.flowpipe.schema.store.SearchTimedOutException}, never with a part of the hits
  */
 public record SearchQuery(
     List<String> indices,
@@ -23,9 +26,23 @@ public record SearchQuery(
     int from,
     int size,
     List<Object> searchAfter,
-    List<String> excludedFields) {
+    List<String> excludedFields,
+    Duration timeout) {
+
+  /** The store-side time budget of a search that names none. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+
+  /** A search with the {@link #DEFAULT_TIMEOUT}. */
+  public SearchQuery(List<String> indices, List<Criterion> criteria, List<SortField> sort, int from, int size,
+      List<Object> searchAfter, List<String> excludedFields) {
+    this(indices, criteria, sort, from, size, searchAfter, excludedFields, DEFAULT_TIMEOUT);
+  }
 
   public SearchQuery {
+    timeout = timeout == null ? DEFAULT_TIMEOUT : timeout;
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+    }
     indices = List.copyOf(Objects.requireNonNull(indices, "indices"));
     if (indices.isEmpty()) {
       throw new IllegalArgumentException("a search needs at least one index");

@@ -1,5 +1,6 @@
 package dev.flowpipe.schema.query;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,11 +16,24 @@ import java.util.Objects;
  * @param field the field whose values group the counts (keyword, number or boolean)
  * @param maxValues at most this many values are counted (in value order): the bound on the answer's size
  * @param conditions named conditions (each a list of criteria that must all hold) counted within each value
+ * @param timeout how long the store may run the count; one that runs longer fails with
+ *     {@link dev.flowpipe.schema.store.SearchTimedOutException}
  */
 public record ValueCountQuery(
-    List<String> indices, List<Criterion> criteria, String field, int maxValues, Map<String, List<Criterion>> conditions) {
+    List<String> indices, List<Criterion> criteria, String field, int maxValues, Map<String, List<Criterion>> conditions,
+    Duration timeout) {
+
+  /** A count with {@link SearchQuery#DEFAULT_TIMEOUT}. */
+  public ValueCountQuery(
+      List<String> indices, List<Criterion> criteria, String field, int maxValues, Map<String, List<Criterion>> conditions) {
+    this(indices, criteria, field, maxValues, conditions, SearchQuery.DEFAULT_TIMEOUT);
+  }
 
   public ValueCountQuery {
+    timeout = timeout == null ? SearchQuery.DEFAULT_TIMEOUT : timeout;
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+    }
     indices = List.copyOf(Objects.requireNonNull(indices, "indices"));
     if (indices.isEmpty()) {
       throw new IllegalArgumentException("a count needs at least one index");

@@ -500,6 +500,21 @@ public abstract class SearchStoreContractTest {
     assertThatThrownBy(() -> store.search(patternOnANumber)).isInstanceOf(QueryRejectedException.class);
   }
 
+  @Test
+  void aSearchAndACountCarryTheirStoreSideTimeoutWhichTheStoreRunsUnder() {
+    String searchIndex = searchIndex();
+    SearchQuery leadingWildcard = new SearchQuery(List.of(searchIndex), List.of(new Criterion.Like("state", "*A")),
+        List.of(SortField.ascending("key")), 0, 10, List.of(), List.of(), java.time.Duration.ofMillis(1500));
+    ValueCountQuery count = new ValueCountQuery(List.of(searchIndex), List.of(), "state", 10, Map.of(),
+        java.time.Duration.ofMillis(1500));
+
+    assertThat(dev.flowpipe.schema.query.SearchJson.body(leadingWildcard)).contains("\"timeout\":\"1500ms\"");
+    assertThat(dev.flowpipe.schema.query.SearchJson.body(count)).contains("\"timeout\":\"1500ms\"");
+    // the store takes the timeout as given (a malformed one would be a 400) and answers in full within it
+    assertThat(store.search(leadingWildcard).total()).isPositive();
+    assertThat(store.countByValue(count)).isNotEmpty();
+  }
+
   // --- counts per value: the aggregation behind the web app's statistics ---
 
   @Test

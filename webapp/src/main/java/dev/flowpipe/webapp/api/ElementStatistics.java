@@ -46,17 +46,21 @@ public final class ElementStatistics {
   private final SearchRequestParser parser;
   private final ReadYourWrites readYourWrites;
 
-  public ElementStatistics(ReadModel readModel, WebappProperties properties) {
+  private final java.time.Duration storeTimeout;
+
+  public ElementStatistics(ReadModel readModel, WebappProperties properties, ReadYourWrites readYourWrites) {
     this.readModel = readModel;
-    this.parser = new SearchRequestParser(properties.search(), properties.consistency());
-    this.readYourWrites = new ReadYourWrites(properties.consistency().pollInterval());
+    this.parser = new SearchRequestParser(properties.search(), properties.consistency(), properties.limits());
+    this.readYourWrites = readYourWrites;
+    this.storeTimeout = properties.search().storeTimeout();
   }
 
   /**
    * The counts of a process definition's element instances, narrowed by the request's {@code filter} and, beyond the
    * v2 API, waiting for its {@code consistency} first.
    */
-  public List<Map<String, Object>> ofProcessDefinition(String processDefinitionKey, JsonNode request) {
+  public java.util.concurrent.CompletableFuture<List<Map<String, Object>>> ofProcessDefinition(
+      String processDefinitionKey, JsonNode request) {
     long key = key("processDefinitionKey", processDefinitionKey);
     ObjectNode parsable = JsonNodeFactory.instance.objectNode();
     if (request != null && !request.isNull() && !request.isMissingNode()) {
@@ -82,12 +86,12 @@ public final class ElementStatistics {
       }
     }
     ParsedSearch parsed = parser.parse(Entity.ELEMENT_INSTANCES, parsable);
-    if (parsed.consistency() != null) {
-      readYourWrites.await(readModel, parsed.consistency());
-    }
     List<Criterion> criteria = new ArrayList<>(parsed.criteria());
     criteria.add(new Criterion.Equals("processDefinitionKey", key));
-    return count(criteria);
+    if (parsed.consistency() == null) {
+      return java.util.concurrent.CompletableFuture.completedFuture(count(criteria));
+    }
+    return readYourWrites.await(parsed.consistency()).thenApply(reached -> count(criteria));
   }
 
   /** The counts of one process instance's element instances. */
@@ -98,10 +102,13 @@ public final class ElementStatistics {
 
   private List<Map<String, Object>> count(List<Criterion> criteria) {
     ValueCountQuery query = new ValueCountQuery(
-        List.of(readModel.index(ReadModelIndex.FLOW_NODE_INSTANCE)), criteria, "elementId", MAX_ELEMENTS, COUNTS);
+        List.of(readModel.index(ReadModelIndex.FLOW_NODE_INSTANCE)), criteria, "elementId", MAX_ELEMENTS, COUNTS,
+        storeTimeout);
     List<ValueCountQuery.ValueCount> counts;
     try {
       counts = readModel.store().countByValue(query);
+    } catch (dev.flowpipe.schema.store.SearchTimedOutException e) {
+      throw SearchService.timedOut(storeTimeout);
     } catch (QueryRejectedException e) {
       throw new BadRequestException("body", "the store cannot run this count: " + e.getMessage());
     }

@@ -44,14 +44,17 @@ public final class ProcessStatistics {
   private final SearchRequestParser parser;
   private final ReadYourWrites readYourWrites;
 
-  public ProcessStatistics(ReadModel readModel, WebappProperties properties) {
+  private final java.time.Duration storeTimeout;
+
+  public ProcessStatistics(ReadModel readModel, WebappProperties properties, ReadYourWrites readYourWrites) {
     this.readModel = readModel;
-    this.parser = new SearchRequestParser(properties.search(), properties.consistency());
-    this.readYourWrites = new ReadYourWrites(properties.consistency().pollInterval());
+    this.parser = new SearchRequestParser(properties.search(), properties.consistency(), properties.limits());
+    this.readYourWrites = readYourWrites;
+    this.storeTimeout = properties.search().storeTimeout();
   }
 
   /** The processes with active instances; {@code sort} and offset {@code page} as in the v2 request. */
-  public Map<String, Object> activeInstances(JsonNode request) {
+  public java.util.concurrent.CompletableFuture<Map<String, Object>> activeInstances(JsonNode request) {
     ObjectNode body = request != null && request.isObject() ? (ObjectNode) request : JsonNodeFactory.instance.objectNode();
     if (request != null && !request.isNull() && !request.isMissingNode() && !request.isObject()) {
       throw new BadRequestException("body", "expected a JSON object {sort, page}");
@@ -63,16 +66,34 @@ public final class ProcessStatistics {
       }
     }
     ParsedSearch consistency = parser.parse(Entity.PROCESS_INSTANCES, body.deepCopy().retain("consistency"));
-    if (consistency.consistency() != null) {
-      readYourWrites.await(readModel, consistency.consistency());
+    Comparator<Map<String, Object>> order = order(body.path("sort"));
+    int from = pageValue(body.path("page"), "from", 0);
+    int limit = pageValue(body.path("page"), "limit", 100);
+    if (consistency.consistency() == null) {
+      return java.util.concurrent.CompletableFuture.completedFuture(counted(order, from, limit));
     }
+    return readYourWrites.await(consistency.consistency()).thenApply(reached -> counted(order, from, limit));
+  }
+
+  private static int pageValue(JsonNode page, String name, int absent) {
+    JsonNode value = page.path(name);
+    if (value.isMissingNode() || value.isNull()) {
+      return absent;
+    }
+    if (!value.isIntegralNumber() || !value.canConvertToInt() || value.intValue() < 0) {
+      throw new BadRequestException("page." + name, "expected an integer >= 0, was " + value);
+    }
+    return value.intValue();
+  }
+
+  private Map<String, Object> counted(Comparator<Map<String, Object>> order, int from, int limit) {
     Map<String, Long> names = new HashMap<>();
     List<Map<String, Object>> items = new ArrayList<>();
     List<ValueCountQuery.ValueCount> counts = readModel.store().countByValue(new ValueCountQuery(
         List.of(readModel.index(ReadModelIndex.PROCESS_INSTANCE)), List.of(new Criterion.Equals("state", "ACTIVE")),
         "bpmnProcessId", MAX_PROCESSES,
         Map.of(WITH_INCIDENT, List.of(new Criterion.Equals("incident", true)),
-            WITHOUT_INCIDENT, List.of(new Criterion.Not(new Criterion.Equals("incident", true))))));
+            WITHOUT_INCIDENT, List.of(new Criterion.Not(new Criterion.Equals("incident", true)))), storeTimeout));
     Map<String, List<Map<String, Object>>> versions = definitions(counts.stream().map(c -> (Object) c.value()).toList());
     for (ValueCountQuery.ValueCount count : counts) {
       List<Map<String, Object>> ofProcess = versions.getOrDefault(count.value(), List.of());
@@ -86,13 +107,10 @@ public final class ProcessStatistics {
       item.put(WITH_INCIDENT, count.conditions().get(WITH_INCIDENT));
       items.add(item);
     }
-    items.sort(order(body.path("sort")));
-    int from = body.path("page").path("from").asInt(0);
-    int limit = body.path("page").path("limit").asInt(100);
-    if (from < 0 || limit < 0) {
-      throw new BadRequestException("page", "from and limit must be >= 0, were " + from + " and " + limit);
-    }
-    List<Map<String, Object>> page = items.subList(Math.min(from, items.size()), Math.min(from + limit, items.size()));
+    items.sort(order);
+    // in long: from + limit near Integer.MAX_VALUE would overflow
+    List<Map<String, Object>> page = items.subList(Math.min(from, items.size()),
+        (int) Math.min((long) from + limit, items.size()));
     return Map.of("items", page, "page", Map.of("totalItems", items.size()));
   }
 
@@ -104,7 +122,7 @@ public final class ProcessStatistics {
     }
     SearchHits hits = readModel.store().search(new SearchQuery(
         List.of(readModel.index(ReadModelIndex.PROCESS_DEFINITION)), List.of(new Criterion.OneOf("bpmnProcessId", processIds)),
-        List.of(new SortField("version", true, false)), 0, MAX_PROCESSES, List.of(), List.of("bpmnXml")));
+        List.of(new SortField("version", true, false)), 0, MAX_PROCESSES, List.of(), List.of("bpmnXml"), storeTimeout));
     for (SearchHits.Hit hit : hits.hits()) {
       byProcess.computeIfAbsent(String.valueOf(hit.source().get("bpmnProcessId")), id -> new ArrayList<>()).add(hit.source());
     }
@@ -116,6 +134,9 @@ public final class ProcessStatistics {
     Comparator<Map<String, Object>> order = Comparator.comparing(item -> 0);
     if (!sort.isMissingNode() && !sort.isNull() && !sort.isArray()) {
       throw new BadRequestException("sort", "expected an array of {field, order}");
+    }
+    if (sort.size() > SORT_FIELDS.size()) {
+      throw new BadRequestException("sort", "at most " + SORT_FIELDS.size() + " sort entries, was " + sort.size());
     }
     for (int i = 0; i < sort.size(); i++) {
       String field = sort.get(i).path("field").asText();

@@ -1,9 +1,10 @@
 package dev.flowpipe.webapp.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flowpipe.webapp.config.SecurityConfiguration;
 import dev.flowpipe.webapp.query.Entity;
 import java.util.Map;
-import dev.flowpipe.webapp.config.SecurityConfiguration;
+import java.util.concurrent.CompletableFuture;
 import org.springframework.http.ContentDisposition;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
@@ -36,14 +37,16 @@ public class SearchController {
   }
 
   @PostMapping(path = "/" + ENTITIES + "/search", produces = MediaType.APPLICATION_JSON_VALUE)
-  public ResponseEntity<SearchAnswer> search(
+  public CompletableFuture<ResponseEntity<SearchAnswer>> search(
       @PathVariable String entity, @RequestBody(required = false) JsonNode request) {
-    SearchAnswer answer = service.search(entity(entity), request);
-    ResponseEntity.BodyBuilder response = ResponseEntity.ok();
-    if (answer.consistency() != null) {
-      response.header(CONSISTENCY_HEADER, answer.consistency().reached() ? "reached" : "timed-out");
-    }
-    return response.body(answer);
+    // a consistency wait holds no servlet thread: the answer is written when the future completes
+    return service.searchAsync(entity(entity), request).thenApply(answer -> {
+      ResponseEntity.BodyBuilder response = ResponseEntity.ok();
+      if (answer.consistency() != null) {
+        response.header(CONSISTENCY_HEADER, answer.consistency().reached() ? "reached" : "timed-out");
+      }
+      return response.body(answer);
+    });
   }
 
   @GetMapping(path = "/" + ENTITIES + "/{key}", produces = MediaType.APPLICATION_JSON_VALUE)

@@ -6,6 +6,11 @@ import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.query.SortField;
 import dev.flowpipe.schema.store.QueryRejectedException;
+import dev.flowpipe.schema.store.SearchTimedOutException;
+import dev.flowpipe.webapp.query.LimitExceededException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import dev.flowpipe.webapp.config.WebappProperties;
 import dev.flowpipe.webapp.consistency.ReadYourWrites;
 import dev.flowpipe.webapp.query.ApiField;
@@ -28,30 +33,50 @@ public final class SearchService {
   private final ReadModel readModel;
   private final SearchRequestParser parser;
   private final ReadYourWrites readYourWrites;
+  private final Duration storeTimeout;
 
-  public SearchService(ReadModel readModel, WebappProperties properties) {
+  public SearchService(ReadModel readModel, WebappProperties properties, ReadYourWrites readYourWrites) {
     this.readModel = readModel;
-    this.parser = new SearchRequestParser(properties.search(), properties.consistency());
-    this.readYourWrites = new ReadYourWrites(properties.consistency().pollInterval());
+    this.parser = new SearchRequestParser(properties.search(), properties.consistency(), properties.limits());
+    this.readYourWrites = readYourWrites;
+    this.storeTimeout = properties.search().storeTimeout();
   }
 
+  /** A search, waiting for its {@code consistency} on this thread: for background work (batches), not requests. */
   public SearchAnswer search(Entity entity, JsonNode request) {
-    ParsedSearch parsed = parser.parse(entity, request);
-    SearchAnswer.ConsistencyInfo consistency = null;
-    if (parsed.consistency() != null) {
-      ReadYourWrites.Outcome outcome = readYourWrites.await(readModel, parsed.consistency());
-      consistency = new SearchAnswer.ConsistencyInfo(outcome.reached(), outcome.waited().toMillis());
+    try {
+      return searchAsync(entity, request).join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException cause ? cause : e;
     }
+  }
+
+  /**
+   * A search; one with a {@code consistency} condition not yet met completes once it is met or its timeout ran out,
+   * without holding the calling thread meanwhile (the search then runs on the waits' answer threads).
+   */
+  public CompletableFuture<SearchAnswer> searchAsync(Entity entity, JsonNode request) {
+    ParsedSearch parsed = parser.parse(entity, request);
+    if (parsed.consistency() == null) {
+      return CompletableFuture.completedFuture(run(entity, parsed, null));
+    }
+    return readYourWrites.await(parsed.consistency()).thenApply(outcome -> run(entity, parsed,
+        new SearchAnswer.ConsistencyInfo(outcome.reached(), outcome.waited().toMillis())));
+  }
+
+  private SearchAnswer run(Entity entity, ParsedSearch parsed, SearchAnswer.ConsistencyInfo consistency) {
     boolean backwards = parsed.page().backwards();
     List<SortField> sort = backwards ? parsed.sort().stream().map(SortField::reversed).toList() : parsed.sort();
     List<Object> cursor = backwards ? parsed.page().before() : parsed.page().after();
     SearchQuery query =
         new SearchQuery(
             List.of(readModel.index(entity.index())), parsed.criteria(), sort, parsed.page().from(),
-            parsed.page().limit(), cursor, entity.leftOutOfLists());
+            parsed.page().limit(), cursor, entity.leftOutOfLists(), storeTimeout);
     SearchHits found;
     try {
       found = readModel.store().search(query);
+    } catch (SearchTimedOutException e) {
+      throw timedOut(storeTimeout);
     } catch (QueryRejectedException e) {
       throw new BadRequestException(cursor == null ? "body" : backwards ? "page.before" : "page.after",
           "the store cannot run this search: " + e.getMessage());
@@ -65,6 +90,13 @@ public final class SearchService {
     String endCursor = hits.isEmpty() ? null : Cursor.encode(hits.getLast().sortValues());
     // the store counts every match (no cap on the total), so there are never more than totalItems
     return new SearchAnswer(items, new SearchAnswer.PageInfo(found.total(), false, startCursor, endCursor), consistency);
+  }
+
+  /** A search or count the store stopped at its timeout, as the budget it ran into. */
+  public static BadRequestException timedOut(Duration storeTimeout) {
+    return LimitExceededException.ranOut("body", "the store stopped the search at its time budget of "
+        + storeTimeout.toMillis() + " ms; narrow the filter (a leading-wildcard $like scans every value of its field)",
+        "flowpipe.webapp.search.store-timeout", storeTimeout.toMillis());
   }
 
   /** One entity by its key, read in real time (a document the exporter just wrote is there before any refresh). */

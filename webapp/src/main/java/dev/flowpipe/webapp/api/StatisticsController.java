@@ -28,14 +28,15 @@ public class StatisticsController {
   }
 
   @PostMapping("/process-definitions/statistics/process-instances")
-  public Map<String, Object> processInstances(@RequestBody(required = false) JsonNode request) {
+  public java.util.concurrent.CompletableFuture<Map<String, Object>> processInstances(
+      @RequestBody(required = false) JsonNode request) {
     return processes.activeInstances(request);
   }
 
   @PostMapping("/process-definitions/{processDefinitionKey}/statistics/element-instances")
-  public Map<String, Object> processDefinitionElements(@PathVariable String processDefinitionKey,
-      @RequestBody(required = false) JsonNode request) {
-    return Map.of("items", elements.ofProcessDefinition(processDefinitionKey, request));
+  public java.util.concurrent.CompletableFuture<Map<String, Object>> processDefinitionElements(
+      @PathVariable String processDefinitionKey, @RequestBody(required = false) JsonNode request) {
+    return elements.ofProcessDefinition(processDefinitionKey, request).thenApply(items -> Map.of("items", items));
   }
 
   @GetMapping("/process-instances/{processInstanceKey}/statistics/element-instances")

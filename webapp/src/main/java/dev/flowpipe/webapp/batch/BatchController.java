@@ -79,18 +79,30 @@ public class BatchController {
       throw new BadRequestException("filter.state", "expected one of " + ITEM_STATES + ", was '" + state + "'");
     }
     JsonNode page = request.path("page");
-    int from = page.path("from").asInt(0);
-    int limit = page.path("limit").asInt(100);
-    if (from < 0 || limit < 0 || limit > 1000 || from + limit > 10_000) {
+    long from = pageValue(page, "from", 0);
+    long limit = pageValue(page, "limit", 100);
+    // in long, read from the JSON number itself: asInt() would wrap a huge number to a small one
+    if (limit > 1000 || from + limit > 10_000) {
       throw new BadRequestException("page", "from >= 0, limit 0 to 1000, from + limit <= 10000; were " + from
           + " and " + limit);
     }
-    SearchHits hits = batches.items(filter.get("batchOperationKey").asText(), state, from, limit);
+    SearchHits hits = batches.items(filter.get("batchOperationKey").asText(), state, (int) from, (int) limit);
     List<Map<String, Object>> items = hits.hits().stream().map(hit -> {
       Map<String, Object> item = new LinkedHashMap<>(hit.source());
       item.remove(BatchOperationStore.KIND);
       return item;
     }).toList();
     return Map.of("items", items, "page", Map.of("totalItems", hits.total()));
+  }
+
+  private static long pageValue(JsonNode page, String name, long absent) {
+    JsonNode value = page.path(name);
+    if (value.isMissingNode() || value.isNull()) {
+      return absent;
+    }
+    if (!value.isIntegralNumber() || !value.canConvertToInt() || value.intValue() < 0) {
+      throw new BadRequestException("page." + name, "expected an integer >= 0, was " + value);
+    }
+    return value.intValue();
   }
 }

@@ -146,6 +146,12 @@ public final class BatchOperations implements AutoCloseable {
     if (filter == null || !filter.isObject()) {
       throw new BadRequestException("filter", "a batch operation needs a filter (an object, as in a search)");
     }
+    // the batch narrows the filter below (state, parent, incident), which would hide a bad value given there: the
+    // filter as given must be a valid search first (a bad state is a 400, not a batch over every active instance)
+    ObjectNode asGiven = JSON.createObjectNode();
+    asGiven.set("filter", filter);
+    asGiven.putObject("page").put("limit", 0);
+    search.search(Entity.PROCESS_INSTANCES, asGiven);
     Run run = reserveKey();
     String key = run.key;
     List<Map<String, Object>> items;

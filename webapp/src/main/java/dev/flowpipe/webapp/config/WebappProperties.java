@@ -9,6 +9,7 @@ import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Everything the web app reads from YAML, under {@code flowpipe.webapp}. Each group validates itself when bound, so a
@@ -20,6 +21,7 @@ import org.springframework.boot.convert.DurationStyle;
  * @param ui the browser UI
  * @param store the store to read when the web app runs on its own (inside the node it reads the node's store)
  * @param operations the write operations (engine commands)
+ * @param limits the budgets of one request: body size, list lengths, branches, fields
  */
 @ConfigurationProperties("flowpipe.webapp")
 public record WebappProperties(
@@ -28,7 +30,8 @@ public record WebappProperties(
     @DefaultValue Security security,
     @DefaultValue Ui ui,
     @DefaultValue Store store,
-    @DefaultValue Operations operations) {
+    @DefaultValue Operations operations,
+    @DefaultValue Limits limits) {
 
   /** Whether the operations are served: as configured, else exactly when users must authenticate. */
   public boolean operationsEnabled() {
@@ -38,13 +41,17 @@ public record WebappProperties(
   private static final String P = "flowpipe.webapp.";
 
   /**
-   * Paging limits ({@code flowpipe.webapp.search.*}).
+   * Paging limits and the store's time budget ({@code flowpipe.webapp.search.*}).
    *
    * @param defaultPageSize items per page when a request gives no {@code page.limit}
    * @param maxPageSize the largest {@code page.limit} a request may ask for
+   * @param storeTimeout how long the store may run one search (the search body's {@code timeout}); a search that
+   *     runs longer is answered 400 naming this setting
    */
-  public record Search(@DefaultValue("100") int defaultPageSize, @DefaultValue("1000") int maxPageSize) {
+  public record Search(@DefaultValue("100") int defaultPageSize, @DefaultValue("1000") int maxPageSize,
+      @DefaultValue("10s") Duration storeTimeout) {
     public Search {
+      positive(P + "search.store-timeout", storeTimeout);
       if (maxPageSize < 1 || maxPageSize > 10_000) {
         throw new IllegalArgumentException(P + "search.max-page-size must be 1 to 10000, was " + maxPageSize);
       }
@@ -60,13 +67,18 @@ public record WebappProperties(
    *
    * @param defaultTimeout how long a consistency request waits when it names no {@code timeout}
    * @param maxTimeout the longest wait a request may ask for; longer asks are cut to this
-   * @param pollInterval how often a waiting request looks at the store again
+   * @param pollInterval how often the waiting requests' conditions are looked up in the store (once for all of them)
+   * @param maxWaits how many consistency requests may wait at once; one more is answered 429 with {@code Retry-After}
    */
   public record Consistency(
       @DefaultValue("5s") Duration defaultTimeout,
       @DefaultValue("30s") Duration maxTimeout,
-      @DefaultValue("20ms") Duration pollInterval) {
+      @DefaultValue("20ms") Duration pollInterval,
+      @DefaultValue("1000") int maxWaits) {
     public Consistency {
+      if (maxWaits < 1 || maxWaits > 100_000) {
+        throw new IllegalArgumentException(P + "consistency.max-waits must be 1 to 100000, was " + maxWaits);
+      }
       positive(P + "consistency.default-timeout", defaultTimeout);
       positive(P + "consistency.max-timeout", maxTimeout);
       positive(P + "consistency.poll-interval", pollInterval);
@@ -74,6 +86,47 @@ public record WebappProperties(
         throw new IllegalArgumentException(
             P + "consistency.default-timeout must be <= max-timeout (" + print(maxTimeout) + "), was "
                 + print(defaultTimeout));
+      }
+    }
+  }
+
+  /**
+   * The budgets of one request ({@code flowpipe.webapp.limits.*}): each keeps what one request makes the node hold in
+   * memory, or the store work, bounded. A request beyond one is answered 400 (413 for the body) naming the limit and
+   * the value.
+   *
+   * @param maxBodySize the largest request body; a larger one is answered 413 before it is read (by its
+   *     {@code Content-Length}) or as soon as that many bytes were read (a chunked body)
+   * @param maxListValues the most values of one {@code $in} or {@code $notIn}
+   * @param maxOrBranches the most filter objects of one {@code $or}
+   * @param maxFilterConditions the most field conditions of one filter, counted across its {@code $or} branches
+   * @param maxSortFields the most entries of {@code sort}
+   * @param maxConsistencyPositions the most entries of {@code consistency.positions}
+   * @param maxValueLength the longest string value in a filter, in characters ({@code $like} patterns included)
+   */
+  public record Limits(
+      @DefaultValue("4MB") DataSize maxBodySize,
+      @DefaultValue("1000") int maxListValues,
+      @DefaultValue("50") int maxOrBranches,
+      @DefaultValue("100") int maxFilterConditions,
+      @DefaultValue("10") int maxSortFields,
+      @DefaultValue("64") int maxConsistencyPositions,
+      @DefaultValue("4096") int maxValueLength) {
+    public Limits {
+      if (maxBodySize == null || maxBodySize.toBytes() < 1024 || maxBodySize.toBytes() > 1024L * 1024 * 1024) {
+        throw new IllegalArgumentException(P + "limits.max-body-size must be 1KB to 1GB, was " + maxBodySize);
+      }
+      between(P + "limits.max-list-values", maxListValues, 1, 65_536);
+      between(P + "limits.max-or-branches", maxOrBranches, 1, 1_000);
+      between(P + "limits.max-filter-conditions", maxFilterConditions, 1, 10_000);
+      between(P + "limits.max-sort-fields", maxSortFields, 1, 100);
+      between(P + "limits.max-consistency-positions", maxConsistencyPositions, 1, 10_000);
+      between(P + "limits.max-value-length", maxValueLength, 1, 1_000_000);
+    }
+
+    private static void between(String key, int value, int min, int max) {
+      if (value < min || value > max) {
+        throw new IllegalArgumentException(key + " must be " + min + " to " + max + ", was " + value);
       }
     }
   }

@@ -9,7 +9,8 @@ import org.springframework.security.core.context.SecurityContextHolder;
 
 /**
  * The log of every operation ({@code dev.flowpipe.webapp.operations}, INFO): the user, what was asked, on which key,
- * and whether it was done.
+ * and whether it was done. Every user-controlled text in a line (user names, variable names, messages, filters) goes
+ * through {@link #escaped}, so no request can end a line early and forge the next one.
  */
 public final class OperationAudit {
 
@@ -19,21 +20,55 @@ public final class OperationAudit {
 
   /** Runs {@code action} on behalf of the current user and logs its outcome. */
   public static <T> ResponseEntity<T> audited(String operation, Long key, Supplier<ResponseEntity<T>> action) {
-    String user = user();
+    String user = escaped(user());
     String target = key == null ? "" : " " + key;
     try {
       ResponseEntity<T> answer = action.get();
-      AUDIT.info("user '{}': {}{}: done ({})", user, operation, target, answer.getStatusCode().value());
+      AUDIT.info("user '{}': {}{}: done ({})", user, escaped(cut(operation)), target, answer.getStatusCode().value());
       return answer;
     } catch (RuntimeException e) {
-      AUDIT.info("user '{}': {}{}: not done: {}", user, operation, target, e.getMessage());
+      AUDIT.info("user '{}': {}{}: not done: {}", user, escaped(cut(operation)), target, escaped(cut(e.getMessage())));
       throw e;
     }
   }
 
   /** A step of a batch operation, run later in the background: logged under the user who started the batch. */
   public static void logItem(String user, String operation, String itemKey, String outcome) {
-    AUDIT.info("user '{}': {} {}: {}", user, operation, itemKey, outcome);
+    AUDIT.info("user '{}': {} {}: {}", escaped(user), escaped(operation), escaped(itemKey), escaped(outcome));
+  }
+
+  /**
+   * The text with every control character (CR, LF, tab, escape, the C1 controls, the Unicode line and paragraph
+   * separators) and the backslash written as an escape ({@code \n}, {@code \r}, {@code \t}, {@code \\},
+   * {@code \u2028} for U+2028...): one log line stays one line, and an escape in the text cannot pass for one of ours.
+   */
+  public static String escaped(String text) {
+    if (text == null) {
+      return "null";
+    }
+    StringBuilder out = new StringBuilder(text.length());
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      switch (c) {
+        case '\\' -> out.append("\\\\");
+        case '\n' -> out.append("\\n");
+        case '\r' -> out.append("\\r");
+        case '\t' -> out.append("\\t");
+        default -> {
+          if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029') {
+            out.append(String.format("\\u%04x", (int) c));
+          } else {
+            out.append(c);
+          }
+        }
+      }
+    }
+    return out.toString();
+  }
+
+  /** A line quotes at most this much of a request (a filter can be as large as the body cap). */
+  private static String cut(String text) {
+    return text == null || text.length() <= 2_000 ? text : text.substring(0, 2_000) + "... (" + text.length() + " characters)";
   }
 
   /** The authenticated user's name, or {@code anonymous}. */

@@ -17,6 +17,8 @@ import java.util.Map;
 public final class ZeebeEngineCommands implements EngineCommands, AutoCloseable {
 
   private final ZeebeClient client;
+  /** The cluster's partition count once the gateway told it (0: not yet); it does not change in Zeebe 8.6. */
+  private volatile int partitionCount;
 
   public ZeebeEngineCommands(ZeebeClient client) {
     this.client = client;
@@ -30,16 +32,19 @@ public final class ZeebeEngineCommands implements EngineCommands, AutoCloseable 
 
   @Override
   public void cancelProcessInstance(long processInstanceKey) {
+    requireKnownPartition("process instance", processInstanceKey);
     join(client.newCancelInstanceCommand(processInstanceKey).send());
   }
 
   @Override
   public void resolveIncident(long incidentKey) {
+    requireKnownPartition("incident", incidentKey);
     join(client.newResolveIncidentCommand(incidentKey).send());
   }
 
   @Override
   public void updateJob(long jobKey, Integer retries, Duration timeout) {
+    requireKnownPartition("job", jobKey);
     if (retries != null) {
       join(client.newUpdateRetriesCommand(jobKey).retries(retries).send());
     }
@@ -50,6 +55,7 @@ public final class ZeebeEngineCommands implements EngineCommands, AutoCloseable 
 
   @Override
   public void setVariables(long elementInstanceKey, Map<String, Object> variables, boolean local) {
+    requireKnownPartition("element instance", elementInstanceKey);
     join(client.newSetVariablesCommand(elementInstanceKey).variables(variables).local(local).send());
   }
 
@@ -105,6 +111,32 @@ public final class ZeebeEngineCommands implements EngineCommands, AutoCloseable 
   private static Topology.Partition partition(PartitionInfo partition) {
     return new Topology.Partition(partition.getPartitionId(), partition.getRole().name().toLowerCase(Locale.ROOT),
         partition.getHealth().name().toLowerCase(Locale.ROOT));
+  }
+
+  /**
+   * A key whose partition bits name no partition of the cluster (key 1 names partition 0) cannot be known to the
+   * engine: 404, as for any unknown key. The gateway itself would answer UNAVAILABLE ("partition 0 ... does not
+   * exist"), which a client takes for a reason to retry for ever.
+   */
+  private void requireKnownPartition(String what, long key) {
+    int partition = WrittenPositions.partitionOf(key);
+    int partitions = partitionCount();
+    if (partition < 1 || (partitions > 0 && partition > partitions)) {
+      throw new EngineCommandException(EngineCommandException.Kind.NOT_FOUND, "no " + what + " with key " + key
+          + ": its key names partition " + partition + ", and the cluster's partitions are 1 to "
+          + (partitions > 0 ? partitions : "its partition count"));
+    }
+  }
+
+  private int partitionCount() {
+    if (partitionCount == 0) {
+      try {
+        partitionCount = client.newTopologyRequest().send().join().getPartitionsCount();
+      } catch (io.camunda.zeebe.client.api.command.ClientException e) {
+        return 0; // the gateway cannot say now: the engine decides about the key
+      }
+    }
+    return partitionCount;
   }
 
   private static <T> T join(ZeebeFuture<T> future) {

@@ -6,11 +6,19 @@ package dev.flowpipe.webapp.query;
  */
 public class BadRequestException extends RuntimeException {
 
+  /** A detail longer than this is cut: it may quote a value of any size from the request. */
+  static final int MAX_DETAIL = 2_000;
+
   private final String part;
 
   public BadRequestException(String part, String message) {
-    super(part + ": " + message);
-    this.part = part;
+    super(cut(part + ": " + message));
+    this.part = cut(part);
+  }
+
+  private static String cut(String text) {
+    return text.length() <= MAX_DETAIL ? text
+        : text.substring(0, MAX_DETAIL) + "... (" + text.length() + " characters)";
   }
 
   public String part() {

@@ -29,10 +29,14 @@ public final class SearchRequestParser {
 
   private final WebappProperties.Search limits;
   private final WebappProperties.Consistency consistency;
+  private final WebappProperties.Limits budgets;
+  private static final String LIMITS = "flowpipe.webapp.limits.";
 
-  public SearchRequestParser(WebappProperties.Search limits, WebappProperties.Consistency consistency) {
+  public SearchRequestParser(WebappProperties.Search limits, WebappProperties.Consistency consistency,
+      WebappProperties.Limits budgets) {
     this.limits = limits;
     this.consistency = consistency;
+    this.budgets = budgets;
   }
 
   /**
@@ -69,6 +73,8 @@ public final class SearchRequestParser {
     if (filter.isMissingNode() || filter.isNull()) {
       return new ArrayList<>();
     }
+    LimitExceededException.check("filter", "field conditions, $or branches counted together",
+        LIMITS + "max-filter-conditions", budgets.maxFilterConditions(), conditionCount(filter));
     return conditions(entity, filter, "filter", true);
   }
 
@@ -124,10 +130,28 @@ public final class SearchRequestParser {
     return listFilter && value.isArray() && value.isEmpty();
   }
 
+  /** The field conditions of a filter object and of its {@code $or} branches, before anything else is read. */
+  private static int conditionCount(JsonNode filter) {
+    int count = 0;
+    for (Iterator<Map.Entry<String, JsonNode>> it = filter.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> entry = it.next();
+      if (entry.getKey().equals("$or") && entry.getValue().isArray()) {
+        for (JsonNode branch : entry.getValue()) {
+          count += branch.size();
+        }
+      } else {
+        count++;
+      }
+    }
+    return count;
+  }
+
   private Criterion anyOf(Entity entity, String part, JsonNode alternatives) {
     if (!alternatives.isArray() || alternatives.isEmpty()) {
       throw new BadRequestException(part, "expected a non-empty array of filter objects, was " + alternatives);
     }
+    LimitExceededException.check(part, "filter objects in $or", LIMITS + "max-or-branches", budgets.maxOrBranches(),
+        alternatives.size());
     List<List<Criterion>> groups = new ArrayList<>();
     for (int i = 0; i < alternatives.size(); i++) {
       groups.add(conditions(entity, alternatives.get(i), part + "[" + i + "]", false));
@@ -165,6 +189,7 @@ public final class SearchRequestParser {
         if (!operand.isTextual()) {
           throw new BadRequestException(part, "expected a pattern string (* any characters, ? one), was " + operand);
         }
+        checkLength(part, operand);
         // a closed set is matched on the API's names, which need not be the stored ones
         yield field.vocabulary() == null
             ? new Criterion.Like(stored, operand.asText())
@@ -210,6 +235,7 @@ public final class SearchRequestParser {
     if (!operand.isArray() || operand.isEmpty()) {
       throw new BadRequestException(part, "expected a non-empty array of values, was " + operand);
     }
+    LimitExceededException.check(part, "values", LIMITS + "max-list-values", budgets.maxListValues(), operand.size());
     List<Object> values = new ArrayList<>();
     for (int i = 0; i < operand.size(); i++) {
       values.addAll(values(field, part + "[" + i + "]", operand.get(i)));
@@ -218,10 +244,18 @@ public final class SearchRequestParser {
   }
 
   private List<Object> values(ApiField field, String part, JsonNode value) {
+    checkLength(part, value);
     try {
       return field.storedValues(value);
     } catch (IllegalArgumentException e) {
       throw new BadRequestException(part, e.getMessage());
+    }
+  }
+
+  private void checkLength(String part, JsonNode value) {
+    if (value.isTextual()) {
+      LimitExceededException.check(part, "characters in a filter value", LIMITS + "max-value-length",
+          budgets.maxValueLength(), value.asText().length());
     }
   }
 
@@ -231,6 +265,8 @@ public final class SearchRequestParser {
       if (!sort.isArray()) {
         throw new BadRequestException("sort", "expected an array of {field, order}, was " + kind(sort));
       }
+      LimitExceededException.check("sort", "sort entries", LIMITS + "max-sort-fields", budgets.maxSortFields(),
+          sort.size());
       for (int i = 0; i < sort.size(); i++) {
         String part = "sort[" + i + "]";
         JsonNode item = sort.get(i);
@@ -310,10 +346,12 @@ public final class SearchRequestParser {
       if (!value.isIntegralNumber() || !value.canConvertToInt() || value.intValue() < 0) {
         throw new BadRequestException("page.from", "expected an integer >= 0, was " + value);
       }
-      if (value.intValue() + limit > MAX_OFFSET_WINDOW) {
+      // in long: an int sum near Integer.MAX_VALUE would overflow to a negative and pass
+      long end = (long) value.intValue() + limit;
+      if (end > MAX_OFFSET_WINDOW) {
         throw new BadRequestException(
             "page.from", "from + limit must be <= " + MAX_OFFSET_WINDOW + " (use after/before cursors to go further), was "
-                + (value.intValue() + limit));
+                + end);
       }
       return new Page(limit, value.intValue(), null, null);
     }
@@ -373,6 +411,8 @@ public final class SearchRequestParser {
           if (!value.isArray() || value.isEmpty()) {
             throw new BadRequestException(part, "expected a non-empty array of {partitionId, position}, was " + value);
           }
+          LimitExceededException.check(part, "positions", LIMITS + "max-consistency-positions",
+              budgets.maxConsistencyPositions(), value.size());
           for (int i = 0; i < value.size(); i++) {
             JsonNode item = value.get(i);
             if (!item.path("partitionId").canConvertToInt() || !item.path("partitionId").isIntegralNumber()
