@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.webapp.config.WebappProperties;
 import java.time.Duration;
+import org.springframework.util.unit.DataSize;
 import java.util.List;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -23,8 +24,10 @@ class SearchRequestParserTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final SearchRequestParser parser = new SearchRequestParser(new WebappProperties.Search(100, 1000),
-      new WebappProperties.Consistency(Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofMillis(20)));
+  private final SearchRequestParser parser = new SearchRequestParser(
+      new WebappProperties.Search(100, 1000, Duration.ofSeconds(10)),
+      new WebappProperties.Consistency(Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofMillis(20), 1000),
+      new WebappProperties.Limits(DataSize.ofMegabytes(4), 1000, 50, 100, 10, 64, 4096));
 
   private List<Criterion> criteria(Entity entity, String filter) {
     return parser.parse(entity, json("{\"filter\": " + filter + "}")).criteria();
