@@ -12,6 +12,7 @@ import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.QueryRejectedException;
 import dev.flowpipe.schema.store.RequestTooLargeException;
 import dev.flowpipe.schema.store.StoreProduct;
+import dev.flowpipe.schema.store.StoreRefusedException;
 import dev.flowpipe.schema.store.StoreUnavailableException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -117,9 +118,9 @@ class JsonStoreAnswersTest {
       assertThatThrownBy(() -> bulkAnswered(503, error("cluster_manager_not_discovered_exception", 503)))
           .isInstanceOf(StoreUnavailableException.class);
       assertThatThrownBy(() -> bulkAnswered(401, "Unauthorized"))
-          .isExactlyInstanceOf(IllegalStateException.class).hasMessageContaining("HTTP 401");
+          .isExactlyInstanceOf(StoreRefusedException.class).hasMessageContaining("HTTP 401");
       assertThatThrownBy(() -> bulkAnswered(400, error("illegal_argument_exception", 400)))
-          .isExactlyInstanceOf(IllegalStateException.class).hasMessageContaining("bulk of 4");
+          .isExactlyInstanceOf(StoreRefusedException.class).hasMessageContaining("bulk of 4");
     }
 
     @Test
@@ -146,7 +147,7 @@ class JsonStoreAnswersTest {
       assertThat(storeAnswering(400, error("resource_already_exists_exception", 400)).createIndex("i", "{}")).isFalse();
       assertThat(storeAnswering(200, "{\"acknowledged\": true}").createIndex("i", "{}")).isTrue();
       assertThatThrownBy(() -> storeAnswering(403, error("security_exception", 403)).createIndex("i", "{}"))
-          .isExactlyInstanceOf(IllegalStateException.class).hasMessageContaining("creating index i");
+          .isExactlyInstanceOf(StoreRefusedException.class).hasMessageContaining("creating index i");
     }
 
     @Test
@@ -176,7 +177,7 @@ class JsonStoreAnswersTest {
       assertThatThrownBy(() -> storeAnswering(429, "").updateAliases("{\"actions\": []}"))
           .isInstanceOf(StoreUnavailableException.class);
       assertThatThrownBy(() -> storeAnswering(400, error("illegal_argument_exception", 400)).updateAliases("{}"))
-          .isExactlyInstanceOf(IllegalStateException.class);
+          .isExactlyInstanceOf(StoreRefusedException.class);
     }
   }
 }

@@ -87,10 +87,11 @@ class AnswerClassTest {
     }
 
     @Test
-    void aWholeMalformedRequestIsAnIllegalStateNamingWhatAndTheStatus() {
+    void aWholeMalformedRequestIsARefusalNamingWhatAndTheStatus() {
       RuntimeException failure = AnswerClass.failure("put i/1", 400, error("mapper_parsing_exception", 400));
 
-      assertThat(failure).isExactlyInstanceOf(IllegalStateException.class)
+      assertThat(failure).isExactlyInstanceOf(StoreRefusedException.class)
+          .satisfies(e -> assertThat(((StoreRefusedException) e).status()).isEqualTo(400))
           .hasMessageContaining("put i/1").hasMessageContaining("HTTP 400").hasMessageContaining("mapper_parsing_exception");
     }
   }
@@ -111,7 +112,8 @@ class AnswerClassTest {
     void aWholeRefusedRequestIsNotTakenForAStoreThatIsDown() {
       RuntimeException failure = AnswerClass.failure("bulk of 3", 403, error("security_exception", 403));
 
-      assertThat(failure).isExactlyInstanceOf(IllegalStateException.class)
+      assertThat(failure).isExactlyInstanceOf(StoreRefusedException.class)
+          .satisfies(e -> assertThat(((StoreRefusedException) e).status()).isEqualTo(403))
           .hasMessageContaining("bulk of 3").hasMessageContaining("HTTP 403").hasMessageContaining("privilege");
     }
   }
