@@ -246,7 +246,7 @@ class BadInputOnNodeTest {
             .collect(Collectors.joining(",")) + "]}}}"},
         () -> new String[] {"or-over-cap", "{\"filter\": {\"$or\": [" + IntStream.range(0, 51 + random.nextInt(500))
             .mapToObj(n -> "{\"tenantId\": \"t" + n + "\"}").collect(Collectors.joining(",")) + "]}}"},
-        () -> new String[] {"or-malformed", "{\"filter\": {\"$or\": " + pickOf(random, "{}", "[]", "[1]",
+        () -> new String[] {"or-malformed", "{\"filter\": {\"$or\": " + pickOf(random, "{}", "[1]",
             "[{\"$or\": [{}]}]", "\"x\"") + "}}"},
         () -> new String[] {"value-over-cap", "{\"filter\": {\"tenantId\": {\"$like\": \"*" + "a".repeat(4097
             + random.nextInt(100_000)) + "\"}}}"},
