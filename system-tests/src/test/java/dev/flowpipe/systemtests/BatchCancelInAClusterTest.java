@@ -51,7 +51,7 @@ class BatchCancelInAClusterTest {
         "--flowpipe.flow-control.enabled=false",
         "--flowpipe.broker.additional-exporters.recorder.class-name=" + RecordFileExporter.class.getName(),
         "--flowpipe.broker.additional-exporters.recorder.args." + RecordFileExporter.DIRECTORY + "=" + records),
-        root.resolve("benchmarks/target/classes").toString());
+        root.resolve("system-tests/target/classes").toString());
     List<Long> restartCase;
     List<Long> takeoverCase;
     long doneAtStopOfA;
