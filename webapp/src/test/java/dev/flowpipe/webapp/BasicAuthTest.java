@@ -44,6 +44,15 @@ class BasicAuthTest {
   }
 
   @Test
+  void theClusterStatusIsOpenWithoutCredentialsAsCamundasSpecHasIt() {
+    app.as(null, null);
+
+    // no gateway here: 503 is the status's own answer, not a refusal
+    assertThat(app.get("/v2/status").status()).isEqualTo(503);
+    assertThat(app.get("/v2/topology").status()).isEqualTo(401);
+  }
+
+  @Test
   void wrongCredentialsAre401() {
     assertThat(app.as("reader", "wrong").post("/v2/process-instances/search", "{}").status()).isEqualTo(401);
   }
