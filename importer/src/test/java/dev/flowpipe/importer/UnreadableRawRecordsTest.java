@@ -2,7 +2,7 @@ package dev.flowpipe.importer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.flowpipe.exporter.error.DeadLetters;
+import dev.flowpipe.writer.error.DeadLetters;
 import dev.flowpipe.importer.config.ImporterSettings;
 import dev.flowpipe.importer.source.RawRecordIndices;
 import dev.flowpipe.importer.source.SyntheticRawRecords;

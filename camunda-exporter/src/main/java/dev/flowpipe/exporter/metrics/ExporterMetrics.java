@@ -1,6 +1,6 @@
 package dev.flowpipe.exporter.metrics;
 
-import dev.flowpipe.exporter.batch.BulkFlushPolicy;
+import dev.flowpipe.writer.batch.BulkFlushPolicy;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;

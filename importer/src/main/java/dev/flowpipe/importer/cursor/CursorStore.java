@@ -1,6 +1,6 @@
 package dev.flowpipe.importer.cursor;
 
-import dev.flowpipe.exporter.handler.DocumentChange;
+import dev.flowpipe.writer.handler.DocumentChange;
 import dev.flowpipe.importer.source.RawRecordIndices;
 import dev.flowpipe.schema.store.SearchStore;
 import io.camunda.zeebe.protocol.record.ValueType;
