@@ -1,27 +1,27 @@
 package dev.flowpipe.exporter;
 
-import dev.flowpipe.writer.batch.BulkFlushPolicy;
-import dev.flowpipe.writer.batch.BulkFlushPolicy.Reason;
-import dev.flowpipe.writer.batch.BulkPipeline;
-import dev.flowpipe.writer.batch.DocumentBuffer;
 import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.exporter.health.ExporterHealth;
 import dev.flowpipe.exporter.identity.LogIdentity;
 import dev.flowpipe.exporter.identity.LogIdentityGate;
 import dev.flowpipe.exporter.identity.LogIdentityStore;
 import dev.flowpipe.exporter.metrics.ExporterMetrics;
-import dev.flowpipe.writer.ReadModelWriter;
-import dev.flowpipe.writer.config.WriterSettings;
-import dev.flowpipe.writer.handler.DocumentChange;
-import dev.flowpipe.writer.handler.ExportHandler;
-import dev.flowpipe.writer.store.RetryPolicy;
-import dev.flowpipe.writer.store.QuietPositionMarks;
-import dev.flowpipe.writer.store.StoreSession;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreRefusedException;
 import dev.flowpipe.schema.store.StoreUnavailableException;
+import dev.flowpipe.writer.ReadModelWriter;
+import dev.flowpipe.writer.batch.BulkFlushPolicy;
+import dev.flowpipe.writer.batch.BulkFlushPolicy.Reason;
+import dev.flowpipe.writer.batch.BulkPipeline;
+import dev.flowpipe.writer.batch.DocumentBuffer;
+import dev.flowpipe.writer.config.WriterSettings;
+import dev.flowpipe.writer.handler.DocumentChange;
+import dev.flowpipe.writer.handler.ExportHandler;
+import dev.flowpipe.writer.store.QuietPositionMarks;
+import dev.flowpipe.writer.store.RetryPolicy;
+import dev.flowpipe.writer.store.StoreSession;
 import io.camunda.zeebe.exporter.api.Exporter;
 import io.camunda.zeebe.exporter.api.context.Context;
 import io.camunda.zeebe.exporter.api.context.Context.RecordFilter;
@@ -181,7 +181,8 @@ public final class ReadModelExporter implements Exporter {
     identity = new LogIdentityGate(partitionId, config.onForeignStore(),
         controller.readMetadata().flatMap(metadata -> LogIdentity.logIdOf(metadata)),
         controller.getLastExportedRecordPosition(), health, clock, log);
-    pipeline = new BulkPipeline(settings.bulksInFlight(), partitionId, retry, metrics::flushed, this::acknowledge);
+    pipeline = new BulkPipeline(settings.bulksInFlight(), partitionId, retry, metrics::flushed, this::acknowledge,
+        clock);
     quietMarks = new QuietPositionMarks(partitionId);
     acknowledgedPosition = controller.getLastExportedRecordPosition();
     metrics.lag(

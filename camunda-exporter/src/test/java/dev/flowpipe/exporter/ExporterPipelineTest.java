@@ -8,12 +8,15 @@ import static io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent.ELEM
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.flowpipe.writer.batch.BulkPipeline;
-import dev.flowpipe.writer.handler.DocumentChange;
-import dev.flowpipe.writer.handler.ExportHandler;
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.flowpipe.exporter.health.ExporterHealth;
 import dev.flowpipe.exporter.identity.LogIdentity;
 import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.writer.batch.BulkPipeline;
+import dev.flowpipe.writer.handler.DocumentChange;
+import dev.flowpipe.writer.handler.ExportHandler;
 import io.camunda.zeebe.exporter.api.context.Configuration;
 import io.camunda.zeebe.exporter.api.context.Context;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
@@ -30,9 +33,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;

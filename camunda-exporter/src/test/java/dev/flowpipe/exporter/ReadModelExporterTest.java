@@ -8,12 +8,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.testsupport.StoreProxy;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.testsupport.StoreProxy;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
 import io.camunda.zeebe.exporter.test.ExporterTestContext;
 import io.camunda.zeebe.exporter.test.ExporterTestController;

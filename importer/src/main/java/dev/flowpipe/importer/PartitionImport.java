@@ -1,6 +1,5 @@
 package dev.flowpipe.importer;
 
-import dev.flowpipe.writer.ReadModelWriter;
 import dev.flowpipe.importer.config.ImporterSettings;
 import dev.flowpipe.importer.cursor.CursorStore;
 import dev.flowpipe.importer.cursor.PartitionCursor;
@@ -10,8 +9,8 @@ import dev.flowpipe.importer.metrics.ImporterMetrics;
 import dev.flowpipe.importer.source.RawRecord;
 import dev.flowpipe.importer.source.RawRecordIndices;
 import dev.flowpipe.importer.source.RawRecordParser;
-import dev.flowpipe.importer.source.Sequences;
 import dev.flowpipe.importer.source.SequenceReader;
+import dev.flowpipe.importer.source.Sequences;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchQuery;

@@ -1,8 +1,8 @@
 package dev.flowpipe.systemtests;
 
-import dev.flowpipe.writer.config.WriterSettings;
 import dev.flowpipe.exporter.ReadModelExporter;
 import dev.flowpipe.schema.store.StoreUnavailableException;
+import dev.flowpipe.writer.config.WriterSettings;
 import io.camunda.zeebe.exporter.api.context.Configuration;
 import io.camunda.zeebe.exporter.api.context.Context;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;

@@ -1,11 +1,11 @@
 package dev.flowpipe.node.config;
 
-import dev.flowpipe.writer.batch.BulkFlushPolicy;
-import dev.flowpipe.writer.config.WriterSettings;
 import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.exporter.config.OnForeignStore;
 import dev.flowpipe.schema.index.IndexLayout;
 import dev.flowpipe.schema.index.SchemaManager;
+import dev.flowpipe.writer.batch.BulkFlushPolicy;
+import dev.flowpipe.writer.config.WriterSettings;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -6,13 +6,13 @@ import static org.awaitility.Awaitility.await;
 
 import dev.flowpipe.exporter.ReadModelExporter;
 import dev.flowpipe.node.TestNode;
-import dev.flowpipe.testsupport.StoreProxy;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreProduct;
+import dev.flowpipe.testsupport.StoreProxy;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.response.ActivatedJob;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;

@@ -4,6 +4,8 @@ import dev.flowpipe.writer.batch.BulkFlushPolicy.Reason;
 import dev.flowpipe.writer.store.BulkWriter;
 import dev.flowpipe.writer.store.RetryPolicy;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -91,6 +93,7 @@ public final class BulkPipeline implements AutoCloseable {
   private final int bulksInFlight;
   private final RetryPolicy retry;
   private final BulkListener listener;
+  private final InstantSource clock;
   private final Acknowledgement acknowledgement;
   private final ExecutorService bulkThreads;
   // oldest first; only the actor changes it (see changed), and the lag gauges read the copy in view
@@ -101,9 +104,11 @@ public final class BulkPipeline implements AutoCloseable {
   // orders the acknowledgements of bulks that end out of order
   private final Object ackOrder = new Object();
 
+  /** @param clock times each bulk (for the listener and the circuit breaker) */
   public BulkPipeline(int bulksInFlight, int partitionId, RetryPolicy retry, BulkListener listener,
-      Acknowledgement acknowledgement) {
+      Acknowledgement acknowledgement, InstantSource clock) {
     this.bulksInFlight = bulksInFlight;
+    this.clock = clock;
     this.retry = retry;
     this.listener = listener;
     this.acknowledgement = acknowledgement;
@@ -146,7 +151,7 @@ public final class BulkPipeline implements AutoCloseable {
         bulk.predecessor.successor = bulk;
       }
     }
-    long start = System.nanoTime();
+    Instant start = clock.instant();
     bulk.outcome = bulkThreads.submit(() -> write(bulk, writer, reason, start));
     inFlight.addLast(bulk);
     changed();
@@ -161,7 +166,7 @@ public final class BulkPipeline implements AutoCloseable {
    * On a bulk thread: writes the batch; when all of it is durable and the bulk before it acknowledged its position,
    * acknowledges the batch's last position, and then those of the later bulks that had ended waiting for this one.
    */
-  private Ended write(InFlight bulk, BulkWriter writer, Reason reason, long start) {
+  private Ended write(InFlight bulk, BulkWriter writer, Reason reason, Instant start) {
     DocumentBuffer batch = bulk.batch;
     int documents = batch.size();
     long oldest = batch.oldestRecordTimestamp();
@@ -169,13 +174,13 @@ public final class BulkPipeline implements AutoCloseable {
     RuntimeException failure = null;
     try {
       result = writer.flush(batch);
-      retry.bulkSucceeded(Duration.ofNanos(System.nanoTime() - start));
+      retry.bulkSucceeded(Duration.between(start, clock.instant()));
       if (result.complete()) {
         // recorded before the acknowledgement, so whoever sees the position sees this bulk's timings too
-        listener.flushed(reason, documents, Duration.ofNanos(System.nanoTime() - start), oldest);
+        listener.flushed(reason, documents, Duration.between(start, clock.instant()), oldest);
       }
     } catch (RuntimeException e) {
-      retry.bulkFailed(Duration.ofNanos(System.nanoTime() - start), e);
+      retry.bulkFailed(Duration.between(start, clock.instant()), e);
       failure = e;
     }
     long acknowledgedUpTo = -1;

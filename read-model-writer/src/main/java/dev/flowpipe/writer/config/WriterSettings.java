@@ -1,10 +1,10 @@
 package dev.flowpipe.writer.config;
 
-import dev.flowpipe.writer.batch.BulkFlushPolicy;
 import dev.flowpipe.schema.index.IndexLayout;
 import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreTls;
+import dev.flowpipe.writer.batch.BulkFlushPolicy;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;

@@ -2,10 +2,10 @@ package dev.flowpipe.writer.error;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.flowpipe.writer.handler.DocumentChange;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.writer.handler.DocumentChange;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,12 +1,12 @@
 package dev.flowpipe.writer.store;
 
-import dev.flowpipe.writer.batch.DocumentBuffer;
-import dev.flowpipe.writer.batch.PendingDocument;
-import dev.flowpipe.writer.error.DeadLetters;
 import dev.flowpipe.schema.store.BulkOutcome;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.RequestTooLargeException;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.writer.batch.DocumentBuffer;
+import dev.flowpipe.writer.batch.PendingDocument;
+import dev.flowpipe.writer.error.DeadLetters;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;

@@ -1,10 +1,10 @@
 package dev.flowpipe.writer.store;
 
-import dev.flowpipe.writer.config.WriterSettings;
-import dev.flowpipe.writer.error.DeadLetters;
 import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.writer.config.WriterSettings;
+import dev.flowpipe.writer.error.DeadLetters;
 import java.time.InstantSource;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;

@@ -1,12 +1,12 @@
 package dev.flowpipe.benchmarks.scenario.exporter;
 
-import dev.flowpipe.writer.config.WriterSettings;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
-import dev.flowpipe.testsupport.ScratchDirectories;
-import dev.flowpipe.testsupport.DelayingProxy;
-import dev.flowpipe.systemtests.EmbeddedStores;
-import dev.flowpipe.benchmarks.report.Figures;
 import dev.flowpipe.benchmarks.harness.ExporterOnActor;
+import dev.flowpipe.benchmarks.report.Figures;
+import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.systemtests.EmbeddedStores;
+import dev.flowpipe.testsupport.DelayingProxy;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.writer.config.WriterSettings;
 import io.camunda.zeebe.protocol.record.Record;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;

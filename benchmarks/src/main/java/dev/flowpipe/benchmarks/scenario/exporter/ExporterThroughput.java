@@ -1,10 +1,10 @@
 package dev.flowpipe.benchmarks.scenario.exporter;
 
-import dev.flowpipe.writer.config.WriterSettings;
+import dev.flowpipe.benchmarks.load.Saturation;
 import dev.flowpipe.exporter.ReadModelExporter;
 import dev.flowpipe.schema.store.StoreUnavailableException;
 import dev.flowpipe.systemtests.CleanPass;
-import dev.flowpipe.benchmarks.load.Saturation;
+import dev.flowpipe.writer.config.WriterSettings;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
 import io.camunda.zeebe.exporter.test.ExporterTestContext;
 import io.camunda.zeebe.exporter.test.ExporterTestController;
