@@ -2,7 +2,6 @@ package dev.flowpipe.importer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.flowpipe.exporter.error.DeadLetters;
 import dev.flowpipe.importer.config.ImporterSettings;
 import dev.flowpipe.importer.source.RawRecordIndices;
 import dev.flowpipe.importer.source.SyntheticRawRecords;
@@ -11,6 +10,7 @@ import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.writer.error.DeadLetters;
 import io.camunda.zeebe.protocol.record.Record;
 import io.camunda.zeebe.protocol.record.ValueType;
 import io.camunda.zeebe.protocol.record.intent.IncidentIntent;

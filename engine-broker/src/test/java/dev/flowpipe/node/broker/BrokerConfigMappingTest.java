@@ -1,5 +1,6 @@
 package dev.flowpipe.node.broker;
 
+import dev.flowpipe.writer.config.WriterSettings;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flowpipe.exporter.ReadModelExporter;
@@ -78,10 +79,10 @@ class BrokerConfigMappingTest {
     var exporter = cfg.getExporters().get(EmbeddedBroker.EXPORTER_ID);
     assertThat(exporter.getClassName()).isEqualTo(ReadModelExporter.class.getName());
     assertThat(exporter.getArgs())
-        .containsEntry(ExporterConfiguration.URL, "http://search:9200")
-        .containsEntry(ExporterConfiguration.USERNAME, "u")
-        .containsEntry(ExporterConfiguration.INDEX_PREFIX, "prod");
-    assertThat(ExporterConfiguration.fromArguments(exporter.getArgs()).bulkDelay()).hasMillis(20);
+        .containsEntry(WriterSettings.URL, "http://search:9200")
+        .containsEntry(WriterSettings.USERNAME, "u")
+        .containsEntry(WriterSettings.INDEX_PREFIX, "prod");
+    assertThat(ExporterConfiguration.fromArguments(exporter.getArgs()).writer().flushPolicy().delay()).hasMillis(20);
     assertThat(ExporterConfiguration.fromArguments(exporter.getArgs()).onForeignStore())
         .isEqualTo(dev.flowpipe.exporter.config.OnForeignStore.WIPE_READ_MODEL);
   }

@@ -13,12 +13,18 @@ import java.util.Objects;
  * @param url base URL, {@code http} or {@code https}, for example {@code http://127.0.0.1:9200}
  * @param username basic-auth user, or null for none
  * @param password basic-auth password, or null; never printed
- * @param connectTimeout how long to wait for a TCP connection
- * @param requestTimeout how long to wait for an answer to one request
+ * @param connectTimeout how long to wait for a TCP connection; null for {@link #DEFAULT_CONNECT_TIMEOUT}
+ * @param requestTimeout how long to wait for an answer to one request; null for {@link #DEFAULT_REQUEST_TIMEOUT}
  * @param tls which certificates an {@code https} store may present; null for the JDK's trusted authorities
  */
 public record StoreConnection(
     URI url, String username, String password, Duration connectTimeout, Duration requestTimeout, StoreTls tls) {
+
+  /** How long to wait for a TCP connection when nothing is configured: the one place of this default. */
+  public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
+  /** How long to wait for an answer to one request when nothing is configured: the one place of this default. */
+  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
 
   /** A connection trusting the JDK's authorities. */
   public StoreConnection(URI url, String username, String password, Duration connectTimeout, Duration requestTimeout) {
@@ -36,8 +42,8 @@ public record StoreConnection(
     if (username != null && username.isBlank()) {
       username = null;
     }
-    connectTimeout = connectTimeout == null ? Duration.ofSeconds(5) : connectTimeout;
-    requestTimeout = requestTimeout == null ? Duration.ofSeconds(30) : requestTimeout;
+    connectTimeout = connectTimeout == null ? DEFAULT_CONNECT_TIMEOUT : connectTimeout;
+    requestTimeout = requestTimeout == null ? DEFAULT_REQUEST_TIMEOUT : requestTimeout;
     tls = tls == null ? StoreTls.DEFAULT : tls;
   }
 
@@ -71,7 +77,7 @@ public record StoreConnection(
 
   @Override
   public String toString() {
-    return "StoreConnection[url=" + url + ", username=" + username + ", password=" + (password == null ? "null" : "****")
+    return "StoreConnection[url=" + url + ", username=" + username + ", password=" + Secrets.masked(password)
         + ", connectTimeout=" + connectTimeout + ", requestTimeout=" + requestTimeout + ", tls=" + tls + "]";
   }
 }
