@@ -9,7 +9,7 @@ import static org.awaitility.Awaitility.await;
 import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.testsupport.StoreProxy;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchQuery;

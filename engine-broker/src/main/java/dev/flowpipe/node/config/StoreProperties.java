@@ -1,8 +1,8 @@
 package dev.flowpipe.node.config;
 
-import dev.flowpipe.schema.embedded.DiskWatermarks;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
-import dev.flowpipe.schema.embedded.RestartPolicy;
+import dev.flowpipe.embeddedstore.DiskWatermarks;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.RestartPolicy;
 import dev.flowpipe.schema.store.StoreTls;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.context.properties.bind.DefaultValue;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -194,18 +193,11 @@ public record StoreProperties(
     private static final String R = "flowpipe.store.embedded.restart.";
 
     public RestartProperties {
-      Check.atLeast(R + "max-attempts", maxAttempts, 0);
-      Check.positive(R + "backoff", backoff);
-      Check.positive(R + "max-backoff", maxBackoff);
-      Check.positive(R + "reset-after", resetAfter);
-      if (maxBackoff.compareTo(backoff) < 0) {
-        throw new IllegalArgumentException(R + "max-backoff must be at least " + R + "backoff ("
-            + DurationStyle.SIMPLE.print(backoff) + "), was " + DurationStyle.SIMPLE.print(maxBackoff));
-      }
+      RestartPolicy.of(R, maxAttempts, backoff, maxBackoff, resetAfter); // the policy's rules, failing naming the key
     }
 
     public RestartPolicy policy() {
-      return new RestartPolicy(maxAttempts, backoff, maxBackoff, resetAfter);
+      return RestartPolicy.of(R, maxAttempts, backoff, maxBackoff, resetAfter);
     }
   }
 }

@@ -2,7 +2,7 @@ package dev.flowpipe.node.store;
 
 import dev.flowpipe.node.config.NodeProperties;
 import dev.flowpipe.node.config.StoreProperties;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.MigrationProgress;
 import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.SearchStore;

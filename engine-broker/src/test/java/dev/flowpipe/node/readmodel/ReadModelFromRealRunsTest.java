@@ -7,7 +7,7 @@ import dev.flowpipe.exporter.ReadModelExporter;
 import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.node.TestNode;
 import dev.flowpipe.testsupport.StoreProxy;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;

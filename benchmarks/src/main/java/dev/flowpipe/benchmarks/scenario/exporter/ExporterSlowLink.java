@@ -1,7 +1,7 @@
 package dev.flowpipe.benchmarks.scenario.exporter;
 
 import dev.flowpipe.exporter.config.ExporterConfiguration;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.testsupport.ScratchDirectories;
 import dev.flowpipe.testsupport.DelayingProxy;
 import dev.flowpipe.systemtests.EmbeddedStores;

@@ -1,9 +1,9 @@
-package dev.flowpipe.schema.embedded;
+package dev.flowpipe.embeddedstore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore.Settings;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore.Settings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.flowpipe.schema.embedded;
+package dev.flowpipe.embeddedstore;
 
 import java.util.LinkedHashMap;
 import java.util.Locale;
