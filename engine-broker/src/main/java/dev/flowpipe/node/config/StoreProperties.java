@@ -3,9 +3,9 @@ package dev.flowpipe.node.config;
 import dev.flowpipe.embeddedstore.DiskWatermarks;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.embeddedstore.RestartPolicy;
+import dev.flowpipe.schema.store.Secrets;
+import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreTls;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -27,8 +27,8 @@ public record StoreProperties(
     String url,
     String username,
     String password,
-    @DefaultValue("5s") Duration connectTimeout,
-    @DefaultValue("30s") Duration requestTimeout,
+    @DefaultValue(StoreConnection.DEFAULT_CONNECT_TIMEOUT_SECONDS + "s") Duration connectTimeout,
+    @DefaultValue(StoreConnection.DEFAULT_REQUEST_TIMEOUT_SECONDS + "s") Duration requestTimeout,
     @DefaultValue TlsProperties tls,
     @DefaultValue EmbeddedStoreProperties embedded) {
 
@@ -37,17 +37,15 @@ public record StoreProperties(
   public StoreProperties {
     url = url == null || url.isBlank() ? null : url.trim();
     if (url != null) {
-      try {
-        URI uri = new URI(url);
-        if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
-          throw new IllegalArgumentException(P + "url must be http(s)://host[:port], was '" + url + "'");
-        }
-      } catch (URISyntaxException e) {
-        throw new IllegalArgumentException(P + "url is not a URL, was '" + url + "': " + e.getMessage(), e);
-      }
+      StoreConnection.url(P + "url", url); // the store connection's rules, failing naming the key
     }
-    Check.positive(P + "connect-timeout", connectTimeout);
-    Check.positive(P + "request-timeout", requestTimeout);
+    StoreConnection.checkTimeouts(P, connectTimeout, requestTimeout);
+  }
+
+  /** The connection to the store at {@code storeUrl} (the external one, or the embedded one once it runs). */
+  public StoreConnection connection(String storeUrl) {
+    return StoreConnection.of(P, StoreConnection.url(P + "url", storeUrl), username, password, connectTimeout,
+        requestTimeout, tls.storeTls());
   }
 
   public boolean isEmbedded() {
@@ -56,7 +54,7 @@ public record StoreProperties(
 
   @Override
   public String toString() {
-    return "StoreProperties[url=" + url + ", username=" + username + ", password=" + (password == null ? null : "****")
+    return "StoreProperties[url=" + url + ", username=" + username + ", password=" + Secrets.mask(password)
         + ", connectTimeout=" + connectTimeout + ", requestTimeout=" + requestTimeout + ", tls=" + tls + ", embedded="
         + embedded + "]";
   }

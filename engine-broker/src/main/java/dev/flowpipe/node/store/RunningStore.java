@@ -8,7 +8,6 @@ import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
-import java.net.URI;
 import java.time.Clock;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -42,16 +41,12 @@ public final class RunningStore implements AutoCloseable {
   /**
    * An external store is checked at once (so a bad URL fails start-up before anything is written); the embedded one
    * is launched without waiting, so the broker can start while it boots. {@link #awaitReady()} completes either.
+   * {@code clock} is what the embedded store's supervisor and disk watch read.
    */
-  public static RunningStore start(NodeProperties properties) {
-    return start(properties, Clock.systemUTC());
-  }
-
-  /** As {@link #start(NodeProperties)}, with the clock the embedded store's supervisor and disk watch read. */
   public static RunningStore start(NodeProperties properties, Clock clock) {
     StoreProperties store = properties.store();
     if (!store.isEmbedded()) {
-      RunningStore external = new RunningStore(connection(store, store.url()), null, null, properties);
+      RunningStore external = new RunningStore(store.connection(store.url()), null, null, properties);
       try {
         external.awaitReady();
       } catch (RuntimeException e) {
@@ -80,13 +75,7 @@ public final class RunningStore implements AutoCloseable {
             null);
     StoreDisk disk = new StoreDisk(StoreDisk.Space.of(properties.storeDirectory()), settings.disk().watermarks(),
         settings.disk().checkInterval(), clock);
-    return new RunningStore(connection(store, embedded.url()), embedded, disk, properties);
-  }
-
-  private static StoreConnection connection(StoreProperties store, String url) {
-    return new StoreConnection(
-        URI.create(url), store.username(), store.password(), store.connectTimeout(), store.requestTimeout(),
-        store.tls().storeTls());
+    return new RunningStore(store.connection(embedded.url()), embedded, disk, properties);
   }
 
   /**
