@@ -15,8 +15,15 @@ import java.time.Duration;
  */
 public record RestartPolicy(int maxAttempts, Duration backoff, Duration maxBackoff, Duration resetAfter) {
 
-  public static final RestartPolicy DEFAULTS =
-      new RestartPolicy(5, Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofMinutes(10));
+  /** The defaults, written once here: the node's settings take theirs from them ({@code DEFAULT_BACKOFF_SECONDS + "s"}). */
+  public static final int DEFAULT_MAX_ATTEMPTS = 5;
+
+  public static final int DEFAULT_BACKOFF_SECONDS = 1;
+  public static final int DEFAULT_MAX_BACKOFF_SECONDS = 30;
+  public static final int DEFAULT_RESET_AFTER_MINUTES = 10;
+  public static final RestartPolicy DEFAULTS = new RestartPolicy(DEFAULT_MAX_ATTEMPTS,
+      Duration.ofSeconds(DEFAULT_BACKOFF_SECONDS), Duration.ofSeconds(DEFAULT_MAX_BACKOFF_SECONDS),
+      Duration.ofMinutes(DEFAULT_RESET_AFTER_MINUTES));
 
   public RestartPolicy {
     validate("restart.", maxAttempts, backoff, maxBackoff, resetAfter);

@@ -136,7 +136,7 @@ public record StoreProperties(
       }
       Check.positive(E + "start-timeout", startTimeout);
       Check.positive(E + "stop-timeout", stopTimeout);
-      Check.between(E + "niceness", niceness, 0, EmbeddedSearchStore.MAX_NICENESS);
+      EmbeddedSearchStore.checkNiceness(E + "niceness", niceness);
       jvmOptions = EmbeddedSearchStore.checkJvmOptions(E, jvmOptions);
     }
   }
@@ -152,9 +152,9 @@ public record StoreProperties(
    * @param checkInterval how often the node reads the free space of the store's file system
    */
   public record DiskProperties(
-      @DefaultValue("85%") String watermarkLow,
-      @DefaultValue("90%") String watermarkHigh,
-      @DefaultValue("95%") String watermarkFloodStage,
+      @DefaultValue(DiskWatermarks.DEFAULT_LOW) String watermarkLow,
+      @DefaultValue(DiskWatermarks.DEFAULT_HIGH) String watermarkHigh,
+      @DefaultValue(DiskWatermarks.DEFAULT_FLOOD_STAGE) String watermarkFloodStage,
       @DefaultValue("1s") Duration checkInterval) {
 
     private static final String D = "flowpipe.store.embedded.disk.";
@@ -183,10 +183,10 @@ public record StoreProperties(
    * @param resetAfter a restarted store that stayed up this long has its attempts counted anew
    */
   public record RestartProperties(
-      @DefaultValue("5") int maxAttempts,
-      @DefaultValue("1s") Duration backoff,
-      @DefaultValue("30s") Duration maxBackoff,
-      @DefaultValue("10m") Duration resetAfter) {
+      @DefaultValue(RestartPolicy.DEFAULT_MAX_ATTEMPTS + "") int maxAttempts,
+      @DefaultValue(RestartPolicy.DEFAULT_BACKOFF_SECONDS + "s") Duration backoff,
+      @DefaultValue(RestartPolicy.DEFAULT_MAX_BACKOFF_SECONDS + "s") Duration maxBackoff,
+      @DefaultValue(RestartPolicy.DEFAULT_RESET_AFTER_MINUTES + "m") Duration resetAfter) {
 
     private static final String R = "flowpipe.store.embedded.restart.";
 

@@ -26,16 +26,18 @@ public final class RunningStore implements AutoCloseable {
   private final EmbeddedSearchStore embedded;
   private final StoreDisk disk;
   private final NodeProperties properties;
+  private final Clock clock;
   // what migrating an older read-model schema at start-up did; shown in the store's health
   private final MigrationProgress schemaMigration = new MigrationProgress();
   private volatile SearchStore client;
 
-  private RunningStore(
-      StoreConnection connection, EmbeddedSearchStore embedded, StoreDisk disk, NodeProperties properties) {
+  private RunningStore(StoreConnection connection, EmbeddedSearchStore embedded, StoreDisk disk,
+      NodeProperties properties, Clock clock) {
     this.connection = connection;
     this.embedded = embedded;
     this.disk = disk;
     this.properties = properties;
+    this.clock = clock;
   }
 
   /**
@@ -46,7 +48,7 @@ public final class RunningStore implements AutoCloseable {
   public static RunningStore start(NodeProperties properties, Clock clock) {
     StoreProperties store = properties.store();
     if (!store.isEmbedded()) {
-      RunningStore external = new RunningStore(store.connection(store.url()), null, null, properties);
+      RunningStore external = new RunningStore(store.connection(store.url()), null, null, properties, clock);
       try {
         external.awaitReady();
       } catch (RuntimeException e) {
@@ -75,7 +77,7 @@ public final class RunningStore implements AutoCloseable {
             null);
     StoreDisk disk = new StoreDisk(StoreDisk.Space.of(properties.storeDirectory()), settings.disk().watermarks(),
         settings.disk().checkInterval(), clock);
-    return new RunningStore(store.connection(embedded.url()), embedded, disk, properties);
+    return new RunningStore(store.connection(embedded.url()), embedded, disk, properties, clock);
   }
 
   /**
@@ -92,7 +94,7 @@ public final class RunningStore implements AutoCloseable {
     SearchStore connected = SearchStoreConnector.connect(connection);
     try {
       new SchemaManager(connected, properties.exporter().indexPrefix(), properties.exporter().indexLayout(),
-          schemaMigration).ensureSchema();
+          schemaMigration, clock).ensureSchema();
     } catch (RuntimeException e) {
       connected.close();
       throw e;
