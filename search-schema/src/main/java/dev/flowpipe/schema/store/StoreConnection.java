@@ -1,5 +1,6 @@
 package dev.flowpipe.schema.store;
 
+import dev.flowpipe.schema.settings.SettingRules;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -75,13 +76,11 @@ public record StoreConnection(
 
   /** The timeouts of settings under {@code keyPrefix}, each a positive duration (null: the default applies). */
   public static void checkTimeouts(String keyPrefix, Duration connectTimeout, Duration requestTimeout) {
-    positive(keyPrefix + "connect-timeout", connectTimeout);
-    positive(keyPrefix + "request-timeout", requestTimeout);
-  }
-
-  private static void positive(String key, Duration value) {
-    if (value != null && (value.isNegative() || value.isZero())) {
-      throw new IllegalArgumentException(key + " must be a positive duration, was " + value.toMillis() + "ms");
+    if (connectTimeout != null) {
+      SettingRules.positive(keyPrefix + "connect-timeout", connectTimeout);
+    }
+    if (requestTimeout != null) {
+      SettingRules.positive(keyPrefix + "request-timeout", requestTimeout);
     }
   }
 

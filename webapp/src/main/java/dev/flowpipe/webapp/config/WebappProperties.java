@@ -1,5 +1,8 @@
 package dev.flowpipe.webapp.config;
 
+import static dev.flowpipe.schema.settings.SettingRules.positive;
+import static dev.flowpipe.schema.settings.SettingRules.print;
+
 import dev.flowpipe.schema.store.Secrets;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreTls;
@@ -9,7 +12,6 @@ import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -340,15 +342,5 @@ public record WebappProperties(
     public String toString() {
       return storeTls().toString();
     }
-  }
-
-  private static void positive(String key, Duration value) {
-    if (value == null || value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException(key + " must be a positive duration, was " + print(value));
-    }
-  }
-
-  private static String print(Duration value) {
-    return value == null ? null : DurationStyle.SIMPLE.print(value);
   }
 }
