@@ -8,7 +8,7 @@ import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.node.TestNode;
 import dev.flowpipe.node.config.NodeProperties;
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.StoreConnection;
 import io.camunda.zeebe.broker.system.configuration.BrokerCfg;
 import java.net.URI;

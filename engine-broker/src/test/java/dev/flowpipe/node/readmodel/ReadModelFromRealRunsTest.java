@@ -1,18 +1,18 @@
 package dev.flowpipe.node.readmodel;
 
-import dev.flowpipe.writer.config.WriterSettings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.exporter.ReadModelExporter;
 import dev.flowpipe.node.TestNode;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreProduct;
 import dev.flowpipe.testsupport.StoreProxy;
+import dev.flowpipe.writer.config.WriterSettings;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.response.ActivatedJob;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;

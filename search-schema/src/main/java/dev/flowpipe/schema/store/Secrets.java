@@ -1,6 +1,10 @@
 package dev.flowpipe.schema.store;
 
-/** How a secret (a store or user password, a trust store's password) shows in a settings record's text. */
+/**
+ * How settings print a secret (a password, a trust store's password): the one place, so that every {@code toString()}
+ * of every settings record (the node's, the web app's, the exporter's, the importer's) hides it the same way and says
+ * whether one is set.
+ */
 public final class Secrets {
 
   /** What a set secret prints as. */
@@ -8,8 +12,8 @@ public final class Secrets {
 
   private Secrets() {}
 
-  /** {@link #MASK} for a set secret, null for none: a log line tells whether one is set, never what it is. */
-  public static String masked(String secret) {
+  /** {@link #MASK} for a secret that is set, {@code null} for one that is not. */
+  public static String mask(String secret) {
     return secret == null ? null : MASK;
   }
 }

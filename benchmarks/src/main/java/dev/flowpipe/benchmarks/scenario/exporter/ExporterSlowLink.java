@@ -2,7 +2,7 @@ package dev.flowpipe.benchmarks.scenario.exporter;
 
 import dev.flowpipe.benchmarks.harness.ExporterOnActor;
 import dev.flowpipe.benchmarks.report.Figures;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.systemtests.EmbeddedStores;
 import dev.flowpipe.testsupport.DelayingProxy;
 import dev.flowpipe.testsupport.ScratchDirectories;

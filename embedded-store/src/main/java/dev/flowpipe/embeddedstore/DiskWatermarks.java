@@ -1,4 +1,4 @@
-package dev.flowpipe.schema.embedded;
+package dev.flowpipe.embeddedstore;
 
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -23,7 +23,12 @@ import java.util.regex.Pattern;
 public record DiskWatermarks(Watermark low, Watermark high, Watermark floodStage) {
 
   /** OpenSearch's own defaults. */
-  public static final DiskWatermarks DEFAULTS = parse("", "85%", "90%", "95%");
+  /** The default watermarks, OpenSearch's own: the one place they are written (the node's settings take them). */
+  public static final String DEFAULT_LOW = "85%";
+
+  public static final String DEFAULT_HIGH = "90%";
+  public static final String DEFAULT_FLOOD_STAGE = "95%";
+  public static final DiskWatermarks DEFAULTS = parse("", DEFAULT_LOW, DEFAULT_HIGH, DEFAULT_FLOOD_STAGE);
 
   /** Where the disk stands against the watermarks. */
   public enum State {

@@ -1,4 +1,4 @@
-package dev.flowpipe.schema.embedded;
+package dev.flowpipe.embeddedstore;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -160,9 +160,7 @@ public final class EmbeddedSearchStore implements AutoCloseable {
     public Settings {
       watermarks = watermarks == null ? DiskWatermarks.DEFAULTS : watermarks;
       restart = restart == null ? RestartPolicy.DEFAULTS : restart;
-      if (niceness < 0 || niceness > MAX_NICENESS) {
-        throw new IllegalArgumentException("niceness must be 0 to " + MAX_NICENESS + ", was " + niceness);
-      }
+      checkNiceness("niceness", niceness);
       jvmOptions = checkJvmOptions("", jvmOptions);
     }
 
@@ -215,6 +213,14 @@ public final class EmbeddedSearchStore implements AutoCloseable {
   private static final Map<String, List<String>> OWNED_OPTIONS = Map.of(
       "heap", List.of("-Xmx", "-Xms", "-XX:MaxHeapSize", "-XX:InitialHeapSize"),
       "classpath", List.of("-cp", "-classpath", "--class-path"));
+
+  /** The niceness rule, for every reader of it: 0 to {@link #MAX_NICENESS}, or a message naming {@code key}. */
+  public static int checkNiceness(String key, int niceness) {
+    if (niceness < 0 || niceness > MAX_NICENESS) {
+      throw new IllegalArgumentException(key + " must be 0 to " + MAX_NICENESS + ", was " + niceness);
+    }
+    return niceness;
+  }
 
   /**
    * The options, checked: each starts with '-', and none sets what another setting owns. {@code prefix} is put before

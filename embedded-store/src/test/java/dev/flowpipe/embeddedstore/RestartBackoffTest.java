@@ -1,4 +1,4 @@
-package dev.flowpipe.schema.embedded;
+package dev.flowpipe.embeddedstore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -88,6 +88,6 @@ class RestartBackoffTest {
   @Test
   void aMaximumBelowTheFirstWaitIsRefused() {
     assertThatThrownBy(() -> new RestartPolicy(3, Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofMinutes(1)))
-        .hasMessageContaining("max-backoff (PT1S) must be at least backoff (PT2S)");
+        .hasMessageContaining("restart.max-backoff must be at least restart.backoff (2s), was 1s");
   }
 }

@@ -1,9 +1,9 @@
-package dev.flowpipe.schema.embedded;
+package dev.flowpipe.embeddedstore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.flowpipe.schema.embedded.DiskWatermarks.State;
+import dev.flowpipe.embeddedstore.DiskWatermarks.State;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.flowpipe.schema.embedded;
+package dev.flowpipe.embeddedstore;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -1,9 +1,10 @@
-package dev.flowpipe.schema.embedded;
+package dev.flowpipe.embeddedstore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore.Settings;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore.Settings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -102,10 +103,8 @@ class EmbeddedSearchStoreTest {
 
       assertThat(new ProcessBuilder("kill", "-9", String.valueOf(pid)).start().waitFor()).isZero();
 
-      long deadline = System.nanoTime() + 10_000_000_000L;
-      while (store.status().state() != EmbeddedSearchStore.State.GAVE_UP && System.nanoTime() < deadline) {
-        Thread.sleep(50);
-      }
+      await("the supervisor gives up on the killed child").atMost(Duration.ofSeconds(10))
+          .until(() -> store.status().state() == EmbeddedSearchStore.State.GAVE_UP);
       EmbeddedSearchStore.Status status = store.status();
       assertThat(status.state()).isEqualTo(EmbeddedSearchStore.State.GAVE_UP);
       assertThat(status.lastExitCode()).isEqualTo(137);
@@ -147,17 +146,11 @@ class EmbeddedSearchStoreTest {
   }
 
   /** The niceness of each thread of {@code pid}, once the JVM has started more than its first few threads. */
-  private static List<Integer> threadNicenessOnceBooting(long pid) throws Exception {
+  private static List<Integer> threadNicenessOnceBooting(long pid) {
     Path tasks = Path.of("/proc/" + pid + "/task");
-    long deadline = System.nanoTime() + 30_000_000_000L;
-    while (System.nanoTime() < deadline) {
-      List<Path> threads = list(tasks);
-      if (threads.size() > 10) {
-        return threads.stream().map(thread -> niceness(thread.resolve("stat"))).filter(n -> n != null).toList();
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("the child " + pid + " did not start its threads within 30 s");
+    List<Path> threads = await("the child " + pid + " starts its threads").atMost(Duration.ofSeconds(30))
+        .until(() -> list(tasks), started -> started.size() > 10);
+    return threads.stream().map(thread -> niceness(thread.resolve("stat"))).filter(n -> n != null).toList();
   }
 
   /** The arguments the process was started with. */
