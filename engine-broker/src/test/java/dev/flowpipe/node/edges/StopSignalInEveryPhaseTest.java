@@ -30,8 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(SharedOpenSearch.class)
 class StopSignalInEveryPhaseTest {
 
-  // short: stopping with the store frozen takes nearly all of it (what has not stopped is killed when it is almost up)
-  private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(12);
+  private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(20);
 
   @TempDir Path temp;
 
