@@ -37,7 +37,9 @@ public final class TestNode implements AutoCloseable {
     properties.put("flowpipe.store.embedded.transport-port", freePort());
     properties.put("flowpipe.store.embedded.heap", "512MB");
     // the store's JVM is new with each node: C1 only, as a node process of a test (see NodeProcess.TEST_JIT)
-    properties.put("flowpipe.store.embedded.jvm-options", NodeProcess.TEST_JIT);
+    if (!NodeProcess.TEST_JIT.isEmpty()) {
+      properties.put("flowpipe.store.embedded.jvm-options", NodeProcess.TEST_JIT);
+    }
     properties.put("flowpipe.exporter.index-refresh-interval", "100ms");
     properties.put("flowpipe.exporter.bulk.delay", "50ms");
     properties.put("server.port", 0);

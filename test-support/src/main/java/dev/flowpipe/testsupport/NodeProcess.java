@@ -39,9 +39,10 @@ public final class NodeProcess implements AutoCloseable {
    * The JIT option of a test's node and store JVMs (a product test's node, never a scenario's, whose figures must be the
    * product's): C1 only. A node of a test lives for seconds to a minute, most of it starting; without C2's compiler
    * threads a node process was ready in 42% less time on two busy cores (three alternating rounds at load averages of
-   * 26-48: 107-142 s, mean 124 s, against 51-95 s, mean 72 s).
+   * 26-48: 107-142 s, mean 124 s, against 51-95 s, mean 72 s). {@code -Dflowpipe.test-node.jit=} (empty) runs them
+   * with the JVM's default JIT.
    */
-  public static final String TEST_JIT = "-XX:TieredStopAtLevel=1";
+  public static final String TEST_JIT = System.getProperty("flowpipe.test-node.jit", "-XX:TieredStopAtLevel=1");
   private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static final Pattern STORE_URL = Pattern.compile("\"url\":\"([^\"]+)\"");
 
@@ -100,12 +101,17 @@ public final class NodeProcess implements AutoCloseable {
   public static NodeProcess launch(Path data, Map<String, Object> settings, List<Path> extraJars) throws IOException {
     Map<String, Object> all = new LinkedHashMap<>();
     all.put("flowpipe.store.embedded.classpath", System.getProperty("flowpipe.store.embedded.classpath"));
-    all.put("flowpipe.store.embedded.jvm-options", TEST_JIT);
+    if (!TEST_JIT.isEmpty()) {
+      all.put("flowpipe.store.embedded.jvm-options", TEST_JIT);
+    }
     all.putAll(settings);
     List<String> entries = new ArrayList<>(List.of(System.getProperty("java.class.path")));
     extraJars.forEach(jar -> entries.add(jar.toString()));
-    List<String> java = List.of(javaCommand(), "-Xmx768m", TEST_JIT, "-cp", String.join(File.pathSeparator, entries),
-        NODE_MAIN);
+    List<String> java = new ArrayList<>(List.of(javaCommand(), "-Xmx768m"));
+    if (!TEST_JIT.isEmpty()) {
+      java.add(TEST_JIT);
+    }
+    java.addAll(List.of("-cp", String.join(File.pathSeparator, entries), NODE_MAIN));
     return launch(java, Map.of(), data, all);
   }
 
