@@ -19,21 +19,33 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The node as a user runs it: its own process, stopped with SIGTERM or killed with SIGKILL. Neither may leave the
- * embedded OpenSearch running, and SIGTERM must lose nothing.
+ * embedded OpenSearch running, and SIGTERM must lose nothing. Two node starts in all: the node started again after the
+ * SIGTERM is the one killed with SIGKILL.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NodeProcessTest {
+
+  /** The node's default {@code flowpipe.shutdown-timeout}: the longest a stop signal may take while serving. */
+  private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(60);
 
   @TempDir Path temp;
 
   private final List<NodeProcess> started = new ArrayList<>();
+  /** The node the SIGTERM case started again on its data, for the SIGKILL case; null if that case failed early. */
+  private NodeProcess restarted;
 
-  @AfterEach
+  @AfterAll
   void killLeftovers() {
     started.forEach(NodeProcess::close);
   }
@@ -45,16 +57,7 @@ class NodeProcessTest {
   }
 
   @Test
-  void killingTheNodeWithSigkillStopsTheEmbeddedStoreToo() throws Exception {
-    NodeProcess node = startNode(temp.resolve("data"));
-    ProcessHandle store = node.embeddedStore();
-
-    node.kill(); // SIGKILL: no shutdown hook runs in the node; returns once its children have exited
-
-    assertThat(store.isAlive()).as("embedded OpenSearch exits after the node was killed").isFalse();
-  }
-
-  @Test
+  @Order(1)
   void sigtermShutsDownCleanlyAndLosesNothing() throws Exception {
     Path data = temp.resolve("data");
     NodeProcess node = startNode(data);
@@ -90,16 +93,19 @@ class NodeProcessTest {
     }
 
     long start = System.nanoTime();
-    assertThat(node.terminate(Duration.ofSeconds(60))).as("node exits after SIGTERM").isTrue();
+    assertThat(node.terminate(SHUTDOWN_TIMEOUT)).as("node exits after SIGTERM").isTrue();
     long shutdownMillis = (System.nanoTime() - start) / 1_000_000;
+    assertThat(shutdownMillis).as("exited within flowpipe.shutdown-timeout (its default) while serving; log:\n"
+        + node.logTail()).isLessThanOrEqualTo(SHUTDOWN_TIMEOUT.toMillis());
     assertThat(store.isAlive()).as("embedded OpenSearch stopped with the node").isFalse();
+    assertThat(NodeProcess.storesOn(data)).as("no store left on the node's data").isEmpty();
     String log = node.log();
     assertThat(log).contains("broker closed in").contains("embedded OpenSearch stopped");
     System.out.println("SIGTERM to exit: " + shutdownMillis + " ms");
 
     // every instance whose job was completed before SIGTERM ends up COMPLETED in the read model after a restart:
     // what the exporter had not acknowledged is exported again from the last acknowledged position
-    NodeProcess restarted = startNode(data);
+    restarted = startNode(data);
     try (SearchStore search = SearchStoreConnector.connect(StoreConnection.of(restarted.storeUrl()))) {
       String index = ReadModelIndex.PROCESS_INSTANCE.indexName("flowpipe");
       await("all instances COMPLETED in the store after the restart")
@@ -112,5 +118,16 @@ class NodeProcessTest {
                 }
               });
     }
+  }
+
+  @Test
+  @Order(2)
+  void killingTheNodeWithSigkillStopsTheEmbeddedStoreToo() throws Exception {
+    NodeProcess node = restarted != null ? restarted : startNode(temp.resolve("killed"));
+    ProcessHandle store = node.embeddedStore();
+
+    node.kill(); // SIGKILL: no shutdown hook runs in the node; returns once its children have exited
+
+    assertThat(store.isAlive()).as("embedded OpenSearch exits after the node was killed").isFalse();
   }
 }

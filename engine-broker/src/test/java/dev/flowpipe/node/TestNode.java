@@ -2,6 +2,7 @@ package dev.flowpipe.node;
 
 import dev.flowpipe.node.broker.EmbeddedBroker;
 import dev.flowpipe.node.store.RunningStore;
+import dev.flowpipe.testsupport.NodeProcess;
 import io.camunda.zeebe.client.ZeebeClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -35,6 +36,10 @@ public final class TestNode implements AutoCloseable {
     properties.put("flowpipe.store.embedded.http-port", freePort());
     properties.put("flowpipe.store.embedded.transport-port", freePort());
     properties.put("flowpipe.store.embedded.heap", "512MB");
+    // the store's JVM is new with each node: C1 only, as a node process of a test (see NodeProcess.TEST_JIT)
+    if (!NodeProcess.TEST_JIT.isEmpty()) {
+      properties.put("flowpipe.store.embedded.jvm-options", NodeProcess.TEST_JIT);
+    }
     properties.put("flowpipe.exporter.index-refresh-interval", "100ms");
     properties.put("flowpipe.exporter.bulk.delay", "50ms");
     properties.put("server.port", 0);

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * SIGTERM (Ctrl-C, {@code systemctl stop}) in each phase of a real node's life: the node exits within its
  * {@code flowpipe.shutdown-timeout}, and its embedded store is gone. Each phase's time from signal to exit is printed.
+ * Serving is {@code NodeProcessTest}'s case (within the default timeout, and nothing lost), not started again here.
  */
 @ExtendWith(SharedOpenSearch.class)
 class StopSignalInEveryPhaseTest {
@@ -105,16 +106,6 @@ class StopSignalInEveryPhaseTest {
     awaitLog("migrating the read model from schema version");
 
     terminateWithinTheTimeout("migrating the schema", data);
-  }
-
-  @Test
-  void whileServing() throws Exception {
-    Path data = temp.resolve("data");
-    launch(data, Map.of());
-    node.awaitReady("/actuator/health/readiness", READY);
-    deployAndRun(node);
-
-    terminateWithinTheTimeout("serving", data);
   }
 
   @Test
