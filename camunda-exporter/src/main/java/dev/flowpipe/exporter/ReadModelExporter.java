@@ -20,7 +20,10 @@ import dev.flowpipe.exporter.identity.LogIdentityGate;
 import dev.flowpipe.exporter.metrics.ExporterMetrics;
 import dev.flowpipe.exporter.store.RetryPolicy;
 import dev.flowpipe.exporter.store.QuietPositionMarks;
+import dev.flowpipe.exporter.retention.PeriodRouter;
+import dev.flowpipe.exporter.retention.RetentionArguments;
 import dev.flowpipe.exporter.store.StoreSession;
+import dev.flowpipe.schema.retention.RetentionSettings;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
@@ -100,6 +103,8 @@ public final class ReadModelExporter implements Exporter {
 
   private Controller controller;
   private RecordChanges recordChanges;
+  private RetentionSettings retention = RetentionSettings.off();
+  private PeriodRouter router;
   private StoreSession session;
   private ExecutorService sessionThread;
   private ExporterHealth health;
@@ -140,6 +145,7 @@ public final class ReadModelExporter implements Exporter {
     log = context.getLogger();
     // throws on a bad argument, which fails the broker's start with that message
     config = ExporterConfiguration.fromArguments(context.getConfiguration().getArguments());
+    retention = RetentionArguments.fromArguments(context.getConfiguration().getArguments());
     policy = config.flushPolicy();
     partitionId = context.getPartitionId();
     clock = context.clock() == null ? InstantSource.system() : context.clock();
@@ -194,7 +200,9 @@ public final class ReadModelExporter implements Exporter {
           Thread.ofPlatform().name("flowpipe-store-session-partition-" + partitionId).daemon().factory());
       background = sessionThread;
     }
-    session = new StoreSession(config, partitionId, connector, clock, log, metrics, background);
+    router = new PeriodRouter(config.indexPrefix(), partitionId, retention, config.indexLayout());
+    session = new StoreSession(config, partitionId, connection -> router.wrap(connector.apply(connection)), clock,
+        log, metrics, background);
     health = ExporterHealth.open(partitionId, meterRegistry, clock, log);
     identity = new LogIdentityGate(partitionId, config.onForeignStore(),
         controller.readMetadata().flatMap(metadata -> LogIdentity.logIdOf(metadata)),
@@ -287,7 +295,7 @@ public final class ReadModelExporter implements Exporter {
     }
     metrics.recordExported(record.getValueType());
     // computed now: the broker reuses this record object for the next record of its value type
-    List<DocumentChange> changes = recordChanges.of(record);
+    List<DocumentChange> changes = router.route(record, recordChanges.of(record));
     if (changes.isEmpty() && buffer.isEmpty() && pipeline.isEmpty() && identity.ready()
         && buffer.recordsSinceAck() == 0) {
       acknowledge(record.getPosition(), 1);
