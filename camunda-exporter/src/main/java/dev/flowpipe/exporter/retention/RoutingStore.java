@@ -17,6 +17,7 @@ import dev.flowpipe.schema.store.StoreProduct;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -58,13 +59,14 @@ final class RoutingStore implements SearchStore {
   }
 
   @Override
-  public synchronized BulkOutcome bulk(List<DocumentWrite> writes, boolean refresh) {
-    openPeriods();
+  public BulkOutcome bulk(List<DocumentWrite> writes, boolean refresh) {
     List<DocumentWrite> routed = new ArrayList<>(writes.size());
     Map<DocumentWrite, DocumentWrite> original = new IdentityHashMap<>();
     List<DocumentWrite> dropped = new ArrayList<>();
-    for (DocumentWrite write : writes) {
-      Optional<String> target = target(write.index());
+    List<Optional<String>> targets = targets(writes.stream().map(DocumentWrite::index).toList());
+    for (int i = 0; i < writes.size(); i++) {
+      DocumentWrite write = writes.get(i);
+      Optional<String> target = targets.get(i);
       if (target.isEmpty()) {
         dropped.add(write);
       } else {
@@ -85,10 +87,45 @@ final class RoutingStore implements SearchStore {
   }
 
   @Override
-  public synchronized Map<String, Map<String, Object>> getAll(String index, List<String> ids) {
-    openPeriods();
-    Optional<String> target = target(index);
+  public Map<String, Map<String, Object>> getAll(String index, List<String> ids) {
+    Optional<String> target = targets(List.of(index)).getFirst();
     return target.isEmpty() ? Map.of() : store.getAll(target.get(), ids);
+  }
+
+  /** The bases of many routed names in one read per period index they fall in (not one per instance). */
+  @Override
+  public Map<String, Map<String, Map<String, Object>>> getAll(Map<String, List<String>> idsByIndex) {
+    List<String> names = List.copyOf(idsByIndex.keySet());
+    List<Optional<String>> targets = targets(names);
+    Map<String, List<String>> idsByTarget = new LinkedHashMap<>();
+    for (int i = 0; i < names.size(); i++) {
+      if (targets.get(i).isPresent()) {
+        idsByTarget.computeIfAbsent(targets.get(i).get(), target -> new ArrayList<>())
+            .addAll(idsByIndex.get(names.get(i)));
+      }
+    }
+    Map<String, Map<String, Map<String, Object>>> byTarget = store.getAll(idsByTarget);
+    Map<String, Map<String, Map<String, Object>>> found = new LinkedHashMap<>();
+    for (int i = 0; i < names.size(); i++) {
+      Map<String, Map<String, Object>> inTarget = targets.get(i).map(byTarget::get).orElse(Map.of());
+      Map<String, Map<String, Object>> mine = new LinkedHashMap<>();
+      for (String id : idsByIndex.get(names.get(i))) {
+        if (inTarget.containsKey(id)) {
+          mine.put(id, inTarget.get(id));
+        }
+      }
+      found.put(names.get(i), mine);
+    }
+    return found;
+  }
+
+  /**
+   * The targets of these names, once the periods opened so far are durable; one at a time, while the writes
+   * themselves go concurrently (bulks in flight).
+   */
+  private synchronized List<Optional<String>> targets(List<String> indices) {
+    openPeriods();
+    return indices.stream().map(this::target).toList();
   }
 
   /**

@@ -6,9 +6,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * One period of the read model (ADR 0009): a span of time of a fixed width, aligned on the epoch, whose instances live
@@ -17,7 +14,6 @@ import java.util.regex.Pattern;
 public record Period(Instant start, Duration width) implements Comparable<Period> {
 
   private static final DateTimeFormatter NAME = DateTimeFormatter.ofPattern("yyyyMMddHHmmss").withZone(ZoneOffset.UTC);
-  private static final Pattern INDEX = Pattern.compile("-p(\\d{14})" + Pattern.quote(ReadModelIndex.sharedIndexName("")));
 
   public Period {
     Objects.requireNonNull(start, "start");
@@ -52,17 +48,6 @@ public record Period(Instant start, Duration width) implements Comparable<Period
    */
   public String entityName(String prefix, ReadModelIndex entity) {
     return entity.indexName(prefix + "-" + label());
-  }
-
-  /** The start of the period whose index this is, if it is one of {@code prefix}. */
-  public static Optional<Instant> startOfIndex(String prefix, String index) {
-    if (index == null || !index.startsWith(prefix + "-p")) {
-      return Optional.empty();
-    }
-    Matcher matcher = INDEX.matcher(index.substring(prefix.length()));
-    return matcher.matches()
-        ? Optional.of(Instant.from(NAME.parse(matcher.group(1))))
-        : Optional.empty();
   }
 
   @Override

@@ -193,6 +193,21 @@ class RetentionSweepTest {
   }
 
   @Test
+  void anEntitysNameOverTheBaseAndSeveralPeriodsAnswersAMultiGetByIds() {
+    long inBase = nextKey++;
+    write(ReadModelIndex.PROCESS_INSTANCE.indexName(prefix), String.valueOf(inBase), instanceDocument(inBase, null));
+    long first = startInstance(0);
+    clock.advance(PERIOD);
+    long second = startInstance(0);
+
+    Map<String, Map<String, Object>> found = store.getAll(ReadModelIndex.PROCESS_INSTANCE.indexName(prefix),
+        List.of(String.valueOf(inBase), String.valueOf(first), String.valueOf(second), "404"));
+
+    assertThat(found).containsOnlyKeys(String.valueOf(inBase), String.valueOf(first), String.valueOf(second));
+    assertThat(found.get(String.valueOf(second))).containsEntry("key", second).doesNotContainKey("kind");
+  }
+
+  @Test
   void prunesExpiredInstancesOfTheBaseIndexAndKeepsItsProcessDefinitions() {
     long key = nextKey++;
     write(ReadModelIndex.PROCESS_DEFINITION.indexName(prefix), "1", Map.of("key", 1L, "bpmnProcessId", "p"));
