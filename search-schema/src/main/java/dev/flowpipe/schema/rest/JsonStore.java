@@ -40,6 +40,8 @@ public final class JsonStore implements SearchStore {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final TypeReference<Map<String, Object>> OBJECT = new TypeReference<>() {};
+  // how the store says that a single-index request named an alias of several indices
+  private static final String SEVERAL_INDICES = "more than one index";
 
   private final StoreTransport transport;
   private final StoreProduct product;
@@ -170,9 +172,11 @@ public final class JsonStore implements SearchStore {
     List<String> storedIds = ReadModelIndex.storedIds(index, ids);
     StoreAnswer first = send(what, StoreRequest.json("POST", "/" + segment(index) + "/_mget",
         write(Map.of("ids", storedIds))));
-    JsonNode answer = first.status() == 400 && first.text().contains("more than one index")
-        ? read(what, StoreRequest.json("POST", "/_mget", write(Map.of("docs", inEveryIndexOf(index, storedIds)))))
-        : parse(what, expectedOk(what, first));
+    JsonNode answer = first.status() == 400 && first.text().contains(SEVERAL_INDICES)
+        ? null : parse(what, expectedOk(what, first));
+    if (answer == null || refusedForSeveralIndices(answer)) {
+      answer = read(what, StoreRequest.json("POST", "/_mget", write(Map.of("docs", inEveryIndexOf(index, storedIds)))));
+    }
     Map<String, Map<String, Object>> found = new LinkedHashMap<>();
     for (JsonNode doc : answer.path("docs")) {
       if (doc.path("found").asBoolean(false)) {
@@ -192,6 +196,16 @@ public final class JsonStore implements SearchStore {
     indices.fieldNames().forEachRemaining(concrete -> storedIds.forEach(id -> docs.add(Map.of("_index", concrete,
         "_id", id))));
     return docs;
+  }
+
+  /** Whether the store answered each document (as OpenSearch does) that the name stands for several indices. */
+  private static boolean refusedForSeveralIndices(JsonNode mget) {
+    for (JsonNode doc : mget.path("docs")) {
+      if (doc.has("error") && doc.path("error").toString().contains(SEVERAL_INDICES)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static StoreAnswer expectedOk(String what, StoreAnswer answer) {
