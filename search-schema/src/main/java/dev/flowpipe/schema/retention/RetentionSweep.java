@@ -92,7 +92,7 @@ public final class RetentionSweep {
     Optional<Instant> oldest = oldestInBase.isPresent() ? oldestInBase : Optional.ofNullable(oldestLive);
     Optional<Instant> next = Optional.ofNullable(oldestLive).map(start -> start.plus(settings.period())
         .plus(settings.keep()));
-    return new RetentionStatus(deleted, pinned, pruned, oldest, bytesHeld(), next);
+    return new RetentionStatus(deleted, pinned, pruned, deleteOldDeadLetters(cutoff), oldest, bytesHeld(), next);
   }
 
   private void delete(Period period, String index) {
@@ -168,12 +168,22 @@ public final class RetentionSweep {
     }
   }
 
-  private void deleteByQuery(String index, Map<String, Object> query) {
+  /** Dead letters: a small index of their own, deleted by age (the time each was written). */
+  private long deleteOldDeadLetters(Instant cutoff) {
+    String index = ReadModelIndex.DEAD_LETTER.indexName(prefix);
+    return store.indexExists(index)
+        ? deleteByQuery(index, Map.of("range", Map.of("time", Map.of("lt", cutoff.toEpochMilli(),
+            "format", "epoch_millis"))))
+        : 0;
+  }
+
+  private long deleteByQuery(String index, Map<String, Object> query) {
     JsonNode answer = admin.request("retention delete in " + index, "POST",
         "/" + index + "/_delete_by_query?conflicts=proceed&refresh=true", Map.of("query", query));
     if (answer.path("failures").size() > 0) {
       throw new IllegalStateException("retention delete in " + index + " failed: " + answer.path("failures"));
     }
+    return answer.path("deleted").asLong();
   }
 
   private Optional<Instant> oldestStart(String index) {
