@@ -233,6 +233,9 @@ public final class JsonStore implements SearchStore {
     if (answer.status() == 404) {
       return Optional.empty(); // no such document ({"found": false}), or no such index
     }
+    if (answer.status() == 400 && answer.text().contains(SEVERAL_INDICES)) {
+      return Optional.ofNullable(getAll(index, List.of(id)).get(id)); // an entity's name over periods (ADR 0009)
+    }
     expectOk(what, answer);
     JsonNode doc = parse(what, answer);
     return doc.path("found").asBoolean(false) ? Optional.of(callerSource(index, doc)) : Optional.empty();

@@ -193,7 +193,7 @@ class RetentionSweepTest {
   }
 
   @Test
-  void anEntitysNameOverTheBaseAndSeveralPeriodsAnswersAMultiGetByIds() {
+  void anEntitysNameOverTheBaseAndSeveralPeriodsAnswersGetsByIds() {
     long inBase = nextKey++;
     write(ReadModelIndex.PROCESS_INSTANCE.indexName(prefix), String.valueOf(inBase), instanceDocument(inBase, null));
     long first = startInstance(0);
@@ -206,6 +206,9 @@ class RetentionSweepTest {
     assertThat(found).containsOnlyKeys(String.valueOf(inBase), String.valueOf(first), String.valueOf(second));
     assertThat(((Number) found.get(String.valueOf(second)).get("key")).longValue()).isEqualTo(second);
     assertThat(found.get(String.valueOf(second))).doesNotContainKey("kind");
+    assertThat(store.get(ReadModelIndex.PROCESS_INSTANCE.indexName(prefix), String.valueOf(first))).get()
+        .isEqualTo(found.get(String.valueOf(first)));
+    assertThat(store.get(ReadModelIndex.PROCESS_INSTANCE.indexName(prefix), "404")).isEmpty();
   }
 
   @Test
