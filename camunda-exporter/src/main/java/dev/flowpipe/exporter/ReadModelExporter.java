@@ -6,6 +6,9 @@ import dev.flowpipe.exporter.identity.LogIdentity;
 import dev.flowpipe.exporter.identity.LogIdentityGate;
 import dev.flowpipe.exporter.identity.LogIdentityStore;
 import dev.flowpipe.exporter.metrics.ExporterMetrics;
+import dev.flowpipe.writer.retention.PeriodRouter;
+import dev.flowpipe.writer.retention.RetentionArguments;
+import dev.flowpipe.schema.retention.RetentionSettings;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
@@ -92,6 +95,8 @@ public final class ReadModelExporter implements Exporter {
   private Controller controller;
   private ReadModelWriter writer;
   private StoreSession<IdentitySide> session;
+  private RetentionSettings retention = RetentionSettings.off();
+  private PeriodRouter router;
   private ExecutorService sessionThread;
   private ExporterHealth health;
   private LogIdentityGate identity;
@@ -133,6 +138,7 @@ public final class ReadModelExporter implements Exporter {
     config = ExporterConfiguration.fromArguments(context.getConfiguration().getArguments());
     settings = config.writer();
     policy = settings.flushPolicy();
+    retention = RetentionArguments.fromArguments(context.getConfiguration().getArguments());
     partitionId = context.getPartitionId();
     clock = context.clock() == null ? InstantSource.system() : context.clock();
     meterRegistry = context.getMeterRegistry() == null ? new SimpleMeterRegistry() : context.getMeterRegistry();
@@ -173,7 +179,9 @@ public final class ReadModelExporter implements Exporter {
           Thread.ofPlatform().name("flowpipe-store-session-partition-" + partitionId).daemon().factory());
       background = sessionThread;
     }
-    session = new StoreSession<>(settings, partitionId, connector, clock, log, metrics::deadLetter, store -> {
+    router = new PeriodRouter(settings.indexPrefix(), partitionId, retention, settings.indexLayout());
+    session = new StoreSession<>(settings, partitionId, connection -> router.wrap(connector.apply(connection)), clock,
+        log, metrics::deadLetter, store -> {
       LogIdentityStore identities = new LogIdentityStore(store, settings.indexPrefix(), partitionId);
       return new IdentitySide(identities, identities.read());
     }, background);
@@ -271,7 +279,7 @@ public final class ReadModelExporter implements Exporter {
     }
     metrics.recordExported(record.getValueType());
     // computed now: the broker reuses this record object for the next record of its value type
-    List<DocumentChange> changes = writer.changes(record);
+    List<DocumentChange> changes = router.route(record, writer.changes(record));
     if (changes.isEmpty() && buffer.isEmpty() && pipeline.isEmpty() && identity.ready()
         && buffer.recordsSinceAck() == 0) {
       acknowledge(record.getPosition(), 1);

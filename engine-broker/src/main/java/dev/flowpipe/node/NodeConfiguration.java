@@ -13,6 +13,7 @@ import org.springframework.core.env.Environment;
 import dev.flowpipe.node.config.NodeProperties;
 import dev.flowpipe.node.flowcontrol.FlowControlEndpoint;
 import dev.flowpipe.node.flowcontrol.FlowControlService;
+import dev.flowpipe.node.retention.RetentionProperties;
 import dev.flowpipe.node.store.RunningStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.prometheus.client.CollectorRegistry;
@@ -43,7 +44,7 @@ public class NodeConfiguration {
 
   @Bean(destroyMethod = "close")
   EmbeddedBroker embeddedBroker(NodeProperties properties, RunningStore store, MeterRegistry meterRegistry,
-      Environment environment, Clock clock) {
+      Environment environment, Clock clock, RetentionProperties retention) {
     Binder binder = Binder.get(environment);
     for (String key : ZeebeBrokerSettings.overridden(binder)) {
       LOG.warn("{} is ignored: the node's own key decides this setting", key);
@@ -52,7 +53,8 @@ public class NodeConfiguration {
     // migrates on the broker's actor thread, and the store's log identities are checked against the broker's disk
     store.awaitReady();
     StartupLogCheck.run(properties, store.client());
-    return EmbeddedBroker.start(properties, ZeebeBrokerSettings.bind(binder), store, meterRegistry, clock);
+    return EmbeddedBroker.start(properties, ZeebeBrokerSettings.bind(binder), store, meterRegistry, clock,
+        retention.exporterArguments());
   }
 
   /** Free and total space of the file system holding the node's data (its log, snapshots and embedded store). */

@@ -80,6 +80,12 @@ public final class EmbeddedBroker implements AutoCloseable {
    * {@link ZeebeBrokerSettings}): the node's keys overwrite what they own; Zeebe's exporters stay beside ours.
    */
   static BrokerCfg brokerConfig(NodeProperties properties, StoreConnection connection, BrokerCfg cfg) {
+    return brokerConfig(properties, connection, cfg, Map.of());
+  }
+
+  /** As above, with further arguments for our exporter (retention's, kept apart from the node's settings). */
+  static BrokerCfg brokerConfig(NodeProperties properties, StoreConnection connection, BrokerCfg cfg,
+      Map<String, Object> exporterArguments) {
     var node = properties.broker();
     cfg.getCluster().setNodeId(node.nodeId());
     cfg.getCluster().setPartitionsCount(node.partitionsCount());
@@ -109,11 +115,10 @@ public final class EmbeddedBroker implements AutoCloseable {
     if (properties.exporter().enabled()) {
       ExporterCfg exporter = new ExporterCfg();
       exporter.setClassName(ReadModelExporter.class.getName());
-      exporter.setArgs(
-          properties
-              .exporter()
-              .exporterArguments(
-                  connection.url().toString(), connection.username(), connection.password(), properties.store()));
+      Map<String, Object> args = new LinkedHashMap<>(properties.exporter().exporterArguments(
+          connection.url().toString(), connection.username(), connection.password(), properties.store()));
+      args.putAll(exporterArguments);
+      exporter.setArgs(args);
       exporters.put(EXPORTER_ID, exporter);
     }
     cfg.setExporters(exporters);
@@ -127,7 +132,13 @@ public final class EmbeddedBroker implements AutoCloseable {
    */
   public static EmbeddedBroker start(NodeProperties properties, BrokerCfg zeebe, RunningStore store,
       MeterRegistry meterRegistry, Clock clock) {
-    BrokerCfg cfg = brokerConfig(properties, store.connection(), zeebe);
+    return start(properties, zeebe, store, meterRegistry, clock, Map.of());
+  }
+
+  /** As above, with further arguments for our exporter. */
+  public static EmbeddedBroker start(NodeProperties properties, BrokerCfg zeebe, RunningStore store,
+      MeterRegistry meterRegistry, Clock clock, Map<String, Object> exporterArguments) {
+    BrokerCfg cfg = brokerConfig(properties, store.connection(), zeebe, exporterArguments);
     ActorScheduler scheduler =
         ActorScheduler.newActorScheduler()
             .setCpuBoundActorThreadCount(cfg.getThreads().getCpuThreadCount())

@@ -75,11 +75,12 @@ public final class BulkWriter {
     for (PendingDocument document : buffer.withoutBase()) {
       byIndex.computeIfAbsent(document.index(), i -> new ArrayList<>()).add(document);
     }
+    Map<String, List<String>> idsByIndex = new LinkedHashMap<>();
+    byIndex.forEach((index, documents) -> idsByIndex.put(index, documents.stream().map(PendingDocument::id).toList()));
+    Map<String, Map<String, Map<String, Object>>> stored = store.getAll(idsByIndex);
     for (var entry : byIndex.entrySet()) {
-      List<String> ids = entry.getValue().stream().map(PendingDocument::id).toList();
-      Map<String, Map<String, Object>> stored = store.getAll(entry.getKey(), ids);
       for (PendingDocument document : entry.getValue()) {
-        buffer.resolve(document, stored.get(document.id()));
+        buffer.resolve(document, stored.getOrDefault(entry.getKey(), Map.of()).get(document.id()));
       }
     }
   }

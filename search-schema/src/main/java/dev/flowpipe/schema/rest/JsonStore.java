@@ -40,6 +40,8 @@ public final class JsonStore implements SearchStore {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final TypeReference<Map<String, Object>> OBJECT = new TypeReference<>() {};
+  // how the store says that a single-index request named an alias of several indices
+  private static final String SEVERAL_INDICES = "more than one index";
 
   private final StoreTransport transport;
   private final StoreProduct product;
@@ -166,8 +168,15 @@ public final class JsonStore implements SearchStore {
     if (ids.isEmpty()) {
       return Map.of();
     }
-    JsonNode answer = read("get " + ids.size() + " from " + index, StoreRequest.json("POST",
-        "/" + segment(index) + "/_mget", write(Map.of("ids", ReadModelIndex.storedIds(index, ids)))));
+    String what = "get " + ids.size() + " from " + index;
+    List<String> storedIds = ReadModelIndex.storedIds(index, ids);
+    StoreAnswer first = send(what, StoreRequest.json("POST", "/" + segment(index) + "/_mget",
+        write(Map.of("ids", storedIds))));
+    JsonNode answer = first.status() == 400 && first.text().contains(SEVERAL_INDICES)
+        ? null : parse(what, expectedOk(what, first));
+    if (answer == null || refusedForSeveralIndices(answer)) {
+      answer = read(what, StoreRequest.json("POST", "/_mget", write(Map.of("docs", inEveryIndexOf(index, storedIds)))));
+    }
     Map<String, Map<String, Object>> found = new LinkedHashMap<>();
     for (JsonNode doc : answer.path("docs")) {
       if (doc.path("found").asBoolean(false)) {
@@ -175,6 +184,33 @@ public final class JsonStore implements SearchStore {
       }
     }
     return found;
+  }
+
+  /**
+   * An entity's name over several indices (the base and retention's period indices, ADR 0011) allows no multi-get by
+   * ids alone: the ids are asked of each index it names, with the alias's filter left to the ids (unique per entity).
+   */
+  private List<Map<String, String>> inEveryIndexOf(String alias, List<String> storedIds) {
+    JsonNode indices = read("indices of " + alias, StoreRequest.of("GET", "/_alias/" + segment(alias)));
+    List<Map<String, String>> docs = new ArrayList<>();
+    indices.fieldNames().forEachRemaining(concrete -> storedIds.forEach(id -> docs.add(Map.of("_index", concrete,
+        "_id", id))));
+    return docs;
+  }
+
+  /** Whether the store answered each document (as OpenSearch does) that the name stands for several indices. */
+  private static boolean refusedForSeveralIndices(JsonNode mget) {
+    for (JsonNode doc : mget.path("docs")) {
+      if (doc.has("error") && doc.path("error").toString().contains(SEVERAL_INDICES)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static StoreAnswer expectedOk(String what, StoreAnswer answer) {
+    expectOk(what, answer);
+    return answer;
   }
 
   @Override
@@ -196,6 +232,9 @@ public final class JsonStore implements SearchStore {
         send(what, StoreRequest.of("GET", "/" + segment(index) + "/_doc/" + segment(ReadModelIndex.storedId(index, id))));
     if (answer.status() == 404) {
       return Optional.empty(); // no such document ({"found": false}), or no such index
+    }
+    if (answer.status() == 400 && answer.text().contains(SEVERAL_INDICES)) {
+      return Optional.ofNullable(getAll(index, List.of(id)).get(id)); // an entity's name over periods (ADR 0011)
     }
     expectOk(what, answer);
     JsonNode doc = parse(what, answer);

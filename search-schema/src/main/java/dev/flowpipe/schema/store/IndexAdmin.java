@@ -79,6 +79,14 @@ public final class IndexAdmin {
   }
 
   /**
+   * Sends one request of the store's REST API whose answer must be a success, and hands back its JSON: for the
+   * administration of retention (index statistics, aggregations over a period's index, deletions by key).
+   */
+  public JsonNode request(String what, String method, String path, Object body) {
+    return read(what, exchange.send(what, method, path, body == null ? null : write(body)));
+  }
+
+  /**
    * Hands every document of the index to {@code pages}, {@code pageSize} at a time, in the store's own order, with
    * its version; a point-in-time view (a scroll), so documents written meanwhile may or may not be seen.
    */

@@ -77,6 +77,16 @@ public interface SearchStore extends AutoCloseable {
   Map<String, Map<String, Object>> getAll(String index, List<String> ids);
 
   /**
+   * The stored documents of several indices at once (by index, then id), as {@link #getAll(String, List)} per index;
+   * a store that routes names to fewer indices (retention's, ADR 0011) asks each of those once.
+   */
+  default Map<String, Map<String, Map<String, Object>>> getAll(Map<String, List<String>> idsByIndex) {
+    Map<String, Map<String, Map<String, Object>>> found = new java.util.LinkedHashMap<>();
+    idsByIndex.forEach((index, ids) -> found.put(index, getAll(index, ids)));
+    return found;
+  }
+
+  /**
    * Writes one document under this id without versioning (for the dead-letter index): writing it again replaces it, so
    * a retried write leaves one copy.
    */
