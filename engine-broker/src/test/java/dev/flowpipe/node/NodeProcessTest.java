@@ -11,14 +11,17 @@ import dev.flowpipe.testsupport.NodeProcess;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.worker.JobWorker;
 import io.camunda.zeebe.model.bpmn.Bpmn;
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,6 +45,33 @@ class NodeProcessTest {
     NodeProcess node = NodeProcess.start(data, Map.of());
     started.add(node);
     return node;
+  }
+
+  @Test
+  void theNodeStartsWithoutIdentitySdkAndNamesTheCamundaLicenseFirst() throws Exception {
+    // the test class path has the SDK (compile only, for the broker's SystemContext): the node runs without it
+    String classpath =
+        Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+            .filter(entry -> !entry.contains("identity-sdk"))
+            .collect(Collectors.joining(File.pathSeparator));
+    assertThat(classpath).isNotEqualTo(System.getProperty("java.class.path"));
+    Path data = temp.resolve("data");
+    NodeProcess node =
+        NodeProcess.launch(
+            List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m", "-cp", classpath,
+                NodeApplication.class.getName()),
+            Map.of(), data,
+            Map.of("flowpipe.store.embedded.classpath", System.getProperty("flowpipe.store.embedded.classpath")));
+    started.add(node);
+    node.awaitReady("/actuator/health/readiness");
+
+    try (ZeebeClient client = node.client()) {
+      assertThat(client.newTopologyRequest().send().join().getBrokers()).hasSize(1);
+    }
+    assertThat(node.log().strip())
+        .as("the node's output opens with the engine's licence")
+        .startsWith("-----")
+        .contains("Camunda License 1.0", "non-production use");
   }
 
   @Test
