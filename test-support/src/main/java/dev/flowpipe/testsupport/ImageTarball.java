@@ -29,6 +29,13 @@ public record ImageTarball(Path directory, JsonNode manifest, JsonNode config) {
     return config.get("config");
   }
 
+  /** A list-valued setting of the container (Entrypoint, Env...), as strings. */
+  public List<String> strings(String field) {
+    List<String> values = new ArrayList<>();
+    container().get(field).forEach(value -> values.add(value.asText()));
+    return values;
+  }
+
   public List<Path> layers() {
     List<Path> layers = new ArrayList<>();
     manifest.get("Layers").forEach(layer -> layers.add(directory.resolve(layer.asText())));

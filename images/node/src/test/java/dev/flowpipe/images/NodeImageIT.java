@@ -42,7 +42,7 @@ class NodeImageIT {
 
     @Test
     void startsTheNodeWithTheEmbeddedStoresOwnClassPath() {
-      assertThat(strings(image.container().get("Entrypoint")))
+      assertThat(image.strings("Entrypoint"))
           .startsWith("/opt/java/bin/java")
           .contains("-Dflowpipe.store.embedded.classpath=/opt/flowpipe/store/*", "@/app/jib-classpath-file")
           .endsWith("dev.flowpipe.node.NodeApplication");
@@ -54,9 +54,11 @@ class NodeImageIT {
       image.container().get("ExposedPorts").fieldNames().forEachRemaining(ports::add);
       assertThat(ports).containsExactlyInAnyOrder("8080/tcp", "26500/tcp");
       assertThat(image.container().get("Volumes").has("/var/lib/flowpipe")).isTrue();
-      assertThat(strings(image.container().get("Env")))
+      assertThat(image.strings("Env"))
           .contains("FLOWPIPE_DATA_DIRECTORY=/var/lib/flowpipe", "SERVER_ADDRESS=0.0.0.0",
-              "FLOWPIPE_GATEWAY_HOST=0.0.0.0", "SPRING_CONFIG_ADDITIONAL_LOCATION=optional:file:/config/");
+              "FLOWPIPE_GATEWAY_HOST=0.0.0.0", "SPRING_CONFIG_ADDITIONAL_LOCATION=optional:file:/config/",
+              // no `nice` program in the image: the store runs at the node's priority
+              "FLOWPIPE_STORE_EMBEDDED_NICENESS=0");
     }
 
     @Test
@@ -102,11 +104,5 @@ class NodeImageIT {
         return files.map(path -> path.getFileName().toString()).filter(name -> name.endsWith(".jar")).toList();
       }
     }
-  }
-
-  private static List<String> strings(JsonNode array) {
-    List<String> values = new ArrayList<>();
-    array.forEach(value -> values.add(value.asText()));
-    return values;
   }
 }

@@ -58,7 +58,7 @@ class ServerImageIT {
 
     @Test
     void startsTheServerWithTheImagesOwnJavaRuntime() {
-      assertThat(strings(image.container().get("Entrypoint")))
+      assertThat(image.strings("Entrypoint"))
           .startsWith("/opt/java/bin/java")
           .contains("-cp", "@/app/jib-classpath-file")
           .endsWith(MAIN_CLASS);
@@ -80,7 +80,7 @@ class ServerImageIT {
 
     @Test
     void takesItsConfigurationFromAMountedFolderAndBindsAllInterfaces() {
-      assertThat(strings(image.container().get("Env")))
+      assertThat(image.strings("Env"))
           .contains(
               "SPRING_CONFIG_ADDITIONAL_LOCATION=optional:file:/config/",
               "SERVER_ADDRESS=0.0.0.0",
@@ -129,18 +129,20 @@ class ServerImageIT {
       // the "mounted" configuration file: only it says which port to serve on
       Files.writeString(root.resolve("config/application.yaml"), "server:\n  port: " + port + "\n");
       Map<String, String> environment = new LinkedHashMap<>();
-      strings(image.container().get("Env")).forEach(entry -> {
+      image.strings("Env").forEach(entry -> {
         int equals = entry.indexOf('=');
         environment.put(entry.substring(0, equals), entry.substring(equals + 1));
       });
       environment.remove("SERVER_PORT"); // the image's default; the mounted file decides here
       environment.put("FLOWPIPE_WEBAPP_STORE_URL", "http://127.0.0.1:" + freePort());
-      // as a runtime does it: a mount and PID namespace of its own, a fresh /proc, the host's /dev, the image's root
+      // as a runtime does it: a mount and PID namespace of its own, the image's root a mount point of its own (the
+      // JDK looks a file's mount up in /proc/self/mounts), a fresh /proc, the host's /dev
       List<String> command = new ArrayList<>(List.of("unshare", "--mount", "--pid", "--fork", "--kill-child",
-          "--mount-proc=" + root.resolve("proc"), "sh", "-c",
-          "root=$1; user=$2; shift 2; mount --rbind /dev \"$root/dev\" && exec chroot --userspec=\"$user\" \"$root\" \"$@\"",
+          "sh", "-c",
+          "root=$1; user=$2; shift 2; mount --bind \"$root\" \"$root\" && mount -t proc proc \"$root/proc\""
+              + " && mount --rbind /dev \"$root/dev\" && exec chroot --userspec=\"$user\" \"$root\" \"$@\"",
           "sh", root.toString(), image.container().get("User").asText()));
-      command.addAll(strings(image.container().get("Entrypoint")));
+      command.addAll(image.strings("Entrypoint"));
       ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
           .redirectOutput(temp.resolve("server.log").toFile());
       builder.environment().clear();
@@ -189,11 +191,6 @@ class ServerImageIT {
     }
   }
 
-  private static List<String> strings(JsonNode array) {
-    List<String> values = new ArrayList<>();
-    array.forEach(value -> values.add(value.asText()));
-    return values;
-  }
 
   private static List<String> fieldNames(JsonNode object) {
     List<String> names = new ArrayList<>();
