@@ -11,8 +11,8 @@ mkdir -p "$3"
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 jdk=$("$root/bin/java-home")
 
-# the same JDK and modules as last time: the base is still right (jlink takes a minute on a busy machine)
-stamp="$jdk $modules"
+# the same JDK, modules and script as last time: the base is still right (jlink takes a minute on a busy machine)
+stamp="$jdk $modules $(sha256sum "$0" | cut -d" " -f1)"
 if [ -f "$out.made-from" ] && [ "$(cat "$out.made-from")" = "$stamp" ]; then
   exit 0
 fi
@@ -30,9 +30,10 @@ done | grep -v "^$out" | sort -u | while read -r library; do
   mkdir -p "$out$(dirname "$library")"
   cp -L "$library" "$out$library"
 done
-# name lookups (localhost, the cluster's DNS) go through these
+# name lookups (localhost, the cluster's DNS) go through the first three; the C++ runtime is what native libraries
+# unpacked from jars at run time need (RocksDB's JNI library in the broker: without it no partition starts)
 for library in /lib/x86_64-linux-gnu/libnss_files.so.2 /lib/x86_64-linux-gnu/libnss_dns.so.2 \
-  /lib/x86_64-linux-gnu/libresolv.so.2; do
+  /lib/x86_64-linux-gnu/libresolv.so.2 /lib/x86_64-linux-gnu/libstdc++.so.6 /lib/x86_64-linux-gnu/libgcc_s.so.1; do
   [ -e "$library" ] && { mkdir -p "$out$(dirname "$library")"; cp -L "$library" "$out$library"; }
 done
 

@@ -103,8 +103,9 @@ class ServerImageIT {
     @AfterAll
     void stopTheServer() throws InterruptedException {
       if (server != null && server.isAlive()) {
-        // unshare ignores SIGTERM while it waits; killed, it takes its child (--kill-child) and the namespace along
-        server.destroyForcibly();
+        // unshare ignores SIGTERM while it waits, and chroot's change of user clears --kill-child's signal: kill the
+        // server itself, the first process of its PID namespace, which takes the namespace along
+        ProcessHandle.of(server.pid()).orElseThrow().children().forEach(ProcessHandle::destroyForcibly);
         server.waitFor();
       }
     }
@@ -137,8 +138,7 @@ class ServerImageIT {
       environment.put("FLOWPIPE_WEBAPP_STORE_URL", "http://127.0.0.1:" + freePort());
       // as a runtime does it: a mount and PID namespace of its own, the image's root a mount point of its own (the
       // JDK looks a file's mount up in /proc/self/mounts), a fresh /proc, the host's /dev
-      List<String> command = new ArrayList<>(List.of("unshare", "--mount", "--pid", "--fork", "--kill-child",
-          "sh", "-c",
+      List<String> command = new ArrayList<>(List.of("unshare", "--mount", "--pid", "--fork", "sh", "-c",
           "root=$1; user=$2; shift 2; mount --bind \"$root\" \"$root\" && mount -t proc proc \"$root/proc\""
               + " && mount --rbind /dev \"$root/dev\" && exec chroot --userspec=\"$user\" \"$root\" \"$@\"",
           "sh", root.toString(), image.container().get("User").asText()));
