@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lays out the root file system our images start from, without a registry or a Docker daemon (docs/adr/0009):
+# Lays out the root file system our images start from, without a registry or a Docker daemon (docs/adr/0011):
 # a Java runtime jlink-ed from the build's own JDK (>= 21), the C library files that runtime loads (copied from the
 # build machine, found with ldd), the non-root user, a sticky /tmp and the folders the process may write.
 # Usage: runtime-base.sh OUT_DIR JAVA_MODULES (comma-separated) CLASSES_DIR

@@ -113,7 +113,7 @@ class ServerImageIT {
 
     @Test
     void shipsNoCamundaLicensedJar() throws IOException {
-      // the Camunda License 1.0 and proprietary artifacts by name (their POMs say so: docs/adr/0010); the Apache-2.0
+      // the Camunda License 1.0 and proprietary artifacts by name (their POMs say so: docs/adr/0012); the Apache-2.0
       // client and protocol jars beside them are fine
       Pattern vendorLicensed = Pattern.compile(
           "(zeebe-broker|zeebe-workflow-engine|zeebe-gateway|zeebe-gateway-grpc|zeebe-cluster-config"
