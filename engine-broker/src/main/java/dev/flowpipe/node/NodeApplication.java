@@ -12,6 +12,7 @@ import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 public class NodeApplication {
 
   public static void main(String[] args) {
+    LicenceNotice.printTo(System.out);
     SpringApplication application = new SpringApplication(NodeApplication.class);
     ShutdownWatchdog watchdog = ShutdownWatchdog.install(application, Thread.currentThread(), Clock.systemUTC());
     try {

@@ -100,6 +100,11 @@ class NodeProcessTest {
     assertThat(store.isAlive()).as("embedded OpenSearch stopped with the node").isFalse();
     assertThat(NodeProcess.storesOn(data)).as("no store left on the node's data").isEmpty();
     String log = node.log();
+    // the node was launched without identity-sdk (NodeProcess leaves it out, as the distribution does), which this
+    // test's own class path has: the broker ran and served without it
+    assertThat(System.getProperty("java.class.path")).contains("identity-sdk");
+    assertThat(log.strip()).as("the node's output opens with the engine's licence").startsWith("-----")
+        .contains("Camunda License 1.0", "non-production use");
     assertThat(log).contains("broker closed in").contains("embedded OpenSearch stopped");
     System.out.println("SIGTERM to exit: " + shutdownMillis + " ms");
 
