@@ -47,7 +47,13 @@ public final class StockZeebeCluster implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration READY_WITHIN = Duration.ofSeconds(180);
 
-  /** An exporter as the broker's YAML declares it under {@code zeebe.broker.exporters.<id>}. */
+  /** In an exporter's argument, stands for the node id of the broker whose YAML it is written to. */
+  public static final String NODE_ID = "{nodeId}";
+
+  /**
+   * An exporter as the broker's YAML declares it under {@code zeebe.broker.exporters.<id>}; {@link #NODE_ID} in an
+   * argument's value becomes each broker's node id (e.g. a directory of each broker's own).
+   */
   public record Exporter(String id, String className, Path jarPath, Map<String, String> args) {
     public Exporter {
       Objects.requireNonNull(id, "exporter id");

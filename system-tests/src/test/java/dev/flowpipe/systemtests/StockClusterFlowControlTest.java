@@ -1,0 +1,174 @@
+package dev.flowpipe.systemtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.flowpipe.testsupport.CommandOutcome;
+import dev.flowpipe.testsupport.StockZeebeBroker;
+import io.camunda.zeebe.client.ZeebeClient;
+import io.camunda.zeebe.model.bpmn.Bpmn;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Each stock broker's own flow-control endpoint, {@code /actuator/flowControl} on its monitoring port, the way a
+ * process outside the cluster (the flowpipe server's flow controller) sets and releases a write limit: its shapes, a
+ * limit in force (creations beyond it refused with RESOURCE_EXHAUSTED, the accepted rate held near it) and released
+ * (none refused). Every test leaves each broker without a write limit.
+ */
+@ExtendWith(SharedStockCluster.class)
+class StockClusterFlowControlTest {
+
+  private static final String PROCESS_ID = "flow-control-probe";
+  private static final String RELEASE = "{\"write\": {\"enabled\": false}}";
+  /** Records per second per partition; a creation appends one command. */
+  private static final int LIMIT = 10;
+  private static final int CREATIONS = 150;
+  private static final int IN_FLIGHT = 30;
+
+  private StockCluster stock;
+
+  @BeforeEach
+  void keep(StockCluster stock) {
+    this.stock = stock;
+  }
+
+  @AfterEach
+  void releaseEveryBroker() throws Exception {
+    for (StockZeebeBroker broker : stock.cluster().brokers()) {
+      broker.setFlowControl(RELEASE);
+    }
+  }
+
+  @Nested
+  class TheEndpoint {
+
+    @Test
+    void answersEachPartitionsRequestLimiterAndNoWriteLimitByDefault() throws Exception {
+      for (StockZeebeBroker broker : stock.cluster().brokers()) {
+        // when
+        JsonNode settings = broker.flowControl();
+
+        // then
+        System.out.println("GET /actuator/flowControl on broker " + broker.nodeId() + ": " + settings);
+        assertThat(settings.isObject()).as("broker %d: %s", broker.nodeId(), settings).isTrue();
+        assertThat(settings.properties()).as("broker %d: %s", broker.nodeId(), settings).isNotEmpty()
+            .allSatisfy(partition -> {
+              assertThat(Integer.parseInt(partition.getKey())).isBetween(1, SharedStockCluster.PARTITIONS);
+              assertThat(partition.getValue().path("requestLimiter").isObject()).isTrue();
+              JsonNode write = partition.getValue().path("writeRateLimit");
+              assertThat(write.isNull() || !write.path("enabled").asBoolean()).as("write limit %s", write).isTrue();
+            });
+      }
+    }
+
+    @Test
+    void refusesAnUnreadableLimitWith400AndKeepsItsSettings() throws Exception {
+      StockZeebeBroker broker = stock.cluster().broker(0);
+      JsonNode before = broker.flowControl();
+
+      var answer = broker.postFlowControl("{\"write\": {\"enabled\": true, \"limit\": \"ten\"}}");
+
+      System.out.println("POST an unreadable limit: " + answer.statusCode() + " " + answer.body());
+      assertThat(answer.statusCode()).isEqualTo(400);
+      assertThat(broker.flowControl()).isEqualTo(before);
+    }
+  }
+
+  @Nested
+  class AWriteLimit {
+
+    @Test
+    void setOnEveryBrokerRefusesCreationsBeyondItAndReleasedLetsThemAllThrough() throws Exception {
+      try (ZeebeClient client = client()) {
+        client.newDeployResourceCommand().addProcessModel(Bpmn.createExecutableProcess(PROCESS_ID).startEvent()
+            .endEvent().done(), PROCESS_ID + ".bpmn").send().join();
+
+        // given a write limit on every broker
+        String limit = "{\"write\": {\"enabled\": true, \"limit\": " + LIMIT + ", \"rampUp\": \"PT0S\"}}";
+        for (StockZeebeBroker broker : stock.cluster().brokers()) {
+          JsonNode answer = broker.setFlowControl(limit);
+          System.out.println("POST " + limit + " to broker " + broker.nodeId() + ": " + answer);
+          answer.properties().forEach(partition -> {
+            JsonNode write = partition.getValue().path("writeRateLimit");
+            assertThat(write.path("enabled").asBoolean()).as("broker %d: %s", broker.nodeId(), answer).isTrue();
+            assertThat(write.path("limit").asInt()).as("broker %d: %s", broker.nodeId(), answer).isEqualTo(LIMIT);
+          });
+        }
+
+        // when creations come faster than it allows
+        Burst limited = Burst.send(client, CREATIONS, IN_FLIGHT);
+
+        // then some are refused and the accepted ones come no faster than the limit (plus one second's burst)
+        System.out.println("with a write limit of " + LIMIT + "/s per partition: " + limited);
+        assertThat(limited.refused()).as("creations refused under the limit: %s", limited).isPositive();
+        double allowed = LIMIT * SharedStockCluster.PARTITIONS * (limited.seconds() + 1);
+        assertThat(limited.accepted()).as("accepted within %.1f s under the limit: %s", limited.seconds(), limited)
+            .isLessThanOrEqualTo((int) Math.ceil(allowed));
+
+        // when released
+        for (StockZeebeBroker broker : stock.cluster().brokers()) {
+          JsonNode answer = broker.setFlowControl(RELEASE);
+          answer.properties().forEach(partition -> assertThat(partition.getValue().path("writeRateLimit")
+              .path("enabled").asBoolean()).as("broker %d: %s", broker.nodeId(), answer).isFalse());
+        }
+        Burst released = Burst.send(client, CREATIONS, IN_FLIGHT);
+
+        // then none is refused
+        System.out.println("after the release: " + released);
+        assertThat(released.refused()).as("creations refused after the release: %s", released).isZero();
+        assertThat(released.accepted()).isEqualTo(CREATIONS);
+      }
+    }
+  }
+
+  private ZeebeClient client() {
+    // no retry behind our back: a RESOURCE_EXHAUSTED answer is counted, not retried
+    return ZeebeClient.newClientBuilder().grpcAddress(stock.cluster().broker(0).gateway()).usePlaintext()
+        .useDefaultRetryPolicy(false).defaultRequestTimeout(Duration.ofSeconds(20)).build();
+  }
+
+  /** {@code count} creations with at most {@code inFlight} unanswered at a time, and how they ended. */
+  record Burst(int accepted, int refused, Map<String, Integer> otherErrors, double seconds) {
+
+    static Burst send(ZeebeClient client, int count, int inFlight) throws InterruptedException {
+      Semaphore permits = new Semaphore(inFlight);
+      AtomicInteger accepted = new AtomicInteger();
+      AtomicInteger refused = new AtomicInteger();
+      Map<String, Integer> other = new TreeMap<>();
+      long start = System.nanoTime();
+      for (int i = 0; i < count; i++) {
+        permits.acquire();
+        client.newCreateInstanceCommand().bpmnProcessId(PROCESS_ID).latestVersion().send()
+            .whenComplete((result, error) -> {
+              switch (CommandOutcome.of(error)) {
+                case ACCEPTED -> accepted.incrementAndGet();
+                case REJECTED -> refused.incrementAndGet();
+                default -> {
+                  synchronized (other) {
+                    other.merge(CommandOutcome.kind(error), 1, Integer::sum);
+                  }
+                }
+              }
+              permits.release();
+            });
+      }
+      if (!permits.tryAcquire(inFlight, 60, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("creations unanswered 60 s after the last was sent");
+      }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      synchronized (other) {
+        return new Burst(accepted.get(), refused.get(), Map.copyOf(other), Math.round(seconds * 10) / 10.0);
+      }
+    }
+  }
+}
