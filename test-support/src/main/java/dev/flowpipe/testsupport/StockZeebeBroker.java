@@ -38,14 +38,16 @@ public final class StockZeebeBroker implements AutoCloseable {
   private final int nodeId;
   private final Path home;
   private final Path config;
+  private final String javaOptions;
   private final Ports ports;
   private final Path log;
   private Process process;
 
-  StockZeebeBroker(int nodeId, Path home, Path config, Ports ports, Path log) {
+  StockZeebeBroker(int nodeId, Path home, Path config, String javaOptions, Ports ports, Path log) {
     this.nodeId = nodeId;
     this.home = home;
     this.config = config;
+    this.javaOptions = javaOptions;
     this.ports = ports;
     this.log = log;
   }
@@ -60,7 +62,7 @@ public final class StockZeebeBroker implements AutoCloseable {
     builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
     // the 8.6 StandaloneBroker ignores command-line arguments: a further configuration file is named by a system
     // property (or the file replaces the distribution's config/application.yaml)
-    builder.environment().put("JAVA_OPTS", "-Xmx512m -Dspring.config.additional-location=file:" + config);
+    builder.environment().put("JAVA_OPTS", javaOptions + " -Dspring.config.additional-location=file:" + config);
     process = builder.start();
   }
 

@@ -45,7 +45,13 @@ public final class StockZeebeCluster implements AutoCloseable {
   public static final String HOME_PROPERTY = "zeebe.distribution.home";
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration READY_WITHIN = Duration.ofSeconds(180);
+  private static final Duration READY_WITHIN = Duration.ofMinutes(5);
+
+  /**
+   * The brokers' JVM options by default: light on CPU for a shared test machine, where several brokers start at once
+   * (the client compiler only, a serial collector); a test measuring throughput gives its own.
+   */
+  public static final String TEST_JAVA_OPTIONS = "-Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1";
 
   /** In an exporter's argument, stands for the node id of the broker whose YAML it is written to. */
   public static final String NODE_ID = "{nodeId}";
@@ -66,10 +72,11 @@ public final class StockZeebeCluster implements AutoCloseable {
    * What to start: the distribution at {@code home}, {@code brokers} brokers holding {@code partitions} partitions
    * with {@code replicationFactor} replicas each, every broker with {@code exporters}, their data and logs under
    * {@code workDirectory}; {@code brokerSettings} are further broker settings by Spring property name (e.g.
-   * {@code zeebe.broker.flowControl.write.enabled}), the same in every broker.
+   * {@code zeebe.broker.flowControl.write.enabled}), the same in every broker but for {@link #NODE_ID}; {@code javaOptions} the brokers'
+   * {@code JAVA_OPTS} ({@link #TEST_JAVA_OPTIONS} unless given).
    */
   public record Settings(Path home, Path workDirectory, int brokers, int partitions, int replicationFactor,
-      List<Exporter> exporters, Map<String, String> brokerSettings) {
+      List<Exporter> exporters, Map<String, String> brokerSettings, String javaOptions) {
     public Settings {
       Objects.requireNonNull(home, "home");
       Objects.requireNonNull(workDirectory, "workDirectory");
@@ -80,20 +87,28 @@ public final class StockZeebeCluster implements AutoCloseable {
       }
       exporters = List.copyOf(exporters);
       brokerSettings = Map.copyOf(brokerSettings);
+      Objects.requireNonNull(javaOptions, "javaOptions");
     }
 
     /** The distribution named by {@value #HOME_PROPERTY}, and no further broker settings. */
     public static Settings of(Path workDirectory, int brokers, int partitions, int replicationFactor,
         Exporter... exporters) {
       return new Settings(distributionHome(), workDirectory, brokers, partitions, replicationFactor,
-          List.of(exporters), Map.of());
+          List.of(exporters), Map.of(), TEST_JAVA_OPTIONS);
     }
 
     /** These settings and one broker setting more (a Spring property name and its value). */
     public Settings with(String property, String value) {
       Map<String, String> more = new LinkedHashMap<>(brokerSettings);
       more.put(property, value);
-      return new Settings(home, workDirectory, brokers, partitions, replicationFactor, exporters, more);
+      return new Settings(home, workDirectory, brokers, partitions, replicationFactor, exporters, more, javaOptions);
+    }
+
+    /** These settings with the brokers' {@code JAVA_OPTS} replaced (e.g. a larger heap and the full JIT for a
+     * measurement). */
+    public Settings withJavaOptions(String options) {
+      return new Settings(home, workDirectory, brokers, partitions, replicationFactor, exporters, brokerSettings,
+          options);
     }
   }
 
@@ -116,7 +131,7 @@ public final class StockZeebeCluster implements AutoCloseable {
   }
 
   /**
-   * Writes each broker's YAML, starts every broker, and waits (up to 3 min) until each partition has a leader and every
+   * Writes each broker's YAML, starts every broker, and waits (up to 5 min) until each partition has a leader and every
    * replica is healthy; stops what it started if that fails.
    */
   public static StockZeebeCluster start(Settings settings) throws IOException {
@@ -130,7 +145,9 @@ public final class StockZeebeCluster implements AutoCloseable {
       Path directory = Files.createDirectories(settings.workDirectory().resolve("broker-" + id));
       Path config = directory.resolve("broker.yaml");
       Files.writeString(config, yaml(settings, clusterName, id, ports, directory.resolve("data")));
-      brokers.add(new StockZeebeBroker(id, settings.home(), config, ports.get(id), directory.resolve("broker.log")));
+      // the log beside, not inside, the broker's directory: a scratch directory's cleanup keeps top-level logs
+      brokers.add(new StockZeebeBroker(id, settings.home(), config, settings.javaOptions(), ports.get(id),
+          settings.workDirectory().resolve("broker-" + id + ".log")));
     }
     StockZeebeCluster cluster = new StockZeebeCluster(settings, brokers);
     try {
@@ -160,14 +177,14 @@ public final class StockZeebeCluster implements AutoCloseable {
       }
       if (!exporter.args().isEmpty()) {
         exporters.append("        args:\n");
-        exporter.args().forEach((key, value) ->
-            exporters.append("          ").append(key).append(": ").append(quoted(value)).append('\n'));
+        exporter.args().forEach((key, value) -> exporters.append("          ").append(key).append(": ")
+            .append(quoted(value.replace(NODE_ID, String.valueOf(nodeId)))).append('\n'));
       }
     }
     StringBuilder extra = new StringBuilder();
     // flat keys beside the nested ones: Spring binds "a.b.c: v" as it binds a: b: c: v
-    settings.brokerSettings().forEach((key, value) ->
-        extra.append(quoted(key)).append(": ").append(quoted(value)).append('\n'));
+    settings.brokerSettings().forEach((key, value) -> extra.append(quoted(key)).append(": ")
+        .append(quoted(value.replace(NODE_ID, String.valueOf(nodeId)))).append('\n'));
     return """
         zeebe:
           broker:
@@ -291,7 +308,10 @@ public final class StockZeebeCluster implements AutoCloseable {
         .collect(Collectors.joining("\n"));
   }
 
-  /** Stops every broker (SIGTERM, in parallel; SIGKILL after 30 s). The work directory stays, with the logs. */
+  /**
+   * Stops every broker (SIGTERM, in parallel; SIGKILL after 30 s). The work directory stays, with the logs
+   * ({@code broker-<id>.log}).
+   */
   @Override
   public void close() {
     List<Thread> stopping = brokers.stream()
