@@ -3,7 +3,6 @@ package dev.flowpipe.systemtests;
 import dev.flowpipe.exporter.ReadModelExporter;
 import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.testsupport.ClusterTopology;
-import dev.flowpipe.testsupport.PrometheusSamples;
 import dev.flowpipe.testsupport.StockZeebeBroker;
 import dev.flowpipe.testsupport.StockZeebeCluster;
 import java.io.IOException;
@@ -46,6 +45,13 @@ public final class StockCluster implements AutoCloseable {
    */
   public static StockCluster start(Path work, Path exporterJar, String storeUrl, String indexPrefix, int brokers,
       int partitions, int replicationFactor) throws IOException {
+    return start(StockZeebeCluster.distributionHome(), work, exporterJar, storeUrl, indexPrefix, brokers, partitions,
+        replicationFactor);
+  }
+
+  /** As {@link #start(Path, Path, String, String, int, int, int)}, with the distribution unpacked at {@code home}. */
+  public static StockCluster start(Path home, Path work, Path exporterJar, String storeUrl, String indexPrefix,
+      int brokers, int partitions, int replicationFactor) throws IOException {
     if (!Files.isRegularFile(exporterJar)) {
       throw new IllegalStateException("no standalone exporter jar at " + exporterJar + " (camunda-exporter's package)");
     }
@@ -60,8 +66,8 @@ public final class StockCluster implements AutoCloseable {
     // every broker writes the partitions it leads into a directory of its own (a follower's exporters do not run)
     var recorder = new StockZeebeCluster.Exporter(RECORDER_ID, RecordFileExporter.class.getName(), recorderJar,
         Map.of(RecordFileExporter.DIRECTORY, records.resolve(StockZeebeCluster.NODE_ID).toString()));
-    StockZeebeCluster.Settings settings = StockZeebeCluster.Settings.of(work.resolve("brokers"), brokers, partitions,
-        replicationFactor, ours, recorder);
+    var settings = new StockZeebeCluster.Settings(home, work, brokers, partitions, replicationFactor,
+        List.of(ours, recorder), Map.of(), StockZeebeCluster.TEST_JAVA_OPTIONS);
     return new StockCluster(StockZeebeCluster.start(settings), records, indexPrefix);
   }
 
@@ -120,20 +126,14 @@ public final class StockCluster implements AutoCloseable {
 
   /** Our exporter's acknowledged position per partition on {@code broker}; empty if it does not answer. */
   public static Map<Integer, Long> durablePositions(StockZeebeBroker broker) {
-    Map<Integer, Long> positions = new HashMap<>();
     try {
-      for (PrometheusSamples.Sample sample : PrometheusSamples.parse(broker.prometheus())
-          .named("flowpipe_exporter_position_durable")) {
-        if (sample.label("partition") != null) {
-          positions.put(Integer.parseInt(sample.label("partition")), (long) sample.value());
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      // not answering right now (killed, or starting): nothing acknowledged as far as we can see
+      return CrashSuite.durablePositions(broker.prometheus());
+    } catch (IOException | IllegalStateException e) {
+      return new HashMap<>(); // not answering right now (killed, or starting): nothing acknowledged as far as we see
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      return new HashMap<>();
     }
-    return positions;
   }
 
   @Override

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.extension.ParameterContext;
 /**
  * One stock Zeebe cluster (3 brokers, 3 partitions, replication 3) for all test classes of this JVM, started on first
  * use and stopped when the run ends, with our exporter writing to the shared OpenSearch ({@link SharedOpenSearch})
- * under one prefix. Test classes keep apart by their own process ids and keys; each leaves the cluster as it found
- * it (every broker running, no write limit).
+ * under one prefix. Test classes keep apart by their own process ids and keys; each leaves no write limit behind, and
+ * a broker a test killed is started again (and the cluster awaited healthy) before the next test gets the cluster.
  */
 class SharedStockCluster extends SharedOpenSearch {
 
@@ -31,8 +31,16 @@ class SharedStockCluster extends SharedOpenSearch {
       return super.resolveParameter(parameter, context);
     }
     String storeUrl = node(context).url();
-    return context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
+    StockCluster stock = context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
         .getOrComputeIfAbsent("shared-stock-cluster", key -> Running.start(storeUrl), Running.class).cluster();
+    if (stock.cluster().brokers().stream().anyMatch(broker -> !broker.isAlive())) {
+      try {
+        stock.cluster().restartStopped(); // a broker an earlier test killed
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return stock;
   }
 
   private record Running(StockCluster cluster) implements ExtensionContext.Store.CloseableResource {

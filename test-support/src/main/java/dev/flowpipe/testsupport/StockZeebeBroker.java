@@ -104,6 +104,19 @@ public final class StockZeebeBroker implements AutoCloseable {
         .build(), HttpResponse.BodyHandlers.ofString());
   }
 
+  /** Whether the monitoring port answers {@code GET /actuator/health} at all (with any status). */
+  boolean monitoringAnswers() {
+    try {
+      actuator("health");
+      return true;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   /** The broker's Prometheus text, {@code GET /actuator/prometheus}. */
   public String prometheus() throws IOException, InterruptedException {
     return ok(actuator("prometheus")).body();

@@ -72,8 +72,8 @@ public final class StockZeebeCluster implements AutoCloseable {
    * What to start: the distribution at {@code home}, {@code brokers} brokers holding {@code partitions} partitions
    * with {@code replicationFactor} replicas each, every broker with {@code exporters}, their data and logs under
    * {@code workDirectory}; {@code brokerSettings} are further broker settings by Spring property name (e.g.
-   * {@code zeebe.broker.flowControl.write.enabled}), the same in every broker but for {@link #NODE_ID}; {@code javaOptions} the brokers'
-   * {@code JAVA_OPTS} ({@link #TEST_JAVA_OPTIONS} unless given).
+   * {@code zeebe.broker.flowControl.write.enabled}), the same in every broker but for {@link #NODE_ID};
+   * {@code javaOptions} the brokers' {@code JAVA_OPTS} ({@link #TEST_JAVA_OPTIONS} unless given).
    */
   public record Settings(Path home, Path workDirectory, int brokers, int partitions, int replicationFactor,
       List<Exporter> exporters, Map<String, String> brokerSettings, String javaOptions) {
@@ -277,7 +277,20 @@ public final class StockZeebeCluster implements AutoCloseable {
     awaitHealthy();
   }
 
-  /** Until every partition has a leader and each of its replicas on every broker is healthy. */
+  /** Starts again every broker that is not running (killed), on its data, and waits until the cluster is healthy. */
+  public void restartStopped() throws IOException {
+    for (StockZeebeBroker broker : brokers) {
+      if (!broker.isAlive()) {
+        broker.launch();
+      }
+    }
+    awaitHealthy();
+  }
+
+  /**
+   * Until every partition has a leader, each of its replicas on every broker is healthy, and every broker's monitoring
+   * port answers (the management server starts last, after the partitions).
+   */
   public void awaitHealthy() {
     int replicas = settings.partitions() * settings.replicationFactor();
     try {
@@ -285,7 +298,8 @@ public final class StockZeebeCluster implements AutoCloseable {
           + " partitions, replication " + settings.replicationFactor()).atMost(READY_WITHIN)
           .pollInterval(Duration.ofMillis(250))
           .failFast("a broker exited", () -> brokers.stream().anyMatch(b -> !b.isAlive()))
-          .until(() -> healthy(topology(), replicas));
+          .until(() -> healthy(topology(), replicas)
+              && brokers.stream().allMatch(StockZeebeBroker::monitoringAnswers));
     } catch (ConditionTimeoutException | org.awaitility.core.TerminalFailureException e) {
       throw new AssertionError("the stock cluster did not become healthy (last topology:"
           + ClusterTopology.describe(topology()) + "); the logs end:\n" + logTails(), e);
