@@ -1,8 +1,10 @@
 package dev.flowpipe.systemtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flowpipe.testsupport.ClusterTopology;
 import dev.flowpipe.testsupport.CommandOutcome;
 import dev.flowpipe.testsupport.StockZeebeBroker;
 import io.camunda.zeebe.client.ZeebeClient;
@@ -23,7 +25,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The stock brokers' own flow-control endpoint, {@code /actuator/flowControl} on each monitoring port, the way a
  * process outside the cluster (the flowpipe server's flow controller) sets and releases a write limit: its shapes,
  * its reach (one broker forwards to every partition's leader), a limit in force (creations beyond it refused with
- * RESOURCE_EXHAUSTED) and released (none refused). Every test leaves the cluster without a write limit.
+ * RESOURCE_EXHAUSTED) and released (none refused), and a new leader that does not inherit it. Every test leaves the
+ * cluster without a write limit.
  */
 @ExtendWith(SharedStockCluster.class)
 class StockClusterFlowControlTest {
@@ -47,6 +50,8 @@ class StockClusterFlowControlTest {
   @AfterEach
   void release() throws Exception {
     if (stock != null) { // null: the cluster did not start
+      // a POST while a broker is down answers 500 (measured): the cluster whole first
+      stock.cluster().restartStopped();
       stock.cluster().broker(0).setFlowControl(RELEASE); // one broker sets every partition's leader
     }
   }
@@ -127,6 +132,28 @@ class StockClusterFlowControlTest {
         assertThat(free.refused()).as("creations refused after the release: %s", free).isZero();
         assertThat(free.accepted()).isEqualTo(CREATIONS);
       }
+    }
+
+    @Test
+    void isNotCarriedOverToANewLeaderOfAPartition() throws Exception {
+      // given a write limit on every partition
+      stock.cluster().broker(0).setFlowControl(LIMIT_BODY);
+      int victim = stock.cluster().leaderOf(1);
+      int other = (victim + 1) % SharedStockCluster.BROKERS;
+
+      // when the leader of partition 1 is killed and another broker takes it over (release() starts it again)
+      stock.cluster().kill(victim);
+      int newLeader = ClusterTopology.awaitNewLeader(stock.cluster().broker(other).gateway(), 1, victim,
+          Duration.ofSeconds(60));
+      JsonNode after = await("partition 1 answering on its new leader").atMost(Duration.ofSeconds(60))
+          .ignoreExceptions().until(() -> stock.cluster().broker(other).flowControl(), json -> json.has("1"));
+      System.out.println("after broker " + victim + " (leader of partition 1) was killed, broker " + newLeader
+          + " leads it; GET on broker " + other + ": " + after);
+
+      // then the new leader runs without it: a controller must set it again
+      JsonNode write = after.path("1").path("writeRateLimit");
+      assertThat(write.isNull() || !write.path("enabled").asBoolean())
+          .as("partition 1's write limit on its new leader: %s", write).isTrue();
     }
   }
 
