@@ -3,6 +3,7 @@ package dev.flowpipe.benchmarks;
 import dev.flowpipe.systemtests.BatchRestart;
 import dev.flowpipe.systemtests.ClusterCrashSuite;
 import dev.flowpipe.systemtests.CrashSuite;
+import dev.flowpipe.systemtests.StockClusterCrash;
 import dev.flowpipe.benchmarks.cli.ScenarioArguments;
 import dev.flowpipe.benchmarks.scenario.availability.AvailabilityRun;
 import dev.flowpipe.benchmarks.scenario.overhead.Overhead;
@@ -185,6 +186,8 @@ public final class Scenarios {
         root.resolve("benchmarks/results/slow-network.html")));
     scenarios.put("crash", (root, args) -> CrashSuite.run(root, List.of(args).subList(1, args.length)));
     scenarios.put("cluster-crash", (root, args) -> ClusterCrashSuite.run(root, List.of(args).subList(1, args.length)));
+    scenarios.put("stock-cluster-crash", (root, args) -> StockClusterCrash.run(root,
+        List.of(args).subList(1, args.length)));
     scenarios.put("schema-migration", (root, args) -> {
       List<String> names = List.of("documents-per-entity");
       ScenarioArguments a = arguments(args, names);

@@ -124,16 +124,21 @@ public final class CrashSuite {
 
   /** The exporter's acknowledged position per partition, from the node's Prometheus text; empty if unreachable. */
   public static Map<Integer, Long> durablePositions(NodeProcess node) {
-    Map<Integer, Long> positions = new HashMap<>();
     try {
-      for (PrometheusSamples.Sample sample : PrometheusSamples.parse(node.text("/actuator/prometheus"))
-          .named("flowpipe_exporter_position_durable")) {
-        if (sample.label("partition") != null) {
-          positions.put(Integer.parseInt(sample.label("partition")), (long) sample.value());
-        }
-      }
+      return durablePositions(node.text("/actuator/prometheus"));
     } catch (IOException e) {
-      // not answering right now: nothing acknowledged as far as we can see
+      return new HashMap<>(); // not answering right now: nothing acknowledged as far as we can see
+    }
+  }
+
+  /** The exporter's acknowledged position per partition in a Prometheus text (a node's, or a stock broker's). */
+  public static Map<Integer, Long> durablePositions(String prometheus) {
+    Map<Integer, Long> positions = new HashMap<>();
+    for (PrometheusSamples.Sample sample : PrometheusSamples.parse(prometheus)
+        .named("flowpipe_exporter_position_durable")) {
+      if (sample.label("partition") != null) {
+        positions.put(Integer.parseInt(sample.label("partition")), (long) sample.value());
+      }
     }
     return positions;
   }
