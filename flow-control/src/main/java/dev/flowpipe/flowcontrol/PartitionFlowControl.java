@@ -36,18 +36,33 @@ public final class PartitionFlowControl {
     this.window = new LagWindow(window);
   }
 
+  /** What changed in the partition's leadership since the last reading. */
+  public enum Leadership {
+    /** The same leader. */
+    SAME,
+    /**
+     * Another leader, on the same log as the readings so far (a controller beside the cluster reads every leader, and
+     * positions are the same on every replica): the window goes on, the limit is applied again on the new leader.
+     */
+    NEW_LEADER,
+    /** Another leader whose positions start anew for this reader (the node that took over): the window restarts. */
+    TAKEN_OVER
+  }
+
   /**
    * One tick with a reading of the partition's lag.
    *
    * @param nanos now, on a monotonic clock
-   * @param tookOver whether the partition changed leader since the last reading: the window starts anew
+   * @param leadership what changed in the partition's leadership since the last reading
    * @param hold a last say over the limit (the node's disk pressure), or {@code UnaryOperator.identity()}
    * @return the limit to apply now (empty inside: no limit), or empty when the one in force stays
    */
-  public Optional<OptionalInt> tick(LagReading reading, boolean tookOver, ControlSettings settings, boolean warmingUp,
-      UnaryOperator<OptionalInt> hold, long nanos) {
-    boolean fresh = tookOver || !leading;
-    if (fresh) {
+  public Optional<OptionalInt> tick(LagReading reading, Leadership leadership, ControlSettings settings,
+      boolean warmingUp, UnaryOperator<OptionalInt> hold, long nanos) {
+    boolean restart = leadership == Leadership.TAKEN_OVER || !leading;
+    // a new leader's limiter comes from its broker's configuration: whatever was in force is gone
+    boolean reapply = restart || leadership == Leadership.NEW_LEADER;
+    if (restart) {
       // positions and rates start anew, and the new leader's limiter knows nothing of any limit
       window.clear();
       controller.release();
@@ -61,7 +76,7 @@ public final class PartitionFlowControl {
     lag = PartitionLag.of(partitionId, window);
     OptionalInt limit =
         hold.apply(WriteRateController.effective(settings, controller.next(settings, window, warmingUp)));
-    if (fresh || worthApplying(limit, nanos)) {
+    if (reapply || worthApplying(limit, nanos)) {
       return Optional.of(limit);
     }
     return Optional.empty();

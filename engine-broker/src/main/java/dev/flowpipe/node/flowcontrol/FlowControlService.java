@@ -4,6 +4,7 @@ import dev.flowpipe.flowcontrol.ControlSettings;
 import dev.flowpipe.flowcontrol.ExportProgressBoard;
 import dev.flowpipe.flowcontrol.LagReading;
 import dev.flowpipe.flowcontrol.PartitionFlowControl;
+import dev.flowpipe.flowcontrol.PartitionFlowControl.Leadership;
 import dev.flowpipe.flowcontrol.WriteLimitApplier;
 import dev.flowpipe.node.broker.EmbeddedBroker;
 import dev.flowpipe.node.config.FlowControlProperties;
@@ -140,7 +141,8 @@ public final class FlowControlService implements AutoCloseable {
         } // else no answer in time: the last limit stays
         continue;
       }
-      Optional<OptionalInt> limit = loop.tick(reading.get(), partitionControl.probe().tookOver(), control, warmingUp,
+      Optional<OptionalInt> limit = loop.tick(reading.get(),
+          partitionControl.probe().tookOver() ? Leadership.TAKEN_OVER : Leadership.SAME, control, warmingUp,
           controlled -> DiskPressure.hold(controlled, holdForDisk, current.minWriteRate()), now);
       if (limit.isPresent()) {
         applier.apply(partition.getPartitionId(), limit.get());
