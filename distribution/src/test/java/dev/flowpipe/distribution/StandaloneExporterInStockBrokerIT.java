@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.testsupport.StockZeebeBroker;
+import dev.flowpipe.testsupport.StockZeebeCluster;
 import io.camunda.zeebe.client.ZeebeClient;
 import java.nio.file.Path;
 import java.util.Map;
@@ -21,7 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(SharedOpenSearch.class)
 class StandaloneExporterInStockBrokerIT {
 
-  private static final Path ZEEBE_HOME = Path.of(System.getProperty("zeebe.distribution.home"));
   private static final Path EXPORTER_JAR = Path.of(System.getProperty("flowpipe.exporter.standalone-jar"));
 
   @TempDir Path temp;
@@ -29,13 +30,14 @@ class StandaloneExporterInStockBrokerIT {
   @Test
   void theStockBrokerLoadsTheExporterFromItsJarAndTheWorkloadReachesTheReadModel(
       EmbeddedSearchStore openSearch, SearchStore store) throws Exception {
-    assertThat(ZEEBE_HOME.resolve("bin/broker")).isExecutable();
     String prefix = SharedOpenSearch.uniquePrefix();
     var exporter =
-        new StockZeebeBroker.Exporter("flowpipe", "dev.flowpipe.exporter.ReadModelExporter", EXPORTER_JAR,
+        new StockZeebeCluster.Exporter("flowpipe", "dev.flowpipe.exporter.ReadModelExporter", EXPORTER_JAR,
             Map.of("url", openSearch.url(), "index-prefix", prefix, "bulk-delay", "50ms", "bulk-size", "500"));
 
-    try (StockZeebeBroker broker = StockZeebeBroker.start(ZEEBE_HOME, temp.resolve("broker"), exporter)) {
+    try (StockZeebeCluster cluster =
+        StockZeebeCluster.start(StockZeebeCluster.Settings.of(temp.resolve("broker"), 1, 1, 1, exporter))) {
+      StockZeebeBroker broker = cluster.broker(0);
       EndToEndWorkload.Outcome outcome;
       try (ZeebeClient client = broker.client()) {
         outcome = EndToEndWorkload.run(client);
