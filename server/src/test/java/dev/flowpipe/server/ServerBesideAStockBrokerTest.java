@@ -54,8 +54,6 @@ class ServerBesideAStockBrokerTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration TARGET = Duration.ofSeconds(1);
 
-  @TempDir Path temp;
-
   private StoreProxy proxy;
   private StockZeebeCluster cluster;
   private StockZeebeBroker broker;
@@ -65,7 +63,7 @@ class ServerBesideAStockBrokerTest {
   private final HttpClient http = HttpClient.newHttpClient();
 
   @BeforeAll
-  void startBrokerAndServer(EmbeddedSearchStore openSearch) throws Exception {
+  void startBrokerAndServer(@TempDir Path temp, EmbeddedSearchStore openSearch) throws Exception {
     String prefix = SharedOpenSearch.uniquePrefix();
     proxy = new StoreProxy(openSearch.url(), null, null);
     var exporter = new StockZeebeCluster.Exporter("flowpipe", "dev.flowpipe.exporter.ReadModelExporter", EXPORTER_JAR,

@@ -121,7 +121,7 @@ public final class FlowControlService implements AutoCloseable {
 
   void tick() {
     FlowControlProperties current = settings.get();
-    ControlSettings control = control(current);
+    ControlSettings control = current.control();
     long now = System.nanoTime();
     boolean warmingUp = now - startNanos < current.warmUp().toNanos();
     boolean holdForDisk = disk.aboveHighWatermark();
@@ -149,12 +149,6 @@ public final class FlowControlService implements AutoCloseable {
         loop.applied(limit.get(), now);
       }
     }
-  }
-
-  /** The node's settings as the controller takes them (validated already, with the node's keys). */
-  static ControlSettings control(FlowControlProperties p) {
-    return new ControlSettings(p.enabled(), ControlSettings.Mode.valueOf(p.mode().name()), p.maxExportLag(),
-        p.acceptableBacklog(), p.minWriteRate(), p.resolution(), p.writeLimit(), p.window(), p.warmUp());
   }
 
   private PartitionControl register(ZeebePartition partition) {
