@@ -30,6 +30,8 @@ public final class PartitionFlowControl {
   private volatile OptionalInt applied = OptionalInt.empty();
   private volatile boolean leading;
   private long appliedAtNanos;
+  // a limit that must be put in force (a new leader) until an apply succeeds
+  private boolean mustApply;
 
   public PartitionFlowControl(int partitionId, Duration window) {
     this.partitionId = partitionId;
@@ -76,7 +78,8 @@ public final class PartitionFlowControl {
     lag = PartitionLag.of(partitionId, window);
     OptionalInt limit =
         hold.apply(WriteRateController.effective(settings, controller.next(settings, window, warmingUp)));
-    if (reapply || worthApplying(limit, nanos)) {
+    mustApply |= reapply;
+    if (mustApply || worthApplying(limit, nanos)) {
       return Optional.of(limit);
     }
     return Optional.empty();
@@ -86,6 +89,7 @@ public final class PartitionFlowControl {
   public void applied(OptionalInt limit, long nanos) {
     applied = limit;
     appliedAtNanos = nanos;
+    mustApply = false;
   }
 
   /** The partition has no leader within reach (or not here): its report is empty until a leader is seen again. */

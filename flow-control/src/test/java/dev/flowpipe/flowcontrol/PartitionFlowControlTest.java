@@ -76,6 +76,20 @@ class PartitionFlowControlTest {
     }
 
     @Test
+    void aLimitANewLeaderDidNotTakeIsHandedOutAgainUntilItDoes() {
+      ticksUntilLimited();
+      OptionalInt inForce = loop.appliedLimit();
+      nanos += TICK;
+      written += 125;
+      // the apply on the new leader fails: applied() is not called
+      assertThat(loop.tick(new LagReading(written, 0, Optional.empty()), Leadership.NEW_LEADER, SETTINGS, false,
+          UnaryOperator.identity(), nanos)).contains(inForce);
+
+      assertThat(tick(Leadership.SAME)).as("handed out again").contains(inForce);
+      assertThat(tick(Leadership.SAME)).as("taken at last: nothing more to apply").isEmpty();
+    }
+
+    @Test
     void aTakeOverStartsTheWindowAnewAndReleases() {
       ticksUntilLimited();
 
