@@ -151,10 +151,11 @@ class ServerBesideAStockBrokerTest {
     assertThat(writeLimit()).as("no write limit while the store keeps up").isNull();
     ScheduledExecutorService load = Executors.newSingleThreadScheduledExecutor();
     try {
-      // 40 instances/s, about 200 records/s; the degraded store takes 30 bulk operations/s
+      // 10 instances/s, about 130 records/s (a load this shared machine's store keeps up with); the degraded store
+      // takes 10 bulk operations/s
       load.scheduleAtFixedRate(() -> client.newCreateInstanceCommand().bpmnProcessId("steady").latestVersion()
-          .send(), 0, 25, TimeUnit.MILLISECONDS);
-      proxy.throttleBulksTo(30);
+          .send(), 0, 100, TimeUnit.MILLISECONDS);
+      proxy.throttleBulksTo(10);
       long degradedAt = System.nanoTime();
       await("a write limit on the broker").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
           .until(() -> writeLimit() != null);
