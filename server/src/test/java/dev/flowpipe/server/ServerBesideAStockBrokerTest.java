@@ -171,8 +171,22 @@ class ServerBesideAStockBrokerTest {
       // the store recovers under the same load: the store keeps up, the limit goes
       proxy.throttleBulksTo(0);
       long recoveredAt = System.nanoTime();
-      await("the broker's write limit gone").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-          .until(() -> writeLimit() == null);
+      // the server's view each second, for the figures (lag against the limit while it lets go)
+      ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor();
+      watch.scheduleAtFixedRate(() -> {
+        try {
+          System.out.printf("%.1f s after recovery: %s%n", (System.nanoTime() - recoveredAt) / 1e9,
+              serverReport().path("partitions").path(0));
+        } catch (Exception e) {
+          System.out.println("no report: " + e);
+        }
+      }, 0, 1, TimeUnit.SECONDS);
+      try {
+        await("the broker's write limit gone").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+            .until(() -> writeLimit() == null);
+      } finally {
+        watch.shutdownNow();
+      }
       double releaseSeconds = (System.nanoTime() - recoveredAt) / 1e9;
       System.out.printf("released %.2f s after the store recovered; server report %s%n", releaseSeconds,
           serverReport());
