@@ -1,31 +1,27 @@
 package dev.flowpipe.exporter;
 
-import dev.flowpipe.exporter.batch.BulkFlushPolicy;
-import dev.flowpipe.exporter.batch.BulkFlushPolicy.Reason;
-import dev.flowpipe.exporter.batch.BulkPipeline;
-import dev.flowpipe.exporter.batch.DocumentBuffer;
-import dev.flowpipe.exporter.batch.RecentDocuments;
 import dev.flowpipe.exporter.config.ExporterConfiguration;
-import dev.flowpipe.exporter.handler.DocumentChange;
-import dev.flowpipe.exporter.handler.ExportHandler;
-import dev.flowpipe.exporter.handler.FlowNodeInstanceHandler;
-import dev.flowpipe.exporter.handler.IncidentHandler;
-import dev.flowpipe.exporter.handler.JobHandler;
-import dev.flowpipe.exporter.handler.ProcessDefinitionHandler;
-import dev.flowpipe.exporter.handler.ProcessInstanceHandler;
-import dev.flowpipe.exporter.handler.VariableHandler;
 import dev.flowpipe.exporter.health.ExporterHealth;
 import dev.flowpipe.exporter.identity.LogIdentity;
 import dev.flowpipe.exporter.identity.LogIdentityGate;
+import dev.flowpipe.exporter.identity.LogIdentityStore;
 import dev.flowpipe.exporter.metrics.ExporterMetrics;
-import dev.flowpipe.exporter.store.RetryPolicy;
-import dev.flowpipe.exporter.store.QuietPositionMarks;
-import dev.flowpipe.exporter.store.StoreSession;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreRefusedException;
 import dev.flowpipe.schema.store.StoreUnavailableException;
+import dev.flowpipe.writer.ReadModelWriter;
+import dev.flowpipe.writer.batch.BulkFlushPolicy;
+import dev.flowpipe.writer.batch.BulkFlushPolicy.Reason;
+import dev.flowpipe.writer.batch.BulkPipeline;
+import dev.flowpipe.writer.batch.DocumentBuffer;
+import dev.flowpipe.writer.config.WriterSettings;
+import dev.flowpipe.writer.handler.DocumentChange;
+import dev.flowpipe.writer.handler.ExportHandler;
+import dev.flowpipe.writer.store.QuietPositionMarks;
+import dev.flowpipe.writer.store.RetryPolicy;
+import dev.flowpipe.writer.store.StoreSession;
 import io.camunda.zeebe.exporter.api.Exporter;
 import io.camunda.zeebe.exporter.api.context.Context;
 import io.camunda.zeebe.exporter.api.context.Context.RecordFilter;
@@ -40,7 +36,6 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -48,9 +43,9 @@ import java.util.function.Function;
 import org.slf4j.Logger;
 
 /**
- * The in-broker exporter: engine records through the handlers ({@link RecordChanges}) into read-model documents,
- * folded per document in a {@link DocumentBuffer} and written in bulks by the {@link BulkPipeline} through the
- * {@link StoreSession}. A record's position is acknowledged only after everything buffered up to it is durable, so
+ * The in-broker exporter: Zeebe's Exporter API adapted onto the {@link ReadModelWriter} that the importer writes
+ * through too. Engine records go through the writer's handlers into read-model documents, folded per document in its
+ * {@link DocumentBuffer} and written in bulks by the {@link BulkPipeline} through the {@link StoreSession}. A record's position is acknowledged only after everything buffered up to it is durable, so
  * after a crash the broker replays from there, and position-versioned writes make that replay harmless.
  *
  * <p>Flushes happen when the {@link BulkFlushPolicy} says so, checked on the export path (so a busy path never starves
@@ -80,11 +75,6 @@ public final class ReadModelExporter implements Exporter {
   /** How often the timer looks whether connecting and the log check are done. */
   private static final Duration WAITING_LOOK = Duration.ofMillis(10);
 
-  /** The value types the handlers read (events only): what the importer reads from raw record indices too. */
-  public static final Set<ValueType> EXPORTED =
-      Set.of(ValueType.PROCESS, ValueType.PROCESS_INSTANCE, ValueType.VARIABLE, ValueType.INCIDENT, ValueType.JOB,
-          ValueType.JOB_BATCH);
-
   private final Function<StoreConnection, SearchStore> connector;
   private final Duration fullBufferWait;
   private final Duration closeWait;
@@ -93,14 +83,15 @@ public final class ReadModelExporter implements Exporter {
 
   private Logger log;
   private ExporterConfiguration config;
+  private WriterSettings settings;
   private BulkFlushPolicy policy;
   private MeterRegistry meterRegistry;
   private int partitionId;
   private InstantSource clock;
 
   private Controller controller;
-  private RecordChanges recordChanges;
-  private StoreSession session;
+  private ReadModelWriter writer;
+  private StoreSession<IdentitySide> session;
   private ExecutorService sessionThread;
   private ExporterHealth health;
   private LogIdentityGate identity;
@@ -140,7 +131,8 @@ public final class ReadModelExporter implements Exporter {
     log = context.getLogger();
     // throws on a bad argument, which fails the broker's start with that message
     config = ExporterConfiguration.fromArguments(context.getConfiguration().getArguments());
-    policy = config.flushPolicy();
+    settings = config.writer();
+    policy = settings.flushPolicy();
     partitionId = context.getPartitionId();
     clock = context.clock() == null ? InstantSource.system() : context.clock();
     meterRegistry = context.getMeterRegistry() == null ? new SimpleMeterRegistry() : context.getMeterRegistry();
@@ -153,30 +145,17 @@ public final class ReadModelExporter implements Exporter {
 
           @Override
           public boolean acceptValue(ValueType valueType) {
-            return EXPORTED.contains(valueType);
+            return ReadModelWriter.VALUE_TYPES.contains(valueType);
           }
         });
   }
 
-  /** The one record-to-document transformation; the importer uses the same list. */
-  public static List<ExportHandler> handlers(ExporterConfiguration config) {
-    return handlers(config.indexPrefix(), config.variableValueLimit());
-  }
-
-  /** The handlers writing under {@code prefix}, truncating variable values above {@code variableValueLimit}. */
-  public static List<ExportHandler> handlers(String prefix, int variableValueLimit) {
-    return List.of(
-        new ProcessDefinitionHandler(prefix),
-        new ProcessInstanceHandler(prefix),
-        new FlowNodeInstanceHandler(prefix),
-        new VariableHandler(prefix, variableValueLimit),
-        new IncidentHandler(prefix),
-        new JobHandler(prefix));
-  }
+  /** What the session reads of the partition's log in the store once connected. */
+  private record IdentitySide(LogIdentityStore identities, LogIdentityStore.Stored stored) {}
 
   @Override
   public void open(Controller controller) {
-    open(controller, handlers(config));
+    open(controller, ReadModelWriter.handlers(settings));
   }
 
   /** With other handlers (tests make one throw). */
@@ -184,22 +163,26 @@ public final class ReadModelExporter implements Exporter {
     this.controller = controller;
     openedAtMillis = clock.millis();
     metrics = new ExporterMetrics(meterRegistry, partitionId, clock);
-    recordChanges = new RecordChanges(handlers, config.indexPrefix(), partitionId, clock, log, metrics::deadLetter);
-    buffer = new DocumentBuffer(new RecentDocuments(config.recentDocuments()));
-    retry = new RetryPolicy("search-store-partition-" + partitionId, config.retryBackoff(), config.maxRetryBackoff(),
-        clock, log, metrics::retry);
+    writer = new ReadModelWriter(settings, handlers, policy, partitionId, clock, log, metrics::deadLetter);
+    buffer = writer.buffer();
+    retry = new RetryPolicy("search-store-partition-" + partitionId, settings.retryBackoff(),
+        settings.maxRetryBackoff(), clock, log, metrics::retry);
     Executor background = sessionExecutor;
     if (background == null) {
       sessionThread = Executors.newSingleThreadExecutor(
           Thread.ofPlatform().name("flowpipe-store-session-partition-" + partitionId).daemon().factory());
       background = sessionThread;
     }
-    session = new StoreSession(config, partitionId, connector, clock, log, metrics, background);
+    session = new StoreSession<>(settings, partitionId, connector, clock, log, metrics::deadLetter, store -> {
+      LogIdentityStore identities = new LogIdentityStore(store, settings.indexPrefix(), partitionId);
+      return new IdentitySide(identities, identities.read());
+    }, background);
     health = ExporterHealth.open(partitionId, meterRegistry, clock, log);
     identity = new LogIdentityGate(partitionId, config.onForeignStore(),
         controller.readMetadata().flatMap(metadata -> LogIdentity.logIdOf(metadata)),
         controller.getLastExportedRecordPosition(), health, clock, log);
-    pipeline = new BulkPipeline(config.bulksInFlight(), partitionId, retry, metrics, this::acknowledge);
+    pipeline = new BulkPipeline(settings.bulksInFlight(), partitionId, retry, metrics::flushed, this::acknowledge,
+        clock);
     quietMarks = new QuietPositionMarks(partitionId);
     acknowledgedPosition = controller.getLastExportedRecordPosition();
     metrics.lag(
@@ -207,7 +190,7 @@ public final class ReadModelExporter implements Exporter {
         () -> buffer.size(),
         this::lagAgeMillis,
         () -> acknowledgedPosition);
-    scheduleTick(config.bulkDelay());
+    scheduleTick(policy.delay());
     connect();
   }
 
@@ -241,7 +224,7 @@ public final class ReadModelExporter implements Exporter {
         if (failure instanceof StoreRefusedException refused) {
           health.down(refusal(refused));
         }
-        retry.failedToConnect("search store at " + config.store().url() + " not usable yet: " + failure.getMessage());
+        retry.failedToConnect("search store at " + settings.store().url() + " not usable yet: " + failure.getMessage());
         yield false;
       }
     };
@@ -250,7 +233,8 @@ public final class ReadModelExporter implements Exporter {
   /** Decides on the log's identity once the session has read the store's side and the first record has arrived. */
   private void advanceIdentity() {
     if (!identity.ready() && connect()) {
-      identity.advance(session.storedIdentity(), session.identities(), session.background());
+      IdentitySide side = session.prepared();
+      identity.advance(side.stored(), side.identities(), session.background());
     }
   }
 
@@ -287,7 +271,7 @@ public final class ReadModelExporter implements Exporter {
     }
     metrics.recordExported(record.getValueType());
     // computed now: the broker reuses this record object for the next record of its value type
-    List<DocumentChange> changes = recordChanges.of(record);
+    List<DocumentChange> changes = writer.changes(record);
     if (changes.isEmpty() && buffer.isEmpty() && pipeline.isEmpty() && identity.ready()
         && buffer.recordsSinceAck() == 0) {
       acknowledge(record.getPosition(), 1);
@@ -298,9 +282,8 @@ public final class ReadModelExporter implements Exporter {
       bufferedOldestTimestamp = record.getTimestamp();
       metrics.firstRecordArrived(record.getTimestamp());
     }
-    long now = nanos();
-    buffer.add(changes, record.getPosition(), record.getTimestamp(), now, pipeline.batches());
-    Optional<Reason> due = retry.mayAttempt() ? policy.due(buffer, now) : Optional.empty();
+    writer.accept(changes, record.getPosition(), record.getTimestamp(), pipeline.batches());
+    Optional<Reason> due = retry.mayAttempt() ? writer.due() : Optional.empty();
     if (due.isPresent() && !flush(due.get())) {
       lookAgainSoon();
     }
@@ -371,8 +354,7 @@ public final class ReadModelExporter implements Exporter {
   }
 
   private long nanos() {
-    var now = clock.instant();
-    return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    return writer.nanos();
   }
 
   /**

@@ -1,18 +1,22 @@
 package dev.flowpipe.exporter;
 
+import dev.flowpipe.writer.ReadModelWriter;
+import dev.flowpipe.writer.config.WriterSettings;
 import static dev.flowpipe.exporter.Records.processInstance;
 import static io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent.ELEMENT_ACTIVATING;
 import static io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent.ELEMENT_COMPLETED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.flowpipe.exporter.batch.BulkPipeline;
-import dev.flowpipe.exporter.config.ExporterConfiguration;
-import dev.flowpipe.exporter.handler.DocumentChange;
-import dev.flowpipe.exporter.handler.ExportHandler;
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.flowpipe.exporter.health.ExporterHealth;
 import dev.flowpipe.exporter.identity.LogIdentity;
 import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.writer.batch.BulkPipeline;
+import dev.flowpipe.writer.handler.DocumentChange;
+import dev.flowpipe.writer.handler.ExportHandler;
 import io.camunda.zeebe.exporter.api.context.Configuration;
 import io.camunda.zeebe.exporter.api.context.Context;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
@@ -29,9 +33,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -68,11 +69,11 @@ class ExporterPipelineTest {
 
   private ReadModelExporter open(Map<String, Object> overrides, List<ExportHandler> handlers) {
     Map<String, Object> args = new HashMap<>();
-    args.put(ExporterConfiguration.URL, "http://fake:9200");
-    args.put(ExporterConfiguration.INDEX_PREFIX, PREFIX);
-    args.put(ExporterConfiguration.BULK_DELAY, "100ms");
-    args.put(ExporterConfiguration.RETRY_BACKOFF, "100ms");
-    args.put(ExporterConfiguration.MAX_RETRY_BACKOFF, "1s");
+    args.put(WriterSettings.URL, "http://fake:9200");
+    args.put(WriterSettings.INDEX_PREFIX, PREFIX);
+    args.put(WriterSettings.BULK_DELAY, "100ms");
+    args.put(WriterSettings.RETRY_BACKOFF, "100ms");
+    args.put(WriterSettings.MAX_RETRY_BACKOFF, "1s");
     args.putAll(overrides);
     exporter = new ReadModelExporter(connection -> store, Duration.ofMillis(200), Duration.ofMillis(200), Runnable::run);
     exporter.configure(new ClockedContext(args));
@@ -134,7 +135,7 @@ class ExporterPipelineTest {
 
     @Test
     void onABusyPathTheExportCallFlushesWhenTheOldestRecordHasWaitedTheDelay() {
-      open(Map.of(ExporterConfiguration.BULK_SIZE, 100_000));
+      open(Map.of(WriterSettings.BULK_SIZE, 100_000));
       for (int i = 1; i <= 100; i++) {
         exporter.export(processInstance(i, 1000 + i, ELEMENT_ACTIVATING));
         clock.advance(Duration.ofMillis(1)); // the timer never runs: only the export path can flush
@@ -151,7 +152,7 @@ class ExporterPipelineTest {
 
     @Test
     void reachingTheBulkSizeFlushesAtOnce() {
-      open(Map.of(ExporterConfiguration.BULK_SIZE, 2, ExporterConfiguration.BULK_DELAY, "1h"));
+      open(Map.of(WriterSettings.BULK_SIZE, 2, WriterSettings.BULK_DELAY, "1h"));
 
       exporter.export(processInstance(10, 102, ELEMENT_ACTIVATING));
       exporter.export(processInstance(11, 102, ELEMENT_COMPLETED));
@@ -165,7 +166,7 @@ class ExporterPipelineTest {
 
     @Test
     void aRecordWithNothingToWriteIsAcknowledgedAtOnceWhenNothingIsBuffered() {
-      open(Map.of(ExporterConfiguration.BULK_DELAY, "1h"));
+      open(Map.of(WriterSettings.BULK_DELAY, "1h"));
 
       exporter.export(Records.unhandled(7));
 
@@ -191,7 +192,7 @@ class ExporterPipelineTest {
 
     @Test
     void closingFlushesWhatIsBuffered() {
-      open(Map.of(ExporterConfiguration.BULK_DELAY, "1h"));
+      open(Map.of(WriterSettings.BULK_DELAY, "1h"));
       exporter.export(processInstance(10, 104, ELEMENT_ACTIVATING));
 
       exporter.close();
@@ -261,7 +262,7 @@ class ExporterPipelineTest {
 
     @Test
     void aFullBufferRefusesTheRecordAfterABoundedWaitWhileABulkHangs() {
-      open(Map.of(ExporterConfiguration.BULK_SIZE, 1, ExporterConfiguration.BULK_DELAY, "1h"));
+      open(Map.of(WriterSettings.BULK_SIZE, 1, WriterSettings.BULK_DELAY, "1h"));
       FakeStore.Hold hung = store.holdNextBulk();
       exporter.export(processInstance(10, 220, ELEMENT_ACTIVATING)); // in flight, hung
       exporter.export(processInstance(11, 221, ELEMENT_ACTIVATING)); // buffered behind it
@@ -284,7 +285,7 @@ class ExporterPipelineTest {
 
     @Test
     void closingWhileABulkHangsReturnsWithinItsBoundAndAcknowledgesNothing() {
-      open(Map.of(ExporterConfiguration.BULK_SIZE, 1));
+      open(Map.of(WriterSettings.BULK_SIZE, 1));
       FakeStore.Hold hung = store.holdNextBulk();
       exporter.export(processInstance(10, 230, ELEMENT_ACTIVATING));
 
@@ -315,22 +316,22 @@ class ExporterPipelineTest {
     };
 
     private List<ExportHandler> handlers() {
-      List<ExportHandler> handlers = new ArrayList<>(ReadModelExporter.handlers(
-          ExporterConfiguration.fromArguments(Map.of(ExporterConfiguration.URL, "http://fake:9200",
-              ExporterConfiguration.INDEX_PREFIX, PREFIX))));
+      List<ExportHandler> handlers = new ArrayList<>(ReadModelWriter.handlers(
+          WriterSettings.fromArguments(Map.of(WriterSettings.URL, "http://fake:9200",
+              WriterSettings.INDEX_PREFIX, PREFIX))));
       handlers.add(brittle);
       return handlers;
     }
 
     @Test
     void aRecordAHandlerThrowsOnGoesToTheDeadLettersOnceWithTheReasonAndExportingGoesOn() {
-      open(Map.of(ExporterConfiguration.BULK_DELAY, "1h"), handlers());
+      open(Map.of(WriterSettings.BULK_DELAY, "1h"), handlers());
       exporter.export(processInstance(10, 666, ELEMENT_ACTIVATING));
       exporter.export(processInstance(11, 300, ELEMENT_ACTIVATING));
       exporter.close();
 
       // the broker replays both after a restart: still one letter
-      open(Map.of(ExporterConfiguration.BULK_DELAY, "1h"), handlers());
+      open(Map.of(WriterSettings.BULK_DELAY, "1h"), handlers());
       exporter.export(processInstance(10, 666, ELEMENT_ACTIVATING));
       exporter.export(processInstance(11, 300, ELEMENT_ACTIVATING));
       exporter.close();
@@ -359,14 +360,14 @@ class ExporterPipelineTest {
 
     @Test
     void theLagGaugesReadTheExporterOpenedLastNotAClosedOne() {
-      open(Map.of(ExporterConfiguration.BULK_DELAY, "1h", ExporterConfiguration.BULK_SIZE, 1));
+      open(Map.of(WriterSettings.BULK_DELAY, "1h", WriterSettings.BULK_SIZE, 1));
       exporter.export(processInstance(10, 500, ELEMENT_ACTIVATING));
       exporter.awaitBulkInFlight();
       tick(Duration.ofMillis(1));
       assertThat(gauge("flowpipe.exporter.position.durable")).isEqualTo(10);
       exporter.close();
 
-      open(Map.of(ExporterConfiguration.BULK_DELAY, "1h", ExporterConfiguration.BULK_SIZE, 1));
+      open(Map.of(WriterSettings.BULK_DELAY, "1h", WriterSettings.BULK_SIZE, 1));
       exporter.export(processInstance(20, 501, ELEMENT_ACTIVATING));
       exporter.awaitBulkInFlight();
       tick(Duration.ofMillis(1));
@@ -496,7 +497,7 @@ class ExporterPipelineTest {
 
     /** A first exporter on a new log and an empty store: writes and acknowledges up to position 11. */
     private void firstLogExported() {
-      open(Map.of(ExporterConfiguration.BULK_SIZE, 2));
+      open(Map.of(WriterSettings.BULK_SIZE, 2));
       exporter.export(processInstance(10, 700, ELEMENT_ACTIVATING));
       exporter.export(processInstance(11, 701, ELEMENT_ACTIVATING));
       exporter.awaitBulkInFlight();
@@ -521,7 +522,7 @@ class ExporterPipelineTest {
       String storesLog = storedIdentity().orElseThrow().logId();
 
       controller = new ExporterTestController(); // the broker's data wiped: no position, no metadata
-      open(Map.of(ExporterConfiguration.BULK_SIZE, 1));
+      open(Map.of(WriterSettings.BULK_SIZE, 1));
       exporter.export(writtenAt(processInstance(1, 800, ELEMENT_ACTIVATING), clock.millis()));
       exporter.export(writtenAt(processInstance(2, 801, ELEMENT_ACTIVATING), clock.millis()));
       tick(Duration.ofSeconds(1));
@@ -541,7 +542,7 @@ class ExporterPipelineTest {
       firstLogExported();
       controller = new ExporterTestController();
       controller.updateLastExportedRecordPosition(50, LogIdentity.metadata("another-cluster"));
-      open(Map.of(ExporterConfiguration.BULK_SIZE, 1));
+      open(Map.of(WriterSettings.BULK_SIZE, 1));
       exporter.export(processInstance(51, 900, ELEMENT_ACTIVATING));
       exporter.awaitBulkInFlight();
 
@@ -556,7 +557,7 @@ class ExporterPipelineTest {
       byte[] metadata = controller.readMetadata().orElseThrow();
       controller = new ExporterTestController(); // another node: its state came from the leader's
       controller.updateLastExportedRecordPosition(11, metadata);
-      open(Map.of(ExporterConfiguration.BULK_SIZE, 1));
+      open(Map.of(WriterSettings.BULK_SIZE, 1));
       exporter.export(processInstance(12, 702, ELEMENT_ACTIVATING));
       exporter.awaitBulkInFlight();
 
@@ -570,7 +571,7 @@ class ExporterPipelineTest {
       firstLogExported();
       String storesLog = storedIdentity().orElseThrow().logId();
       controller = new ExporterTestController(); // state back to before the first acknowledgement: from the start
-      open(Map.of(ExporterConfiguration.BULK_SIZE, 3));
+      open(Map.of(WriterSettings.BULK_SIZE, 3));
       exporter.export(processInstance(10, 700, ELEMENT_ACTIVATING));
       exporter.export(processInstance(11, 701, ELEMENT_ACTIVATING));
       exporter.export(processInstance(12, 703, ELEMENT_ACTIVATING));
@@ -604,8 +605,8 @@ class ExporterPipelineTest {
   class TwoBulksInFlight {
 
     private void openWithTwoBulksInFlight() {
-      open(Map.of(ExporterConfiguration.BULKS_IN_FLIGHT, 2, ExporterConfiguration.BULK_SIZE, 1,
-          ExporterConfiguration.BULK_DELAY, "1h"));
+      open(Map.of(WriterSettings.BULKS_IN_FLIGHT, 2, WriterSettings.BULK_SIZE, 1,
+          WriterSettings.BULK_DELAY, "1h"));
     }
 
     @Test

@@ -6,14 +6,14 @@ import static io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent.ELEM
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.flowpipe.exporter.config.ExporterConfiguration;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.testsupport.StoreProxy;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.testsupport.StoreProxy;
+import dev.flowpipe.writer.config.WriterSettings;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
 import io.camunda.zeebe.exporter.test.ExporterTestContext;
 import io.camunda.zeebe.exporter.test.ExporterTestController;
@@ -56,11 +56,11 @@ class ReadModelExporterTest {
 
   private ReadModelExporter open(String url, Map<String, Object> overrides) {
     Map<String, Object> args = new HashMap<>();
-    args.put(ExporterConfiguration.URL, url);
-    args.put(ExporterConfiguration.INDEX_PREFIX, prefix);
-    args.put(ExporterConfiguration.REFRESH_INTERVAL, "100ms");
-    args.put(ExporterConfiguration.BULK_DELAY, "50ms");
-    args.put(ExporterConfiguration.BULK_SIZE, 1000);
+    args.put(WriterSettings.URL, url);
+    args.put(WriterSettings.INDEX_PREFIX, prefix);
+    args.put(WriterSettings.REFRESH_INTERVAL, "100ms");
+    args.put(WriterSettings.BULK_DELAY, "50ms");
+    args.put(WriterSettings.BULK_SIZE, 1000);
     args.putAll(overrides);
     ReadModelExporter opened = new ReadModelExporter();
     context = new ExporterTestContext().setConfiguration(new ExporterTestConfiguration<>("flowpipe", args, a -> a));
@@ -83,15 +83,15 @@ class ReadModelExporterTest {
   @Test
   void whatIsAcknowledgedIsAlreadySearchableWithBulkRefreshAndOnlyAfterARefreshWithout() {
     // no scheduled refresh on these indices: only the bulk's own refresh makes anything searchable
-    open(sharedNode.url(), Map.of(ExporterConfiguration.REFRESH_INTERVAL, "-1", ExporterConfiguration.BULK_SIZE, 1));
+    open(sharedNode.url(), Map.of(WriterSettings.REFRESH_INTERVAL, "-1", WriterSettings.BULK_SIZE, 1));
     exporter.export(processInstance(10, 104, ELEMENT_ACTIVATING));
     exporter.awaitBulkInFlight();
     assertThat(controller.getPosition()).isEqualTo(10);
     assertThat(searchable(104)).isTrue();
     exporter.close();
 
-    open(sharedNode.url(), Map.of(ExporterConfiguration.REFRESH_INTERVAL, "-1", ExporterConfiguration.BULK_SIZE, 1,
-        ExporterConfiguration.BULK_REFRESH, "false"));
+    open(sharedNode.url(), Map.of(WriterSettings.REFRESH_INTERVAL, "-1", WriterSettings.BULK_SIZE, 1,
+        WriterSettings.BULK_REFRESH, "false"));
     exporter.export(processInstance(11, 105, ELEMENT_ACTIVATING));
     exporter.awaitBulkInFlight();
     assertThat(controller.getPosition()).isEqualTo(11);
@@ -102,8 +102,8 @@ class ReadModelExporterTest {
   @Test
   void aBulkTooLargeForTheStoreIsSplitAndADocumentTooLargeAloneGoesToTheDeadLetters() throws Exception {
     try (StoreProxy limited = new StoreProxy(sharedNode.url(), null, null).limitBodyTo(4_000)) {
-      open(limited.url(), Map.of(ExporterConfiguration.BULK_DELAY, "1h", ExporterConfiguration.BULK_SIZE, 3,
-          ExporterConfiguration.VARIABLE_VALUE_LIMIT, 100_000));
+      open(limited.url(), Map.of(WriterSettings.BULK_DELAY, "1h", WriterSettings.BULK_SIZE, 3,
+          WriterSettings.VARIABLE_VALUE_LIMIT, 100_000));
 
       List<Record<?>> records = List.of(Records.variableCreated(1, 501, "small", "\"a\""),
           Records.variableCreated(2, 502, "also-small", "\"b\""),
@@ -113,8 +113,8 @@ class ReadModelExporterTest {
       assertThat(controller.getPosition()).as("the exporter went on").isEqualTo(3);
       // a restarted exporter is handed the same records again: the letter is written over itself
       exporter.close();
-      open(limited.url(), Map.of(ExporterConfiguration.BULK_DELAY, "1h", ExporterConfiguration.BULK_SIZE, 3,
-          ExporterConfiguration.VARIABLE_VALUE_LIMIT, 100_000));
+      open(limited.url(), Map.of(WriterSettings.BULK_DELAY, "1h", WriterSettings.BULK_SIZE, 3,
+          WriterSettings.VARIABLE_VALUE_LIMIT, 100_000));
       records.forEach(exporter::export);
       exporter.awaitBulkInFlight();
 
@@ -137,13 +137,13 @@ class ReadModelExporterTest {
    */
   @Test
   void changesAppliedAfterExportReturnedHoldTheirOwnRecordsValuesThoughTheBrokerReusesTheRecordObject() {
-    open(sharedNode.url(), Map.of(ExporterConfiguration.BULK_DELAY, "1h", ExporterConfiguration.RECENT_DOCUMENTS, 0));
+    open(sharedNode.url(), Map.of(WriterSettings.BULK_DELAY, "1h", WriterSettings.RECENT_DOCUMENTS, 0));
     ReusedRecords broker = new ReusedRecords();
     for (int job = 0; job < 3; job++) {
       exporter.export(broker.show(Records.job(10 + job, 700 + job, 7000 + job, JobIntent.CREATED, 3, "")));
     }
     exporter.close(); // written, and forgotten (no recent documents): the next changes read their base
-    open(sharedNode.url(), Map.of(ExporterConfiguration.BULK_DELAY, "1h", ExporterConfiguration.RECENT_DOCUMENTS, 0));
+    open(sharedNode.url(), Map.of(WriterSettings.BULK_DELAY, "1h", WriterSettings.RECENT_DOCUMENTS, 0));
     for (int job = 0; job < 3; job++) {
       exporter.export(broker.show(Records.job(20 + job, 700 + job, 7000 + job, JobIntent.FAILED, job, "boom-" + job)));
     }
@@ -200,9 +200,9 @@ class ReadModelExporterTest {
     EmbeddedSearchStore ownStore = EmbeddedSearchStore.launch(data, settings);
     try {
       // the broker may open the exporter while the store is still booting: that must not fail
-      open(ownStore.url(), Map.of(ExporterConfiguration.BULK_SIZE, 1, ExporterConfiguration.RETRY_BACKOFF, "10ms",
-          ExporterConfiguration.MAX_RETRY_BACKOFF, "20ms", ExporterConfiguration.REQUEST_TIMEOUT, "2s",
-          ExporterConfiguration.CONNECT_TIMEOUT, "1s"));
+      open(ownStore.url(), Map.of(WriterSettings.BULK_SIZE, 1, WriterSettings.RETRY_BACKOFF, "10ms",
+          WriterSettings.MAX_RETRY_BACKOFF, "20ms", WriterSettings.REQUEST_TIMEOUT, "2s",
+          WriterSettings.CONNECT_TIMEOUT, "1s"));
       exporter.export(processInstance(10, 299, ELEMENT_ACTIVATING));
       ownStore.awaitReady();
       // the first connection creates the indices, which a busy machine may not finish within the request timeout

@@ -1,5 +1,6 @@
 package dev.flowpipe.node;
 
+import java.time.Clock;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -12,7 +13,7 @@ public class NodeApplication {
 
   public static void main(String[] args) {
     SpringApplication application = new SpringApplication(NodeApplication.class);
-    ShutdownWatchdog watchdog = ShutdownWatchdog.install(application, Thread.currentThread());
+    ShutdownWatchdog watchdog = ShutdownWatchdog.install(application, Thread.currentThread(), Clock.systemUTC());
     try {
       application.run(args);
     } catch (RuntimeException e) {

@@ -5,6 +5,7 @@ import dev.flowpipe.node.broker.StartupLogCheck;
 import dev.flowpipe.node.broker.ZeebeBrokerSettings;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.binder.jvm.DiskSpaceMetrics;
+import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -29,14 +30,20 @@ public class NodeConfiguration {
 
   private static final Logger LOG = LoggerFactory.getLogger(NodeConfiguration.class);
 
+  /** The node's one clock: every part that reads the time or waits for it is given this (tests give their own). */
+  @Bean
+  Clock clock() {
+    return Clock.systemUTC();
+  }
+
   @Bean(destroyMethod = "close")
-  RunningStore runningStore(NodeProperties properties) {
-    return RunningStore.start(properties);
+  RunningStore runningStore(NodeProperties properties, Clock clock) {
+    return RunningStore.start(properties, clock);
   }
 
   @Bean(destroyMethod = "close")
   EmbeddedBroker embeddedBroker(NodeProperties properties, RunningStore store, MeterRegistry meterRegistry,
-      Environment environment) {
+      Environment environment, Clock clock) {
     Binder binder = Binder.get(environment);
     for (String key : ZeebeBrokerSettings.overridden(binder)) {
       LOG.warn("{} is ignored: the node's own key decides this setting", key);
@@ -45,7 +52,7 @@ public class NodeConfiguration {
     // migrates on the broker's actor thread, and the store's log identities are checked against the broker's disk
     store.awaitReady();
     StartupLogCheck.run(properties, store.client());
-    return EmbeddedBroker.start(properties, ZeebeBrokerSettings.bind(binder), store, meterRegistry);
+    return EmbeddedBroker.start(properties, ZeebeBrokerSettings.bind(binder), store, meterRegistry, clock);
   }
 
   /** Free and total space of the file system holding the node's data (its log, snapshots and embedded store). */

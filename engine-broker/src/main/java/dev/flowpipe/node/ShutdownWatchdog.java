@@ -1,5 +1,6 @@
 package dev.flowpipe.node;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -30,18 +31,20 @@ final class ShutdownWatchdog {
   private static final Logger LOG = LoggerFactory.getLogger(ShutdownWatchdog.class);
 
   private final Thread startThread;
+  private final Clock clock;
   private volatile ConfigurableApplicationContext context;
   private volatile Duration timeout = DEFAULT_TIMEOUT;
   private volatile boolean starting = true;
   private volatile boolean stopRequested;
 
-  private ShutdownWatchdog(Thread startThread) {
+  private ShutdownWatchdog(Thread startThread, Clock clock) {
     this.startThread = startThread;
+    this.clock = clock;
   }
 
-  /** Takes over the stop signal of {@code application}, which {@code startThread} runs. */
-  static ShutdownWatchdog install(SpringApplication application, Thread startThread) {
-    ShutdownWatchdog watchdog = new ShutdownWatchdog(startThread);
+  /** Takes over the stop signal of {@code application}, which {@code startThread} runs; {@code clock} sets deadlines. */
+  static ShutdownWatchdog install(SpringApplication application, Thread startThread, Clock clock) {
+    ShutdownWatchdog watchdog = new ShutdownWatchdog(startThread, clock);
     application.setRegisterShutdownHook(false);
     application.addInitializers(context -> watchdog.context = context);
     application.addListeners((ApplicationListener<ApplicationEnvironmentPreparedEvent>) event ->
@@ -64,9 +67,9 @@ final class ShutdownWatchdog {
   private void stop() {
     stopRequested = true;
     Duration limit = timeout;
-    long deadline = System.nanoTime() + limit.toNanos();
+    long deadline = clock.millis() + limit.toMillis();
     // killing the children and halting takes well under a second; keep a tenth (1 to 5 s) for it
-    long margin = Math.clamp(limit.toNanos() / 10, TimeUnit.SECONDS.toNanos(1), TimeUnit.SECONDS.toNanos(5));
+    long margin = Math.clamp(limit.toMillis() / 10, 1_000, 5_000);
     boolean wasStarting = starting;
     LOG.info("stop signal {}: the node stops within {} ({})", wasStarting ? "during start-up" : "", limit, TIMEOUT_KEY);
     if (wasStarting) {
@@ -87,7 +90,7 @@ final class ShutdownWatchdog {
       }
     });
     try {
-      closer.join(Duration.ofNanos(Math.max(0, deadline - margin - System.nanoTime())));
+      closer.join(Duration.ofMillis(Math.max(0, deadline - margin - clock.millis())));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -100,7 +103,7 @@ final class ShutdownWatchdog {
     children.forEach(ProcessHandle::destroyForcibly);
     for (ProcessHandle child : children) {
       try {
-        child.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        child.onExit().get(Math.max(0, deadline - clock.millis()), TimeUnit.MILLISECONDS);
       } catch (Exception e) {
         break; // out of time: halt anyway
       }

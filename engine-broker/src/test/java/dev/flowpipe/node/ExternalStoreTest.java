@@ -7,7 +7,7 @@ import dev.flowpipe.testsupport.StoreProxy;
 import dev.flowpipe.schema.TestCertificates;
 import dev.flowpipe.schema.TlsProxy;
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import io.camunda.zeebe.client.ZeebeClient;

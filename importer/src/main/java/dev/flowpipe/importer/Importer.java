@@ -75,7 +75,7 @@ public final class Importer implements AutoCloseable {
   }
 
   private void supervise() {
-    long backoffMillis = settings.retryBackoff().toMillis();
+    long backoffMillis = settings.writer().retryBackoff().toMillis();
     while (running) {
       try {
         if (target == null) {
@@ -85,12 +85,12 @@ public final class Importer implements AutoCloseable {
           partitions.computeIfAbsent(partitionId, this::startPartition);
         }
         discovered = true;
-        backoffMillis = settings.retryBackoff().toMillis();
+        backoffMillis = settings.writer().retryBackoff().toMillis();
         pause(settings.discoveryInterval().toMillis());
       } catch (RuntimeException e) {
         LOG.warn("importer: {}; trying again in {} ms", e.getMessage(), backoffMillis);
         pause(backoffMillis);
-        backoffMillis = Math.min(settings.maxRetryBackoff().toMillis(), backoffMillis * 2);
+        backoffMillis = Math.min(settings.writer().maxRetryBackoff().toMillis(), backoffMillis * 2);
       }
     }
   }
@@ -100,7 +100,7 @@ public final class Importer implements AutoCloseable {
     SearchStore connectedTarget =
         settings.target().equals(settings.source()) ? connectedSource : connector.apply(settings.target());
     try {
-      new SchemaManager(connectedTarget, settings.indexPrefix(), "1s").ensureSchema();
+      new SchemaManager(connectedTarget, settings.indexPrefix(), settings.writer().indexLayout()).ensureSchema();
       new CursorStore(connectedTarget, settings.indexPrefix()).ensureIndex();
     } catch (RuntimeException e) {
       connectedSource.close();
@@ -154,7 +154,7 @@ public final class Importer implements AutoCloseable {
         }
         // not a store outage (those back off inside the step): a defect or a refused request; keep trying, loudly
         LOG.error("partition {}: import step failed", partition.partitionId(), e);
-        waitMillis = settings.maxRetryBackoff().toMillis();
+        waitMillis = settings.writer().maxRetryBackoff().toMillis();
       }
       if (waitMillis > 0) {
         pause(waitMillis);

@@ -1,14 +1,5 @@
 package dev.flowpipe.importer;
 
-import dev.flowpipe.exporter.ReadModelExporter;
-import dev.flowpipe.exporter.RecordChanges;
-import dev.flowpipe.exporter.batch.DocumentBuffer;
-import dev.flowpipe.exporter.batch.RecentDocuments;
-import dev.flowpipe.exporter.error.DeadLetters;
-import dev.flowpipe.exporter.handler.DocumentChange;
-import dev.flowpipe.exporter.store.BulkWriter;
-import dev.flowpipe.exporter.store.ExportPositionMarker;
-import dev.flowpipe.exporter.store.RetryPolicy;
 import dev.flowpipe.importer.config.ImporterSettings;
 import dev.flowpipe.importer.cursor.CursorStore;
 import dev.flowpipe.importer.cursor.PartitionCursor;
@@ -18,14 +9,21 @@ import dev.flowpipe.importer.metrics.ImporterMetrics;
 import dev.flowpipe.importer.source.RawRecord;
 import dev.flowpipe.importer.source.RawRecordIndices;
 import dev.flowpipe.importer.source.RawRecordParser;
-import dev.flowpipe.importer.source.Sequences;
 import dev.flowpipe.importer.source.SequenceReader;
+import dev.flowpipe.importer.source.Sequences;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.query.SortField;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreUnavailableException;
+import dev.flowpipe.writer.ReadModelWriter;
+import dev.flowpipe.writer.config.WriterSettings;
+import dev.flowpipe.writer.error.DeadLetters;
+import dev.flowpipe.writer.handler.DocumentChange;
+import dev.flowpipe.writer.store.BulkWriter;
+import dev.flowpipe.writer.store.ExportPositionMarker;
+import dev.flowpipe.writer.store.RetryPolicy;
 import io.camunda.zeebe.protocol.record.ValueType;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.InstantSource;
@@ -40,9 +38,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The import of one partition, one {@link #step()} at a time on one thread: a reader per value type
  * ({@link SequenceReader}), their records merged into log order ({@link PartitionMerge}, as far as the
- * {@link VisibilityWatermark} allows), turned into document changes by the exporter's own handlers
- * ({@link RecordChanges}), folded in a {@link DocumentBuffer} and written by the exporter's {@link BulkWriter}, with the
- * partition's cursor in the same bulk ({@link CursorStore}). Memory is bounded: each reader holds at most a page, and
+ * {@link VisibilityWatermark} allows), and written through the {@link ReadModelWriter} the exporter writes through
+ * too (its handlers, its buffer, its {@link BulkWriter}), with the partition's cursor in the same bulk
+ * ({@link CursorStore}). Memory is bounded: each reader holds at most a page, and
  * the merge stops feeding the buffer at the bulk size until it is written. After a failed read or write, nothing moves
  * on until the {@link RetryPolicy}'s back-off has passed and the same write has succeeded.
  */
@@ -51,7 +49,7 @@ public final class PartitionImport {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionImport.class);
 
   /** The value types the read model is made of, in a fixed order. */
-  public static final List<ValueType> VALUE_TYPES = List.copyOf(EnumSet.copyOf(ReadModelExporter.EXPORTED));
+  public static final List<ValueType> VALUE_TYPES = List.copyOf(EnumSet.copyOf(ReadModelWriter.VALUE_TYPES));
 
   /** The store's task action of a bulk request (its shard-level parts are children of it). */
   private static final String BULK_ACTION = "indices:data/write/bulk";
@@ -64,8 +62,7 @@ public final class PartitionImport {
   private final List<SequenceReader> readers = new ArrayList<>();
   private final VisibilityWatermark watermark;
   private final PartitionMerge merge;
-  private final RecordChanges recordChanges;
-  private final DocumentBuffer buffer;
+  private final ReadModelWriter readModel;
   private final BulkWriter writer;
   private final CursorStore cursors;
   private final RetryPolicy retry;
@@ -108,16 +105,15 @@ public final class PartitionImport {
     }
     this.watermark = new VisibilityWatermark(settings.visibilityGrace());
     this.merge = new PartitionMerge(readers, watermark);
-    String prefix = settings.indexPrefix();
-    this.recordChanges = new RecordChanges(ReadModelExporter.handlers(prefix, settings.variableValueLimit()), prefix,
-        partitionId, clock, LOG, metrics::failure);
-    this.buffer = new DocumentBuffer(new RecentDocuments(settings.recentDocuments()));
+    WriterSettings writing = settings.writer();
+    String prefix = writing.indexPrefix();
+    this.readModel = ReadModelWriter.open(writing, partitionId, clock, LOG, metrics::failure);
     DeadLetters deadLetters =
         new DeadLetters(target, prefix, partitionId, DeadLetters.MAX_COPY_CHARS, LOG, metrics::failure, clock);
-    this.writer = new BulkWriter(target, deadLetters, settings.bulkRefresh(),
+    this.writer = new BulkWriter(target, deadLetters, writing.bulkRefresh(),
         new ExportPositionMarker(target, prefix, partitionId, LOG));
-    this.retry = new RetryPolicy("importer-partition-" + partitionId, settings.retryBackoff(),
-        settings.maxRetryBackoff(), clock, LOG, metrics::failure);
+    this.retry = new RetryPolicy("importer-partition-" + partitionId, writing.retryBackoff(),
+        writing.maxRetryBackoff(), clock, LOG, metrics::failure);
     metrics.status(this::lagMillis, () -> caughtUp);
     LOG.info("partition {}: importing after {}", partitionId, resume.isStart() ? "nothing (fresh)" : resume);
   }
@@ -131,7 +127,7 @@ public final class PartitionImport {
       return retry.millisUntilNextAttempt();
     }
     try {
-      if ((!covered.equals(durable) || !buffer.isEmpty()) && !flush()) {
+      if ((!covered.equals(durable) || !readModel.buffer().isEmpty()) && !flush()) {
         return retry.millisUntilNextAttempt();
       }
       moveWatermark();
@@ -236,18 +232,17 @@ public final class PartitionImport {
 
   private int mergeIntoBuffer() {
     int merged = 0;
-    long nanos = nanos();
-    while (buffer.size() < settings.bulkSize() && buffer.estimatedBytes() < settings.bulkMemoryLimitBytes()) {
+    while (!readModel.holdsABulk()) {
       RawRecord next = merge.next();
       if (next == null) {
         break;
       }
       if (next.readable()) {
-        buffer.add(recordChanges.of(next.record()), next.position(), next.timestamp(), nanos);
+        readModel.accept(readModel.changes(next.record()), next.position(), next.timestamp());
       } else {
         // in the bulk that moves the cursor past it: durable together, so a restart neither re-reads nor repeats it
-        buffer.add(List.of(deadLetter(next)), Math.max(next.position(), covered.lastPosition()),
-            Math.max(next.timestamp(), covered.lastTimestamp()), nanos);
+        readModel.accept(List.of(deadLetter(next)), Math.max(next.position(), covered.lastPosition()),
+            Math.max(next.timestamp(), covered.lastTimestamp()));
       }
       covered = covered.after(next);
       merged++;
@@ -274,8 +269,8 @@ public final class PartitionImport {
 
   /** Writes the buffer with the cursor of what it covers; true when all of it is durable. */
   private boolean flush() {
-    buffer.add(List.of(cursors.change(covered, durable)), covered.lastPosition(), covered.lastTimestamp(), nanos());
-    BulkWriter.Result result = writer.flush(buffer);
+    readModel.accept(List.of(cursors.change(covered, durable)), covered.lastPosition(), covered.lastTimestamp());
+    BulkWriter.Result result = readModel.flush(writer);
     if (!result.complete()) {
       metrics.failure();
       retry.failed("partition " + partitionId + ": " + result.retryable() + " documents not written");
@@ -290,8 +285,8 @@ public final class PartitionImport {
 
   /** Writes the cursor alone, with nothing left to re-read after a restart. */
   private void confirm() {
-    buffer.add(List.of(cursors.change(durable, durable)), durable.lastPosition(), durable.lastTimestamp(), nanos());
-    if (writer.flush(buffer).complete()) {
+    readModel.accept(List.of(cursors.change(durable, durable)), durable.lastPosition(), durable.lastTimestamp());
+    if (readModel.flush(writer).complete()) {
       storedResume = durable;
     }
   }
@@ -311,7 +306,7 @@ public final class PartitionImport {
       readersDone &= reader.isEmpty() && reader.atEnd() && reader.lastReadStartMillis() >= 0;
     }
     boolean allDurable = readersDone && covered.equals(durable) && watermark.probeDue()
-        && watermark.completePosition() >= 0 && buffer.isEmpty();
+        && watermark.completePosition() >= 0 && readModel.buffer().isEmpty();
     if (allDurable && !storedResume.equals(durable)) {
       confirm();
     }
@@ -325,11 +320,6 @@ public final class PartitionImport {
     }
     long newest = durableTimestamp;
     return newest < 0 ? Double.NaN : Math.max(0, clock.millis() - newest);
-  }
-
-  private long nanos() {
-    var now = clock.instant();
-    return now.getEpochSecond() * 1_000_000_000L + now.getNano();
   }
 
   public int partitionId() {

@@ -1,9 +1,9 @@
 package dev.flowpipe.importer;
 
+import dev.flowpipe.writer.config.WriterSettings;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flowpipe.exporter.ReadModelExporter;
-import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreUnavailableException;
@@ -28,9 +28,9 @@ final class ExporterOracle {
   /** Exports {@code records} (one partition's, in log order) into the read model under {@code prefix}. */
   static void export(String storeUrl, String prefix, List<Record<?>> records) {
     Map<String, Object> args = new LinkedHashMap<>();
-    args.put(ExporterConfiguration.URL, storeUrl);
-    args.put(ExporterConfiguration.INDEX_PREFIX, prefix);
-    args.put(ExporterConfiguration.BULK_DELAY, "1h");
+    args.put(WriterSettings.URL, storeUrl);
+    args.put(WriterSettings.INDEX_PREFIX, prefix);
+    args.put(WriterSettings.BULK_DELAY, "1h");
     ReadModelExporter exporter = new ReadModelExporter();
     ExporterTestContext context = new ExporterTestContext()
         .setConfiguration(new ExporterTestConfiguration<>("oracle", args, a -> a));

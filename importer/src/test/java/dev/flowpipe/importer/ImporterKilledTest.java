@@ -8,7 +8,7 @@ import dev.flowpipe.importer.cursor.PartitionCursor;
 import dev.flowpipe.importer.source.RawRecordIndices;
 import dev.flowpipe.importer.source.SyntheticRawRecords;
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreUnavailableException;

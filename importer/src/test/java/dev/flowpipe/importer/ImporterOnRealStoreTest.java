@@ -8,7 +8,7 @@ import dev.flowpipe.importer.source.RawRecordIndices;
 import dev.flowpipe.importer.source.SyntheticRawRecords;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.testsupport.StoreProxy;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.SearchStore;
 import io.camunda.zeebe.protocol.record.ValueType;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

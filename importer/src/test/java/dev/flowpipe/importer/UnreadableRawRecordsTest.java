@@ -2,15 +2,15 @@ package dev.flowpipe.importer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.flowpipe.exporter.error.DeadLetters;
 import dev.flowpipe.importer.config.ImporterSettings;
 import dev.flowpipe.importer.source.RawRecordIndices;
 import dev.flowpipe.importer.source.SyntheticRawRecords;
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.writer.error.DeadLetters;
 import io.camunda.zeebe.protocol.record.Record;
 import io.camunda.zeebe.protocol.record.ValueType;
 import io.camunda.zeebe.protocol.record.intent.IncidentIntent;

@@ -1,6 +1,6 @@
 package dev.flowpipe.schema;
 
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 
 /**
  * One real, bare Elasticsearch 9 node (the embedded-elasticsearch child JVM) for all tests of this JVM; see

@@ -16,30 +16,19 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
-import org.springframework.util.ClassUtils;
 
 /**
  * The importer in the server ({@code flowpipe.server.importer.enabled=true}): raw records of Camunda's stock exporter
  * into the read model, with the importer's own keys ({@code flowpipe.importer.*}); the store is the web app's unless
- * {@code flowpipe.importer.source-url} names another. Its state shows on the health as {@code importer}. The importer
- * parses Camunda's raw records with {@code io.camunda:zeebe-protocol-jackson}, whose licence is the Camunda License
- * 1.0: the server does not ship it, and the user who enables the importer adds its jar.
+ * {@code flowpipe.importer.source-url} names another. Its state shows on the health as {@code importer}.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(ServerImporterProperties.class)
 @ConditionalOnProperty(name = "flowpipe.server.importer.enabled", havingValue = "true")
 public class ServerImporter {
 
-  /** The importer's parser of Camunda's raw records; its jar is under the Camunda License and not shipped. */
-  static final String RAW_RECORD_MODULE = "io.camunda.zeebe.protocol.jackson.ZeebeProtocolModule";
-
   @Bean(destroyMethod = "close")
   Importer importer(Environment environment, WebappProperties webapp, MeterRegistry registry) {
-    if (!ClassUtils.isPresent(RAW_RECORD_MODULE, ServerImporter.class.getClassLoader())) {
-      throw new IllegalStateException("flowpipe.server.importer.enabled=true needs io.camunda:zeebe-protocol-jackson"
-          + " 8.6.0 on the class path, which the server does not ship (its licence is the Camunda License 1.0):"
-          + " put its jar in a directory named by FLOWPIPE_SERVER_EXTRA_LIB (bin/flowpipe-server) or by -Dloader.path");
-    }
     Map<String, Object> keys = new LinkedHashMap<>();
     Binder.get(environment).bind("flowpipe.importer", Bindable.mapOf(String.class, Object.class))
         .ifBound(bound -> flatten(ImporterSettings.PREFIX, bound, keys));

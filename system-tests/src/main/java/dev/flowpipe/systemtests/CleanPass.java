@@ -1,8 +1,8 @@
 package dev.flowpipe.systemtests;
 
 import dev.flowpipe.exporter.ReadModelExporter;
-import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.schema.store.StoreUnavailableException;
+import dev.flowpipe.writer.config.WriterSettings;
 import io.camunda.zeebe.exporter.api.context.Configuration;
 import io.camunda.zeebe.exporter.api.context.Context;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
@@ -36,11 +36,11 @@ public final class CleanPass implements AutoCloseable {
   public CleanPass(String storeUrl, String indexPrefix, int partition, int variableValueLimit) {
     this.partition = partition;
     Map<String, Object> args = new HashMap<>();
-    args.put(ExporterConfiguration.URL, storeUrl);
-    args.put(ExporterConfiguration.INDEX_PREFIX, indexPrefix);
-    args.put(ExporterConfiguration.VARIABLE_VALUE_LIMIT, variableValueLimit);
+    args.put(WriterSettings.URL, storeUrl);
+    args.put(WriterSettings.INDEX_PREFIX, indexPrefix);
+    args.put(WriterSettings.VARIABLE_VALUE_LIMIT, variableValueLimit);
     // flushes by size only (the test controller runs no timers); close() writes the rest
-    args.put(ExporterConfiguration.BULK_DELAY, "1h");
+    args.put(WriterSettings.BULK_DELAY, "1h");
     PartitionContext context = new PartitionContext(partition, new ExporterTestConfiguration<>("clean-pass", args,
         a -> a));
     exporter.configure(context);
@@ -59,7 +59,7 @@ public final class CleanPass implements AutoCloseable {
 
   private static Context.RecordFilter ourFilter() {
     PartitionContext context = new PartitionContext(1, new ExporterTestConfiguration<>("filter",
-        Map.<String, Object>of(ExporterConfiguration.URL, "http://127.0.0.1:9"), a -> a));
+        Map.<String, Object>of(WriterSettings.URL, "http://127.0.0.1:9"), a -> a));
     new ReadModelExporter().configure(context);
     return context.filter;
   }

@@ -1,6 +1,6 @@
 package dev.flowpipe.systemtests;
 
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.testsupport.NodeProcess;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -5,6 +5,7 @@ import dev.flowpipe.webapp.operations.EngineCommands;
 import dev.flowpipe.webapp.operations.WrittenPositions;
 import dev.flowpipe.webapp.operations.ZeebeEngineCommands;
 import dev.flowpipe.webapp.readmodel.ConnectingReadModel;
+import java.time.Clock;
 import java.util.Map;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
@@ -25,6 +26,12 @@ public class WebappApplication {
   public static final Map<String, Object> DEFAULTS =
       Map.of("server.address", "127.0.0.1", "server.port", 8080, "spring.application.name", "flowpipe-webapp",
           "spring.main.banner-mode", "off");
+
+  /** The web app's one clock (inside the node, the node's): the waits and batches read and schedule by it. */
+  @Bean
+  Clock clock() {
+    return Clock.systemUTC();
+  }
 
   @Bean(destroyMethod = "close")
   ConnectingReadModel readModel(WebappProperties properties) {

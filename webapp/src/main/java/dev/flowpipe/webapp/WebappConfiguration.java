@@ -70,9 +70,9 @@ public class WebappConfiguration {
 
   @Bean(destroyMethod = "close")
   ReadYourWrites readYourWrites(ReadModel readModel, WebappProperties properties,
-      ScheduledExecutorService consistencyPoller, ExecutorService consistencyAnswers) {
+      ScheduledExecutorService consistencyPoller, ExecutorService consistencyAnswers, Clock clock) {
     WebappProperties.Consistency consistency = properties.consistency();
-    return new ReadYourWrites(readModel, Clock.systemUTC(), consistencyPoller, consistencyAnswers,
+    return new ReadYourWrites(readModel, clock, consistencyPoller, consistencyAnswers,
         consistency.pollInterval(), consistency.maxWaits());
   }
 
@@ -121,12 +121,12 @@ public class WebappConfiguration {
 
   @Bean
   BatchOperations batchOperations(ReadModel readModel, SearchService search, EngineCommands engine,
-      WrittenPositions positions, WebappProperties properties) {
+      WrittenPositions positions, WebappProperties properties, Clock clock) {
     var operations = properties.operations();
     // one thread: pages, pauses, lease renewals and the look for expired batches take turns on it
     ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().daemon().name("batch-operations").factory());
-    return new BatchOperations(new BatchOperationStore(readModel), search, engine, positions, Clock.systemUTC(),
+    return new BatchOperations(new BatchOperationStore(readModel), search, engine, positions, clock,
         scheduler, new SecureRandom(), new BatchOperations.Settings(operations.batchParallelism(),
             operations.batchMaxItems(), operations.batchLeaseExpiry(), Duration.ofSeconds(1)));
   }

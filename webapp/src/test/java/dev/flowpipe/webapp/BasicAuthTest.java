@@ -3,7 +3,7 @@ package dev.flowpipe.webapp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.SearchStore;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -41,6 +41,15 @@ class BasicAuthTest {
     assertThat(app.get("/v2/process-instances/1001").status()).isEqualTo(401);
     assertThat(app.get("/").status()).isEqualTo(401);
     assertThat(app.get("/").header("WWW-Authenticate")).startsWith("Basic");
+  }
+
+  @Test
+  void theClusterStatusIsOpenWithoutCredentialsAsCamundasSpecHasIt() {
+    app.as(null, null);
+
+    // no gateway here: 503 is the status's own answer, not a refusal
+    assertThat(app.get("/v2/status").status()).isEqualTo(503);
+    assertThat(app.get("/v2/topology").status()).isEqualTo(401);
   }
 
   @Test

@@ -3,7 +3,7 @@ package dev.flowpipe.webapp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.SearchStore;
 import java.net.URI;
 import java.net.http.HttpRequest;

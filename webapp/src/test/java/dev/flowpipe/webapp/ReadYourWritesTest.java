@@ -3,7 +3,7 @@ package dev.flowpipe.webapp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.webapp.TestWebapp.Answer;

@@ -1,14 +1,14 @@
 package dev.flowpipe.exporter.metrics;
 
-import dev.flowpipe.exporter.batch.BulkFlushPolicy;
 import dev.flowpipe.flowcontrol.ExportProgressBoard;
+import dev.flowpipe.writer.batch.BulkFlushPolicy;
+import io.camunda.zeebe.protocol.record.ValueType;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
-import io.camunda.zeebe.protocol.record.ValueType;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;

@@ -1,20 +1,21 @@
 package dev.flowpipe.exporter.config;
 
+import dev.flowpipe.writer.config.WriterSettings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 class ExporterConfigurationTest {
 
   private static Map<String, Object> args(String key, Object value) {
     Map<String, Object> args = new HashMap<>();
-    args.put(ExporterConfiguration.URL, "http://127.0.0.1:9200");
+    args.put(WriterSettings.URL, "http://127.0.0.1:9200");
     args.put(key, value);
     return args;
   }
@@ -22,9 +23,9 @@ class ExporterConfigurationTest {
   @ParameterizedTest(name = "{0}")
   @CsvSource({"20ms, PT0.02S", "1s, PT1S", "PT0.25S, PT0.25S", "5m, PT5M"})
   void bulkDelayAcceptsSimpleAndIsoDurations(String text, String iso) {
-    var config = ExporterConfiguration.fromArguments(args(ExporterConfiguration.BULK_DELAY, text));
+    var config = ExporterConfiguration.fromArguments(args(WriterSettings.BULK_DELAY, text));
 
-    assertThat(config.bulkDelay()).isEqualTo(Duration.parse(iso));
+    assertThat(config.writer().flushPolicy().delay()).isEqualTo(Duration.parse(iso));
   }
 
   @ParameterizedTest(name = "{0}={1}")

@@ -20,6 +20,7 @@ import io.camunda.zeebe.scheduler.ActorScheduler;
 import io.camunda.zeebe.scheduler.future.ActorFuture;
 import io.camunda.zeebe.util.VersionUtil;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -47,6 +48,7 @@ public final class EmbeddedBroker implements AutoCloseable {
   private final SpringBrokerBridge bridge;
   private final Broker broker;
   private final Duration shutdownTimeout;
+  private final Clock clock;
 
   private EmbeddedBroker(
       BrokerCfg config,
@@ -55,7 +57,8 @@ public final class EmbeddedBroker implements AutoCloseable {
       BrokerClient brokerClient,
       SpringBrokerBridge bridge,
       Broker broker,
-      Duration shutdownTimeout) {
+      Duration shutdownTimeout,
+      Clock clock) {
     this.config = config;
     this.scheduler = scheduler;
     this.cluster = cluster;
@@ -63,6 +66,7 @@ public final class EmbeddedBroker implements AutoCloseable {
     this.bridge = bridge;
     this.broker = broker;
     this.shutdownTimeout = shutdownTimeout;
+    this.clock = clock;
   }
 
   /** Builds the broker configuration from the node's settings: one place maps our keys onto Zeebe's. */
@@ -116,14 +120,12 @@ public final class EmbeddedBroker implements AutoCloseable {
     return cfg;
   }
 
-  /** Starts the broker and waits until it has started (partitions may still be electing leaders). */
-  public static EmbeddedBroker start(NodeProperties properties, RunningStore store, MeterRegistry meterRegistry) {
-    return start(properties, new BrokerCfg(), store, meterRegistry);
-  }
-
-  /** As {@link #start(NodeProperties, RunningStore, MeterRegistry)}, on top of Zeebe's own settings {@code zeebe}. */
+  /**
+   * Starts the broker on top of Zeebe's own settings {@code zeebe} and waits until it has started (partitions may still
+   * be electing leaders); {@code clock} times its closing.
+   */
   public static EmbeddedBroker start(NodeProperties properties, BrokerCfg zeebe, RunningStore store,
-      MeterRegistry meterRegistry) {
+      MeterRegistry meterRegistry, Clock clock) {
     BrokerCfg cfg = brokerConfig(properties, store.connection(), zeebe);
     ActorScheduler scheduler =
         ActorScheduler.newActorScheduler()
@@ -152,7 +154,7 @@ public final class EmbeddedBroker implements AutoCloseable {
         new SystemContext(shutdownTimeout, cfg, null, scheduler, cluster, brokerClient, meterRegistry);
     Broker broker = new Broker(context, bridge);
     EmbeddedBroker embedded =
-        new EmbeddedBroker(cfg, scheduler, cluster, brokerClient, bridge, broker, shutdownTimeout);
+        new EmbeddedBroker(cfg, scheduler, cluster, brokerClient, bridge, broker, shutdownTimeout, clock);
     try {
       broker.start().get(properties.broker().shutdownTimeout().toMillis() * 4, TimeUnit.MILLISECONDS);
     } catch (Exception e) {
@@ -189,7 +191,7 @@ public final class EmbeddedBroker implements AutoCloseable {
   /** Closes the broker (the exporter flushes what it buffers and the log is flushed to disk), then its services. */
   @Override
   public void close() {
-    long start = System.nanoTime();
+    long start = clock.millis();
     closeQuietly("broker", broker);
     closeQuietly("broker client", brokerClient);
     try {
@@ -202,7 +204,7 @@ public final class EmbeddedBroker implements AutoCloseable {
     } catch (Exception e) {
       LOG.warn("stopping the actor scheduler failed", e);
     }
-    LOG.info("broker closed in {} ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+    LOG.info("broker closed in {} ms", clock.millis() - start);
   }
 
   private static void closeQuietly(String what, AutoCloseable closeable) {

@@ -1,7 +1,7 @@
 package dev.flowpipe.node.config;
 
+import dev.flowpipe.schema.settings.SettingRules;
 import java.time.Duration;
-import org.springframework.boot.convert.DurationStyle;
 
 /** Validation for the configuration records: each failure names the full property key and the value. */
 final class Check {
@@ -31,11 +31,7 @@ final class Check {
   }
 
   static Duration positive(String key, Duration value) {
-    if (value == null || value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException(
-          key + " must be a positive duration, was " + (value == null ? null : DurationStyle.SIMPLE.print(value)));
-    }
-    return value;
+    return SettingRules.positive(key, value); // the rule the web app and the store connection share
   }
 
   static String notBlank(String key, String value) {

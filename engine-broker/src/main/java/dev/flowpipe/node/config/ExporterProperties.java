@@ -4,6 +4,8 @@ import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.exporter.config.OnForeignStore;
 import dev.flowpipe.schema.index.IndexLayout;
 import dev.flowpipe.schema.index.SchemaManager;
+import dev.flowpipe.writer.batch.BulkFlushPolicy;
+import dev.flowpipe.writer.config.WriterSettings;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -79,12 +81,10 @@ public record ExporterProperties(
       @DefaultValue("true") boolean refresh,
       @DefaultValue("1") int inFlight) {
     public Bulk {
-      Check.positive(P + "bulk.delay", delay);
-      Check.atLeast(P + "bulk.size", size, 1);
-      Check.between(P + "bulk.in-flight", inFlight, 1, ExporterConfiguration.MAX_BULKS_IN_FLIGHT);
-      if (memoryLimit == null || memoryLimit.toBytes() < 1024) {
-        throw new IllegalArgumentException(P + "bulk.memory-limit must be at least 1KB, was " + memoryLimit);
-      }
+      // the writer's one statement of the bulk rules, with this file's keys in its messages
+      BulkFlushPolicy.checked(new BulkFlushPolicy.Keys(P + "bulk.delay", P + "bulk.size", P + "bulk.memory-limit"),
+          delay, size, memoryLimit == null ? 0 : memoryLimit.toBytes());
+      Check.between(P + "bulk.in-flight", inFlight, 1, WriterSettings.MAX_BULKS_IN_FLIGHT);
     }
   }
 
@@ -106,27 +106,27 @@ public record ExporterProperties(
   /** The broker exporter arguments for a store at {@code url}. */
   public Map<String, Object> exporterArguments(String url, String username, String password, StoreProperties store) {
     Map<String, Object> args = new LinkedHashMap<>();
-    args.put(ExporterConfiguration.URL, url);
+    args.put(WriterSettings.URL, url);
     if (username != null) {
-      args.put(ExporterConfiguration.USERNAME, username);
-      args.put(ExporterConfiguration.PASSWORD, password);
+      args.put(WriterSettings.USERNAME, username);
+      args.put(WriterSettings.PASSWORD, password);
     }
-    args.putAll(store.tls().storeTls().toKeys(ExporterConfiguration.TLS));
-    args.put(ExporterConfiguration.CONNECT_TIMEOUT, store.connectTimeout().toString());
-    args.put(ExporterConfiguration.REQUEST_TIMEOUT, store.requestTimeout().toString());
-    args.put(ExporterConfiguration.INDEX_PREFIX, indexPrefix);
-    args.put(ExporterConfiguration.REFRESH_INTERVAL, indexRefreshInterval.toMillis() + "ms");
-    args.put(ExporterConfiguration.INDEX_SHARDS, indexShards);
-    args.put(ExporterConfiguration.INDEX_REPLICAS, indexReplicas);
-    args.put(ExporterConfiguration.BULK_DELAY, bulk.delay().toString());
-    args.put(ExporterConfiguration.BULK_SIZE, bulk.size());
-    args.put(ExporterConfiguration.BULK_MEMORY_LIMIT, bulk.memoryLimit().toBytes());
-    args.put(ExporterConfiguration.BULK_REFRESH, bulk.refresh());
-    args.put(ExporterConfiguration.BULKS_IN_FLIGHT, bulk.inFlight());
-    args.put(ExporterConfiguration.VARIABLE_VALUE_LIMIT, variableValueLimit);
-    args.put(ExporterConfiguration.RECENT_DOCUMENTS, recentDocuments);
-    args.put(ExporterConfiguration.RETRY_BACKOFF, retry.backoff().toString());
-    args.put(ExporterConfiguration.MAX_RETRY_BACKOFF, retry.maxBackoff().toString());
+    args.putAll(store.tls().storeTls().toKeys(WriterSettings.TLS));
+    args.put(WriterSettings.CONNECT_TIMEOUT, store.connectTimeout().toString());
+    args.put(WriterSettings.REQUEST_TIMEOUT, store.requestTimeout().toString());
+    args.put(WriterSettings.INDEX_PREFIX, indexPrefix);
+    args.put(WriterSettings.REFRESH_INTERVAL, indexRefreshInterval.toMillis() + "ms");
+    args.put(WriterSettings.INDEX_SHARDS, indexShards);
+    args.put(WriterSettings.INDEX_REPLICAS, indexReplicas);
+    args.put(WriterSettings.BULK_DELAY, bulk.delay().toString());
+    args.put(WriterSettings.BULK_SIZE, bulk.size());
+    args.put(WriterSettings.BULK_MEMORY_LIMIT, bulk.memoryLimit().toBytes());
+    args.put(WriterSettings.BULK_REFRESH, bulk.refresh());
+    args.put(WriterSettings.BULKS_IN_FLIGHT, bulk.inFlight());
+    args.put(WriterSettings.VARIABLE_VALUE_LIMIT, variableValueLimit);
+    args.put(WriterSettings.RECENT_DOCUMENTS, recentDocuments);
+    args.put(WriterSettings.RETRY_BACKOFF, retry.backoff().toString());
+    args.put(WriterSettings.MAX_RETRY_BACKOFF, retry.maxBackoff().toString());
     args.put(ExporterConfiguration.ON_FOREIGN_STORE, onForeignStore.text());
     return args;
   }

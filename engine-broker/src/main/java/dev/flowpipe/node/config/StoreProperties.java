@@ -1,16 +1,15 @@
 package dev.flowpipe.node.config;
 
-import dev.flowpipe.schema.embedded.DiskWatermarks;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
-import dev.flowpipe.schema.embedded.RestartPolicy;
+import dev.flowpipe.embeddedstore.DiskWatermarks;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.RestartPolicy;
+import dev.flowpipe.schema.store.Secrets;
+import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreTls;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.context.properties.bind.DefaultValue;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -28,8 +27,8 @@ public record StoreProperties(
     String url,
     String username,
     String password,
-    @DefaultValue("5s") Duration connectTimeout,
-    @DefaultValue("30s") Duration requestTimeout,
+    @DefaultValue(StoreConnection.DEFAULT_CONNECT_TIMEOUT_SECONDS + "s") Duration connectTimeout,
+    @DefaultValue(StoreConnection.DEFAULT_REQUEST_TIMEOUT_SECONDS + "s") Duration requestTimeout,
     @DefaultValue TlsProperties tls,
     @DefaultValue EmbeddedStoreProperties embedded) {
 
@@ -38,17 +37,15 @@ public record StoreProperties(
   public StoreProperties {
     url = url == null || url.isBlank() ? null : url.trim();
     if (url != null) {
-      try {
-        URI uri = new URI(url);
-        if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
-          throw new IllegalArgumentException(P + "url must be http(s)://host[:port], was '" + url + "'");
-        }
-      } catch (URISyntaxException e) {
-        throw new IllegalArgumentException(P + "url is not a URL, was '" + url + "': " + e.getMessage(), e);
-      }
+      StoreConnection.url(P + "url", url); // the store connection's rules, failing naming the key
     }
-    Check.positive(P + "connect-timeout", connectTimeout);
-    Check.positive(P + "request-timeout", requestTimeout);
+    StoreConnection.checkTimeouts(P, connectTimeout, requestTimeout);
+  }
+
+  /** The connection to the store at {@code storeUrl} (the external one, or the embedded one once it runs). */
+  public StoreConnection connection(String storeUrl) {
+    return StoreConnection.of(P, StoreConnection.url(P + "url", storeUrl), username, password, connectTimeout,
+        requestTimeout, tls.storeTls());
   }
 
   public boolean isEmbedded() {
@@ -57,7 +54,7 @@ public record StoreProperties(
 
   @Override
   public String toString() {
-    return "StoreProperties[url=" + url + ", username=" + username + ", password=" + (password == null ? null : "****")
+    return "StoreProperties[url=" + url + ", username=" + username + ", password=" + Secrets.mask(password)
         + ", connectTimeout=" + connectTimeout + ", requestTimeout=" + requestTimeout + ", tls=" + tls + ", embedded="
         + embedded + "]";
   }
@@ -139,7 +136,7 @@ public record StoreProperties(
       }
       Check.positive(E + "start-timeout", startTimeout);
       Check.positive(E + "stop-timeout", stopTimeout);
-      Check.between(E + "niceness", niceness, 0, EmbeddedSearchStore.MAX_NICENESS);
+      EmbeddedSearchStore.checkNiceness(E + "niceness", niceness);
       jvmOptions = EmbeddedSearchStore.checkJvmOptions(E, jvmOptions);
     }
   }
@@ -155,9 +152,9 @@ public record StoreProperties(
    * @param checkInterval how often the node reads the free space of the store's file system
    */
   public record DiskProperties(
-      @DefaultValue("85%") String watermarkLow,
-      @DefaultValue("90%") String watermarkHigh,
-      @DefaultValue("95%") String watermarkFloodStage,
+      @DefaultValue(DiskWatermarks.DEFAULT_LOW) String watermarkLow,
+      @DefaultValue(DiskWatermarks.DEFAULT_HIGH) String watermarkHigh,
+      @DefaultValue(DiskWatermarks.DEFAULT_FLOOD_STAGE) String watermarkFloodStage,
       @DefaultValue("1s") Duration checkInterval) {
 
     private static final String D = "flowpipe.store.embedded.disk.";
@@ -186,26 +183,19 @@ public record StoreProperties(
    * @param resetAfter a restarted store that stayed up this long has its attempts counted anew
    */
   public record RestartProperties(
-      @DefaultValue("5") int maxAttempts,
-      @DefaultValue("1s") Duration backoff,
-      @DefaultValue("30s") Duration maxBackoff,
-      @DefaultValue("10m") Duration resetAfter) {
+      @DefaultValue(RestartPolicy.DEFAULT_MAX_ATTEMPTS + "") int maxAttempts,
+      @DefaultValue(RestartPolicy.DEFAULT_BACKOFF_SECONDS + "s") Duration backoff,
+      @DefaultValue(RestartPolicy.DEFAULT_MAX_BACKOFF_SECONDS + "s") Duration maxBackoff,
+      @DefaultValue(RestartPolicy.DEFAULT_RESET_AFTER_MINUTES + "m") Duration resetAfter) {
 
     private static final String R = "flowpipe.store.embedded.restart.";
 
     public RestartProperties {
-      Check.atLeast(R + "max-attempts", maxAttempts, 0);
-      Check.positive(R + "backoff", backoff);
-      Check.positive(R + "max-backoff", maxBackoff);
-      Check.positive(R + "reset-after", resetAfter);
-      if (maxBackoff.compareTo(backoff) < 0) {
-        throw new IllegalArgumentException(R + "max-backoff must be at least " + R + "backoff ("
-            + DurationStyle.SIMPLE.print(backoff) + "), was " + DurationStyle.SIMPLE.print(maxBackoff));
-      }
+      RestartPolicy.of(R, maxAttempts, backoff, maxBackoff, resetAfter); // the policy's rules, failing naming the key
     }
 
     public RestartPolicy policy() {
-      return new RestartPolicy(maxAttempts, backoff, maxBackoff, resetAfter);
+      return RestartPolicy.of(R, maxAttempts, backoff, maxBackoff, resetAfter);
     }
   }
 }

@@ -2,8 +2,8 @@ package dev.flowpipe.node.health;
 
 import dev.flowpipe.node.store.RunningStore;
 import dev.flowpipe.node.store.StoreDisk;
-import dev.flowpipe.schema.embedded.DiskWatermarks;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.DiskWatermarks;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.MigrationProgress;
 import java.util.LinkedHashMap;
 import java.util.Map;

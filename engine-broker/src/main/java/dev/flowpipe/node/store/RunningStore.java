@@ -2,13 +2,12 @@ package dev.flowpipe.node.store;
 
 import dev.flowpipe.node.config.NodeProperties;
 import dev.flowpipe.node.config.StoreProperties;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.MigrationProgress;
 import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
-import java.net.URI;
 import java.time.Clock;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -27,31 +26,29 @@ public final class RunningStore implements AutoCloseable {
   private final EmbeddedSearchStore embedded;
   private final StoreDisk disk;
   private final NodeProperties properties;
+  private final Clock clock;
   // what migrating an older read-model schema at start-up did; shown in the store's health
   private final MigrationProgress schemaMigration = new MigrationProgress();
   private volatile SearchStore client;
 
-  private RunningStore(
-      StoreConnection connection, EmbeddedSearchStore embedded, StoreDisk disk, NodeProperties properties) {
+  private RunningStore(StoreConnection connection, EmbeddedSearchStore embedded, StoreDisk disk,
+      NodeProperties properties, Clock clock) {
     this.connection = connection;
     this.embedded = embedded;
     this.disk = disk;
     this.properties = properties;
+    this.clock = clock;
   }
 
   /**
    * An external store is checked at once (so a bad URL fails start-up before anything is written); the embedded one
    * is launched without waiting, so the broker can start while it boots. {@link #awaitReady()} completes either.
+   * {@code clock} is what the embedded store's supervisor and disk watch read.
    */
-  public static RunningStore start(NodeProperties properties) {
-    return start(properties, Clock.systemUTC());
-  }
-
-  /** As {@link #start(NodeProperties)}, with the clock the embedded store's supervisor and disk watch read. */
   public static RunningStore start(NodeProperties properties, Clock clock) {
     StoreProperties store = properties.store();
     if (!store.isEmbedded()) {
-      RunningStore external = new RunningStore(connection(store, store.url()), null, null, properties);
+      RunningStore external = new RunningStore(store.connection(store.url()), null, null, properties, clock);
       try {
         external.awaitReady();
       } catch (RuntimeException e) {
@@ -80,13 +77,7 @@ public final class RunningStore implements AutoCloseable {
             null);
     StoreDisk disk = new StoreDisk(StoreDisk.Space.of(properties.storeDirectory()), settings.disk().watermarks(),
         settings.disk().checkInterval(), clock);
-    return new RunningStore(connection(store, embedded.url()), embedded, disk, properties);
-  }
-
-  private static StoreConnection connection(StoreProperties store, String url) {
-    return new StoreConnection(
-        URI.create(url), store.username(), store.password(), store.connectTimeout(), store.requestTimeout(),
-        store.tls().storeTls());
+    return new RunningStore(store.connection(embedded.url()), embedded, disk, properties, clock);
   }
 
   /**
@@ -103,7 +94,7 @@ public final class RunningStore implements AutoCloseable {
     SearchStore connected = SearchStoreConnector.connect(connection);
     try {
       new SchemaManager(connected, properties.exporter().indexPrefix(), properties.exporter().indexLayout(),
-          schemaMigration).ensureSchema();
+          schemaMigration, clock).ensureSchema();
     } catch (RuntimeException e) {
       connected.close();
       throw e;

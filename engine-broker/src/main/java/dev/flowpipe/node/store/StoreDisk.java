@@ -1,7 +1,7 @@
 package dev.flowpipe.node.store;
 
-import dev.flowpipe.schema.embedded.DiskWatermarks;
-import dev.flowpipe.schema.embedded.DiskWatermarks.State;
+import dev.flowpipe.embeddedstore.DiskWatermarks;
+import dev.flowpipe.embeddedstore.DiskWatermarks.State;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileStore;

@@ -1,5 +1,6 @@
 package dev.flowpipe.node.broker;
 
+import dev.flowpipe.writer.config.WriterSettings;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flowpipe.exporter.ReadModelExporter;
@@ -7,7 +8,7 @@ import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.node.TestNode;
 import dev.flowpipe.node.config.NodeProperties;
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.StoreConnection;
 import io.camunda.zeebe.broker.system.configuration.BrokerCfg;
 import java.net.URI;
@@ -78,10 +79,10 @@ class BrokerConfigMappingTest {
     var exporter = cfg.getExporters().get(EmbeddedBroker.EXPORTER_ID);
     assertThat(exporter.getClassName()).isEqualTo(ReadModelExporter.class.getName());
     assertThat(exporter.getArgs())
-        .containsEntry(ExporterConfiguration.URL, "http://search:9200")
-        .containsEntry(ExporterConfiguration.USERNAME, "u")
-        .containsEntry(ExporterConfiguration.INDEX_PREFIX, "prod");
-    assertThat(ExporterConfiguration.fromArguments(exporter.getArgs()).bulkDelay()).hasMillis(20);
+        .containsEntry(WriterSettings.URL, "http://search:9200")
+        .containsEntry(WriterSettings.USERNAME, "u")
+        .containsEntry(WriterSettings.INDEX_PREFIX, "prod");
+    assertThat(ExporterConfiguration.fromArguments(exporter.getArgs()).writer().flushPolicy().delay()).hasMillis(20);
     assertThat(ExporterConfiguration.fromArguments(exporter.getArgs()).onForeignStore())
         .isEqualTo(dev.flowpipe.exporter.config.OnForeignStore.WIPE_READ_MODEL);
   }

@@ -8,7 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.flowpipe.testsupport.NodeProcess;
 import dev.flowpipe.schema.PreviousSchemaFixture;
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.SearchStore;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.model.bpmn.Bpmn;

@@ -9,7 +9,7 @@ import dev.flowpipe.testsupport.NodeProcess;
 import dev.flowpipe.node.TestNode;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.testsupport.StoreProxy;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.testsupport.DegradedStoreExperiment;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.response.BrokerInfo;

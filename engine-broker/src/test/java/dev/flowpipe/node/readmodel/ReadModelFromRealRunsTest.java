@@ -3,16 +3,16 @@ package dev.flowpipe.node.readmodel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.exporter.ReadModelExporter;
-import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.node.TestNode;
-import dev.flowpipe.testsupport.StoreProxy;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreProduct;
+import dev.flowpipe.testsupport.StoreProxy;
+import dev.flowpipe.writer.config.WriterSettings;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.response.ActivatedJob;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
@@ -437,14 +437,14 @@ class ReadModelFromRealRunsTest {
             metadata -> controller.updateLastExportedRecordPosition(brokerState.getPosition(), metadata));
       }
       Map<String, Object> args = new HashMap<>();
-      args.put(ExporterConfiguration.BULKS_IN_FLIGHT, bulksInFlight);
-      args.put(ExporterConfiguration.URL, url);
-      args.put(ExporterConfiguration.INDEX_PREFIX, prefix);
-      args.put(ExporterConfiguration.BULK_SIZE, bulkSize);
-      args.put(ExporterConfiguration.BULK_DELAY, "1h");
-      args.put(ExporterConfiguration.RETRY_BACKOFF, "1ms");
-      args.put(ExporterConfiguration.MAX_RETRY_BACKOFF, "2ms");
-      args.put(ExporterConfiguration.VARIABLE_VALUE_LIMIT, 100);
+      args.put(WriterSettings.BULKS_IN_FLIGHT, bulksInFlight);
+      args.put(WriterSettings.URL, url);
+      args.put(WriterSettings.INDEX_PREFIX, prefix);
+      args.put(WriterSettings.BULK_SIZE, bulkSize);
+      args.put(WriterSettings.BULK_DELAY, "1h");
+      args.put(WriterSettings.RETRY_BACKOFF, "1ms");
+      args.put(WriterSettings.MAX_RETRY_BACKOFF, "2ms");
+      args.put(WriterSettings.VARIABLE_VALUE_LIMIT, 100);
       exporter.configure(new ExporterTestContext()
           .setConfiguration(new ExporterTestConfiguration<>("flowpipe", args, a -> a)));
       exporter.open(controller);

@@ -2,8 +2,8 @@ package dev.flowpipe.node.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.flowpipe.schema.embedded.DiskWatermarks;
-import dev.flowpipe.schema.embedded.DiskWatermarks.State;
+import dev.flowpipe.embeddedstore.DiskWatermarks;
+import dev.flowpipe.embeddedstore.DiskWatermarks.State;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;

@@ -3,7 +3,7 @@ package dev.flowpipe.node.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flowpipe.node.TestNode;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

@@ -74,7 +74,7 @@ class RouteRoleMatrixTest {
       Map.entry("GET /v2/process-instances/{processInstanceKey}/statistics/element-instances", Access.READ),
       Map.entry("GET /v2/batch-operations/{batchOperationKey}", Access.READ),
       Map.entry("GET /v2/topology", Access.READ),
-      Map.entry("GET /v2/status", Access.READ),
+      Map.entry("GET /v2/status", Access.PUBLIC),
       Map.entry("POST /v2/batch-operation-items/search", Access.READ),
       Map.entry("POST /v2/process-instances", Access.WRITE),
       Map.entry("POST /v2/process-instances/{processInstanceKey}/cancellation", Access.WRITE),

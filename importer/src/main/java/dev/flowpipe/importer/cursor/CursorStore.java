@@ -1,8 +1,8 @@
 package dev.flowpipe.importer.cursor;
 
-import dev.flowpipe.exporter.handler.DocumentChange;
 import dev.flowpipe.importer.source.RawRecordIndices;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.writer.handler.DocumentChange;
 import io.camunda.zeebe.protocol.record.ValueType;
 import java.util.Collection;
 import java.util.EnumMap;

@@ -1,6 +1,7 @@
 package dev.flowpipe.schema.index;
 
 import dev.flowpipe.schema.store.SearchStore;
+import java.time.Clock;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -39,7 +40,13 @@ public final class SchemaManager {
 
   /** @param progress where a migration of an older schema reports what it does (for health) */
   public SchemaManager(SearchStore store, String prefix, IndexLayout layout, MigrationProgress progress) {
-    this(store, prefix, layout, SchemaMigration.Settings.defaults(), progress);
+    this(store, prefix, layout, progress, Clock.systemUTC());
+  }
+
+  /** @param clock what a migration's lease and progress log read (the node's clock) */
+  public SchemaManager(SearchStore store, String prefix, IndexLayout layout, MigrationProgress progress,
+      Clock clock) {
+    this(store, prefix, layout, SchemaMigration.Settings.defaults(clock), progress);
   }
 
   SchemaManager(SearchStore store, String prefix, IndexLayout layout, SchemaMigration.Settings migration,

@@ -56,9 +56,10 @@ final class SchemaMigration {
       Objects.requireNonNull(pause, "pause");
     }
 
-    static Settings defaults() {
+    /** The defaults on {@code clock}; a waiting process really waits (the one place the migration sleeps). */
+    static Settings defaults(Clock clock) {
       return new Settings(1000, Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(5),
-          Clock.systemUTC(), duration -> Thread.sleep(duration));
+          clock, duration -> Thread.sleep(duration));
     }
   }
 

@@ -228,7 +228,7 @@ public record StoreTls(
 
   @Override
   public String toString() {
-    return "StoreTls[trustStore=" + trustStore + ", trustStorePassword=" + (trustStorePassword == null ? null : "****")
+    return "StoreTls[trustStore=" + trustStore + ", trustStorePassword=" + Secrets.mask(trustStorePassword)
         + ", trustStoreType=" + trustStoreType + ", caCertificate=" + caCertificate + ", verifyHostname="
         + verifyHostname + "]";
   }

@@ -33,7 +33,7 @@ class SchemaManagerTest {
   }
 
   @Test
-  void createsTheIndicesWithTheLayoutsShardsAndReplicas(dev.flowpipe.schema.embedded.EmbeddedSearchStore node)
+  void createsTheIndicesWithTheLayoutsShardsAndReplicas(dev.flowpipe.embeddedstore.EmbeddedSearchStore node)
       throws Exception {
     String prefix = SharedOpenSearch.uniquePrefix();
 

@@ -3,7 +3,7 @@ package dev.flowpipe.schema.opensearch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flowpipe.schema.SharedOpenSearch;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreContractTest;
 import dev.flowpipe.schema.store.StoreProduct;

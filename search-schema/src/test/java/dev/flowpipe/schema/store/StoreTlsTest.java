@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.TestCertificates;
 import dev.flowpipe.schema.TlsProxy;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -102,6 +102,8 @@ public class SecurityConfiguration {
               requests.dispatcherTypeMatchers(DispatcherType.ERROR, DispatcherType.FORWARD).permitAll();
               requests.requestMatchers(EndpointRequest.to(HealthEndpoint.class).withHttpMethod(HttpMethod.GET))
                   .permitAll();
+              // as Camunda's v2 spec: a load balancer asks whether the cluster takes work without credentials
+              requests.requestMatchers(HttpMethod.GET, "/v2/status").permitAll();
               require(requests.requestMatchers(EndpointRequest.toAnyEndpoint().withHttpMethod(HttpMethod.GET)),
                   basicAuth, Role.READ, true);
               require(requests.requestMatchers(EndpointRequest.toAnyEndpoint().withHttpMethod(HttpMethod.HEAD)),

@@ -1,5 +1,9 @@
 package dev.flowpipe.webapp.config;
 
+import static dev.flowpipe.schema.settings.SettingRules.positive;
+import static dev.flowpipe.schema.settings.SettingRules.print;
+
+import dev.flowpipe.schema.store.Secrets;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreTls;
 import java.net.URI;
@@ -8,7 +12,6 @@ import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -172,7 +175,7 @@ public record WebappProperties(
     @Override
     public String toString() {
       return "Security[basicAuth=" + basicAuth + ", username=" + username + ", password="
-          + (password == null ? null : "****") + ", users=" + users + ", actuatorWritesEnabled="
+          + Secrets.mask(password) + ", users=" + users + ", actuatorWritesEnabled="
           + actuatorWritesEnabled + "]";
     }
   }
@@ -214,7 +217,7 @@ public record WebappProperties(
 
     @Override
     public String toString() {
-      return "User[username=" + username + ", password=****, roles=" + roles + "]";
+      return "User[username=" + username + ", password=" + Secrets.mask(password) + ", roles=" + roles + "]";
     }
   }
 
@@ -282,31 +285,31 @@ public record WebappProperties(
       @DefaultValue("http://127.0.0.1:9200") URI url,
       String username,
       String password,
-      @DefaultValue("5s") Duration connectTimeout,
-      @DefaultValue("30s") Duration requestTimeout,
+      @DefaultValue(StoreConnection.DEFAULT_CONNECT_TIMEOUT_SECONDS + "s") Duration connectTimeout,
+      @DefaultValue(StoreConnection.DEFAULT_REQUEST_TIMEOUT_SECONDS + "s") Duration requestTimeout,
       @DefaultValue("flowpipe") String indexPrefix,
       @DefaultValue StoreTlsProperties tls) {
     public Store {
-      if (url == null
-          || !("http".equals(url.getScheme()) || "https".equals(url.getScheme()))
-          || url.getHost() == null) {
-        throw new IllegalArgumentException(P + "store.url must be http(s)://host[:port], was '" + url + "'");
-      }
-      positive(P + "store.connect-timeout", connectTimeout);
-      positive(P + "store.request-timeout", requestTimeout);
+      connection(url, username, password, connectTimeout, requestTimeout, tls); // fails naming the key
       dev.flowpipe.schema.index.SchemaManager.validPrefix(P + "store.index-prefix", indexPrefix);
     }
 
     @Override
     public String toString() {
-      return "Store[url=" + url + ", username=" + username + ", password=" + (password == null ? null : "****")
+      return "Store[url=" + url + ", username=" + username + ", password=" + Secrets.mask(password)
           + ", connectTimeout=" + connectTimeout + ", requestTimeout=" + requestTimeout + ", indexPrefix="
           + indexPrefix + ", tls=" + tls + "]";
     }
 
     /** The connection to the store these settings describe. */
     public StoreConnection connection() {
-      return new StoreConnection(url, username, password, connectTimeout, requestTimeout, tls.storeTls());
+      return connection(url, username, password, connectTimeout, requestTimeout, tls);
+    }
+
+    private static StoreConnection connection(URI url, String username, String password, Duration connectTimeout,
+        Duration requestTimeout, StoreTlsProperties tls) {
+      return StoreConnection.of(P + "store.", url, username, password, connectTimeout, requestTimeout,
+          tls == null ? null : tls.storeTls());
     }
   }
 
@@ -339,15 +342,5 @@ public record WebappProperties(
     public String toString() {
       return storeTls().toString();
     }
-  }
-
-  private static void positive(String key, Duration value) {
-    if (value == null || value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException(key + " must be a positive duration, was " + print(value));
-    }
-  }
-
-  private static String print(Duration value) {
-    return value == null ? null : DurationStyle.SIMPLE.print(value);
   }
 }

@@ -1,12 +1,12 @@
 package dev.flowpipe.benchmarks.scenario.exporter;
 
-import dev.flowpipe.exporter.config.ExporterConfiguration;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
-import dev.flowpipe.testsupport.ScratchDirectories;
-import dev.flowpipe.testsupport.DelayingProxy;
-import dev.flowpipe.systemtests.EmbeddedStores;
-import dev.flowpipe.benchmarks.report.Figures;
 import dev.flowpipe.benchmarks.harness.ExporterOnActor;
+import dev.flowpipe.benchmarks.report.Figures;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
+import dev.flowpipe.systemtests.EmbeddedStores;
+import dev.flowpipe.testsupport.DelayingProxy;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.writer.config.WriterSettings;
 import io.camunda.zeebe.protocol.record.Record;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -65,9 +65,9 @@ public final class ExporterSlowLink {
         throw new IllegalArgumentException("exporter-slow-link: round trips must be ms >= 0, were " + roundTripsMillis);
       }
       if (inFlight.isEmpty()
-          || inFlight.stream().anyMatch(n -> n < 1 || n > ExporterConfiguration.MAX_BULKS_IN_FLIGHT)) {
+          || inFlight.stream().anyMatch(n -> n < 1 || n > WriterSettings.MAX_BULKS_IN_FLIGHT)) {
         throw new IllegalArgumentException("exporter-slow-link: in-flight values must be 1 to "
-            + ExporterConfiguration.MAX_BULKS_IN_FLIGHT + ", were " + inFlight);
+            + WriterSettings.MAX_BULKS_IN_FLIGHT + ", were " + inFlight);
       }
       if (rounds < 1 || measureSeconds < 1 || throughputInstances < 1) {
         throw new IllegalArgumentException("exporter-slow-link: rounds, measure seconds and throughput instances must "
@@ -120,7 +120,7 @@ public final class ExporterSlowLink {
       full.add("20,100");
     }
     if (full.size() < 2) {
-      full.add("1,2," + ExporterConfiguration.MAX_BULKS_IN_FLIGHT);
+      full.add("1,2," + WriterSettings.MAX_BULKS_IN_FLIGHT);
     }
     return full;
   }
@@ -201,8 +201,8 @@ public final class ExporterSlowLink {
   }
 
   private static Map<String, Object> arguments(String url, String prefix, int inFlight) {
-    return Map.of(ExporterConfiguration.URL, url, ExporterConfiguration.INDEX_PREFIX, prefix,
-        ExporterConfiguration.BULK_DELAY, "100ms", ExporterConfiguration.BULKS_IN_FLIGHT, inFlight);
+    return Map.of(WriterSettings.URL, url, WriterSettings.INDEX_PREFIX, prefix,
+        WriterSettings.BULK_DELAY, "100ms", WriterSettings.BULKS_IN_FLIGHT, inFlight);
   }
 
   public record Freshness(Map<String, Object> millis, Map<String, Object> bulks) {}

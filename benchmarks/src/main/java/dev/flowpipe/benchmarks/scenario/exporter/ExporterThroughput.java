@@ -1,10 +1,10 @@
 package dev.flowpipe.benchmarks.scenario.exporter;
 
+import dev.flowpipe.benchmarks.load.Saturation;
 import dev.flowpipe.exporter.ReadModelExporter;
 import dev.flowpipe.schema.store.StoreUnavailableException;
-import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.systemtests.CleanPass;
-import dev.flowpipe.benchmarks.load.Saturation;
+import dev.flowpipe.writer.config.WriterSettings;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
 import io.camunda.zeebe.exporter.test.ExporterTestContext;
 import io.camunda.zeebe.exporter.test.ExporterTestController;
@@ -49,11 +49,11 @@ public final class ExporterThroughput {
     ExporterTestController controller = new ExporterTestController();
     ReadModelExporter exporter = new ReadModelExporter();
     Map<String, Object> args = new HashMap<>();
-    args.put(ExporterConfiguration.URL, storeUrl);
-    args.put(ExporterConfiguration.INDEX_PREFIX, prefix);
-    args.put(ExporterConfiguration.BULK_SIZE, bulkSize);
-    args.put(ExporterConfiguration.BULK_DELAY, "100ms");
-    args.put(ExporterConfiguration.BULK_REFRESH, bulkRefresh);
+    args.put(WriterSettings.URL, storeUrl);
+    args.put(WriterSettings.INDEX_PREFIX, prefix);
+    args.put(WriterSettings.BULK_SIZE, bulkSize);
+    args.put(WriterSettings.BULK_DELAY, "100ms");
+    args.put(WriterSettings.BULK_REFRESH, bulkRefresh);
     exporter.configure(new ExporterTestContext().setConfiguration(new ExporterTestConfiguration<>("b", args, a -> a)));
     exporter.open(controller);
     long position = 0;

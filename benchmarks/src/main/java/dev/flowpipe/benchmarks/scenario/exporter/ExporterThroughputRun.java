@@ -1,6 +1,6 @@
 package dev.flowpipe.benchmarks.scenario.exporter;
 
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.testsupport.ScratchDirectories;
 import dev.flowpipe.systemtests.EmbeddedStores;
 import java.nio.file.Path;

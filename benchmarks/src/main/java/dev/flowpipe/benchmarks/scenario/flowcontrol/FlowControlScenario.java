@@ -3,7 +3,7 @@ package dev.flowpipe.benchmarks.scenario.flowcontrol;
 import dev.flowpipe.benchmarks.report.HtmlReport.Band;
 import dev.flowpipe.benchmarks.report.HtmlReport.Series;
 import dev.flowpipe.testsupport.DegradedStoreExperiment.Sample;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;

@@ -3,7 +3,7 @@ package dev.flowpipe.benchmarks.scenario.importer;
 import dev.flowpipe.benchmarks.report.ReportWriter;
 import dev.flowpipe.importer.PartitionImport;
 import dev.flowpipe.importer.source.RawRecordIndices;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchHits;

@@ -1,7 +1,7 @@
 package dev.flowpipe.benchmarks.scenario.migration;
 
 import dev.flowpipe.schema.PreviousSchemaFixture;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.IndexLayout;
 import dev.flowpipe.schema.index.MigrationProgress;
 import dev.flowpipe.schema.index.SchemaManager;

@@ -2,7 +2,7 @@ package dev.flowpipe.benchmarks.scenario.network;
 
 import dev.flowpipe.benchmarks.report.HtmlReport.Band;
 import dev.flowpipe.benchmarks.report.HtmlReport.Series;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;

@@ -1,7 +1,7 @@
 package dev.flowpipe.benchmarks.scenario.operations;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.testsupport.NodeProcess;
 import dev.flowpipe.testsupport.ScratchDirectories;
 import dev.flowpipe.testsupport.StoreProxy;

@@ -1,6 +1,6 @@
 package dev.flowpipe.benchmarks.scenario.ramp;
 
-import dev.flowpipe.schema.embedded.EmbeddedSearchStore;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.testsupport.ScratchDirectories;
 import dev.flowpipe.testsupport.NodeCluster;
 import dev.flowpipe.testsupport.ClusterTopology;

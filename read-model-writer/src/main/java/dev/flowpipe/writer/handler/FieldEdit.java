@@ -1,0 +1,92 @@
+package dev.flowpipe.writer.handler;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One edit of one field of a read-model document, as plain immutable data.
+ *
+ * <p>Why data and not code: the broker hands {@code export()} a record object that it reuses for the next record of
+ * the same value type, while a document change may be applied much later (when the bulk thread has read the
+ * document's base from the store, or when a failed bulk is settled). An edit holds only values taken from the record
+ * inside {@code export()}, and {@link Put} accepts only immutable values, so no edit can reach a record afterwards.
+ */
+public sealed interface FieldEdit {
+
+  void applyTo(Map<String, Object> document);
+
+  /** About how much memory the edit holds, for the buffer's memory limit. */
+  default long estimatedBytes() {
+    return 48;
+  }
+
+  /** Sets a field to a value: null, a string, a boolean or a boxed number. */
+  record Put(String field, Object value) implements FieldEdit {
+    public Put {
+      Objects.requireNonNull(field);
+      if (value != null && !(value instanceof String) && !(value instanceof Boolean) && !(value instanceof Long)
+          && !(value instanceof Integer) && !(value instanceof Double)) {
+        throw new IllegalArgumentException(
+            "field " + field + ": only immutable values (String, Boolean, Long, Integer, Double) may be put, was "
+                + value.getClass().getName());
+      }
+    }
+
+    @Override
+    public void applyTo(Map<String, Object> document) {
+      document.put(field, value);
+    }
+
+    @Override
+    public long estimatedBytes() {
+      return 32L + field.length() + (value instanceof String s ? 2L * s.length() : 16);
+    }
+  }
+
+  /** Puts a key into a list of keys (once), or takes it out. */
+  record KeyInList(String field, long key, boolean present) implements FieldEdit {
+    @Override
+    public void applyTo(Map<String, Object> document) {
+      List<Long> keys = keys(document, field);
+      keys.remove(Long.valueOf(key));
+      if (present) {
+        keys.add(key);
+      }
+      // a new list: the old one may belong to a version of the document a bulk is writing
+      document.put(field, keys);
+    }
+  }
+
+  /** Clears a key field if it holds this key (and leaves another key alone). */
+  record ClearKeyIfEquals(String field, long key) implements FieldEdit {
+    @Override
+    public void applyTo(Map<String, Object> document) {
+      if (document.get(field) instanceof Number stored && stored.longValue() == key) {
+        document.put(field, null);
+      }
+    }
+  }
+
+  /** Sets a boolean flag to whether a list field holds anything. */
+  record FlagNotEmpty(String flag, String listField) implements FieldEdit {
+    @Override
+    public void applyTo(Map<String, Object> document) {
+      document.put(flag, document.get(listField) instanceof List<?> list && !list.isEmpty());
+    }
+  }
+
+  /** The keys a document holds in a field, as a new mutable list (stored numbers come back as Integer or Long). */
+  private static List<Long> keys(Map<String, Object> document, String field) {
+    List<Long> keys = new ArrayList<>();
+    if (document.get(field) instanceof List<?> stored) {
+      for (Object key : stored) {
+        if (key instanceof Number n) {
+          keys.add(n.longValue());
+        }
+      }
+    }
+    return keys;
+  }
+}

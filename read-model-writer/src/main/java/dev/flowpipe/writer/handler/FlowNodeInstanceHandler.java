@@ -1,0 +1,66 @@
+package dev.flowpipe.writer.handler;
+
+import dev.flowpipe.schema.index.ReadModelIndex;
+import io.camunda.zeebe.protocol.record.Record;
+import io.camunda.zeebe.protocol.record.RecordType;
+import io.camunda.zeebe.protocol.record.ValueType;
+import io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent;
+import io.camunda.zeebe.protocol.record.value.BpmnElementType;
+import io.camunda.zeebe.protocol.record.value.ProcessInstanceRecordValue;
+import java.util.List;
+
+/**
+ * Every BPMN element the engine activates inside an instance (tasks, events, gateways, sub-processes, call
+ * activities, multi-instance bodies...) becomes a flow-node-instance document: ACTIVE, then COMPLETED or TERMINATED.
+ * The process element itself is the process-instance document; sequence flows are never activated.
+ */
+public final class FlowNodeInstanceHandler implements ExportHandler {
+
+  private final String index;
+
+  public FlowNodeInstanceHandler(String indexPrefix) {
+    this.index = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(indexPrefix);
+  }
+
+  @Override
+  public boolean handles(Record<?> record) {
+    if (record.getRecordType() != RecordType.EVENT || record.getValueType() != ValueType.PROCESS_INSTANCE) {
+      return false;
+    }
+    var type = ((ProcessInstanceRecordValue) record.getValue()).getBpmnElementType();
+    return type != BpmnElementType.PROCESS
+        && type != BpmnElementType.SEQUENCE_FLOW
+        && (record.getIntent() == ProcessInstanceIntent.ELEMENT_ACTIVATING
+            || record.getIntent() == ProcessInstanceIntent.ELEMENT_COMPLETED
+            || record.getIntent() == ProcessInstanceIntent.ELEMENT_TERMINATED);
+  }
+
+  @Override
+  public List<DocumentChange> changes(Record<?> record) {
+    var value = (ProcessInstanceRecordValue) record.getValue();
+    long key = record.getKey();
+    String date = Dates.of(record.getTimestamp());
+    return List.of(
+        switch ((ProcessInstanceIntent) record.getIntent()) {
+          case ELEMENT_ACTIVATING ->
+              DocumentChange.create(index, key, record.getPosition())
+                  .put("key", key)
+                  .put("processInstanceKey", value.getProcessInstanceKey())
+                  .put("processDefinitionKey", value.getProcessDefinitionKey())
+                  .put("bpmnProcessId", value.getBpmnProcessId())
+                  .put("elementId", value.getElementId())
+                  .put("type", value.getBpmnElementType().name())
+                  .put("state", "ACTIVE")
+                  .put("startDate", date)
+                  .put("tenantId", value.getTenantId())
+                  .put("partitionId", record.getPartitionId())
+                  .build();
+          case ELEMENT_COMPLETED ->
+              DocumentChange.update(index, key, record.getPosition())
+                  .put("state", "COMPLETED").put("endDate", date).build();
+          default ->
+              DocumentChange.update(index, key, record.getPosition())
+                  .put("state", "TERMINATED").put("endDate", date).build();
+        });
+  }
+}

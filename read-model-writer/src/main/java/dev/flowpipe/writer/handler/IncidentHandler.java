@@ -1,0 +1,76 @@
+package dev.flowpipe.writer.handler;
+
+import dev.flowpipe.schema.index.ReadModelIndex;
+import io.camunda.zeebe.protocol.record.Record;
+import io.camunda.zeebe.protocol.record.RecordType;
+import io.camunda.zeebe.protocol.record.ValueType;
+import io.camunda.zeebe.protocol.record.intent.IncidentIntent;
+import io.camunda.zeebe.protocol.record.value.IncidentRecordValue;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * An incident becomes an incident document (ACTIVE, then RESOLVED) and is reflected on its process instance (the
+ * keys of its open incidents and an {@code incident} flag) and on its element instance ({@code incidentKey}).
+ */
+public final class IncidentHandler implements ExportHandler {
+
+  private final String incidents;
+  private final String instances;
+  private final String elements;
+
+  public IncidentHandler(String indexPrefix) {
+    this.incidents = ReadModelIndex.INCIDENT.indexName(indexPrefix);
+    this.instances = ReadModelIndex.PROCESS_INSTANCE.indexName(indexPrefix);
+    this.elements = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(indexPrefix);
+  }
+
+  @Override
+  public boolean handles(Record<?> record) {
+    return record.getRecordType() == RecordType.EVENT
+        && record.getValueType() == ValueType.INCIDENT
+        && (record.getIntent() == IncidentIntent.CREATED || record.getIntent() == IncidentIntent.RESOLVED);
+  }
+
+  @Override
+  public List<DocumentChange> changes(Record<?> record) {
+    var value = (IncidentRecordValue) record.getValue();
+    long key = record.getKey();
+    long position = record.getPosition();
+    long instanceKey = value.getProcessInstanceKey();
+    long elementInstanceKey = value.getElementInstanceKey();
+    boolean created = record.getIntent() == IncidentIntent.CREATED;
+    List<DocumentChange> changes = new ArrayList<>(3);
+    if (created) {
+      changes.add(DocumentChange.create(incidents, key, position)
+          .put("key", key)
+          .put("processInstanceKey", instanceKey)
+          .put("processDefinitionKey", value.getProcessDefinitionKey())
+          .put("bpmnProcessId", value.getBpmnProcessId())
+          .put("elementInstanceKey", elementInstanceKey)
+          .put("elementId", value.getElementId())
+          .put("errorType", value.getErrorType().name())
+          .put("errorMessage", value.getErrorMessage())
+          .put("jobKey", Dates.key(value.getJobKey()))
+          .put("state", "ACTIVE")
+          .put("creationTime", Dates.of(record.getTimestamp()))
+          .put("tenantId", value.getTenantId())
+          .put("partitionId", record.getPartitionId())
+          .build());
+    } else {
+      changes.add(DocumentChange.update(incidents, key, position).put("state", "RESOLVED").build());
+    }
+    // the instance keeps the keys of its open incidents, and a flag for whether there are any
+    changes.add(DocumentChange.update(instances, instanceKey, position)
+        .edit(new FieldEdit.KeyInList("incidentKeys", key, created))
+        .edit(new FieldEdit.FlagNotEmpty("incident", "incidentKeys"))
+        .build());
+    // an incident on the process element itself has no flow-node document
+    if (elementInstanceKey != instanceKey) {
+      changes.add(DocumentChange.update(elements, elementInstanceKey, position)
+          .edit(created ? new FieldEdit.Put("incidentKey", key) : new FieldEdit.ClearKeyIfEquals("incidentKey", key))
+          .build());
+    }
+    return changes;
+  }
+}

@@ -1,0 +1,102 @@
+package dev.flowpipe.writer.handler;
+
+import dev.flowpipe.schema.index.ReadModelIndex;
+import io.camunda.zeebe.protocol.record.Record;
+import io.camunda.zeebe.protocol.record.RecordType;
+import io.camunda.zeebe.protocol.record.ValueType;
+import io.camunda.zeebe.protocol.record.intent.JobBatchIntent;
+import io.camunda.zeebe.protocol.record.intent.JobIntent;
+import io.camunda.zeebe.protocol.record.value.JobBatchRecordValue;
+import io.camunda.zeebe.protocol.record.value.JobRecordValue;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A job's life becomes its job document: created, activated by a worker (from the job-batch record), completed,
+ * failed (with retries left and the error), retries updated, timed out, error thrown, canceled.
+ */
+public final class JobHandler implements ExportHandler {
+
+  private static final Set<JobIntent> HANDLED =
+      Set.of(JobIntent.CREATED, JobIntent.COMPLETED, JobIntent.FAILED, JobIntent.RETRIES_UPDATED,
+          JobIntent.TIMED_OUT, JobIntent.ERROR_THROWN, JobIntent.CANCELED, JobIntent.RECURRED_AFTER_BACKOFF,
+          JobIntent.YIELDED, JobIntent.TIMEOUT_UPDATED, JobIntent.UPDATED);
+
+  private final String index;
+
+  public JobHandler(String indexPrefix) {
+    this.index = ReadModelIndex.JOB.indexName(indexPrefix);
+  }
+
+  @Override
+  public boolean handles(Record<?> record) {
+    if (record.getRecordType() != RecordType.EVENT) {
+      return false;
+    }
+    return (record.getValueType() == ValueType.JOB && HANDLED.contains((JobIntent) record.getIntent()))
+        || (record.getValueType() == ValueType.JOB_BATCH && record.getIntent() == JobBatchIntent.ACTIVATED);
+  }
+
+  @Override
+  public List<DocumentChange> changes(Record<?> record) {
+    long position = record.getPosition();
+    if (record.getValueType() == ValueType.JOB_BATCH) {
+      var batch = (JobBatchRecordValue) record.getValue();
+      // each getter builds a new list (of copies, for the jobs with their variables): call each once
+      List<Long> keys = batch.getJobKeys();
+      List<JobRecordValue> jobs = batch.getJobs();
+      List<DocumentChange> changes = new ArrayList<>(keys.size());
+      for (int i = 0; i < keys.size(); i++) {
+        JobRecordValue job = jobs.get(i);
+        changes.add(DocumentChange.update(index, keys.get(i), position)
+            .put("state", "ACTIVATED")
+            .put("worker", job.getWorker())
+            .put("retries", job.getRetries())
+            .put("deadline", deadline(job))
+            .build());
+      }
+      return changes;
+    }
+    var job = (JobRecordValue) record.getValue();
+    long key = record.getKey();
+    JobIntent intent = (JobIntent) record.getIntent();
+    if (intent == JobIntent.CREATED) {
+      return List.of(DocumentChange.create(index, key, position)
+          .put("key", key)
+          .put("processInstanceKey", job.getProcessInstanceKey())
+          .put("processDefinitionKey", job.getProcessDefinitionKey())
+          .put("elementInstanceKey", job.getElementInstanceKey())
+          .put("elementId", job.getElementId())
+          .put("bpmnProcessId", job.getBpmnProcessId())
+          .put("type", job.getType())
+          .put("retries", job.getRetries())
+          .put("state", "CREATED")
+          .put("tenantId", job.getTenantId())
+          .put("partitionId", record.getPartitionId())
+          .build());
+    }
+    var change = DocumentChange.update(index, key, position);
+    switch (intent) {
+      case COMPLETED -> change.put("state", "COMPLETED");
+      case FAILED -> change.put("state", "FAILED").put("retries", job.getRetries())
+          .put("errorMessage", job.getErrorMessage());
+      case RETRIES_UPDATED -> change.put("retries", job.getRetries());
+      case TIMED_OUT -> change.put("state", "TIMED_OUT");
+      case ERROR_THROWN -> change.put("state", "ERROR_THROWN").put("errorMessage", job.getErrorMessage())
+          .put("errorCode", job.getErrorCode());
+      case CANCELED -> change.put("state", "CANCELED");
+      case RECURRED_AFTER_BACKOFF, YIELDED -> change.put("state", "CREATED");
+      case TIMEOUT_UPDATED -> change.put("deadline", deadline(job));
+      case UPDATED -> change.put("retries", job.getRetries()).put("deadline", deadline(job));
+      default -> {
+        // not handled (see HANDLED)
+      }
+    }
+    return List.of(change.build());
+  }
+
+  private static String deadline(JobRecordValue job) {
+    return job.getDeadline() > 0 ? Dates.of(job.getDeadline()) : null;
+  }
+}

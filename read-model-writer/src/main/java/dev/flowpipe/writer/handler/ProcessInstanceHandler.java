@@ -1,0 +1,65 @@
+package dev.flowpipe.writer.handler;
+
+import dev.flowpipe.schema.index.ReadModelIndex;
+import io.camunda.zeebe.protocol.record.Record;
+import io.camunda.zeebe.protocol.record.RecordType;
+import io.camunda.zeebe.protocol.record.ValueType;
+import io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent;
+import io.camunda.zeebe.protocol.record.value.BpmnElementType;
+import io.camunda.zeebe.protocol.record.value.ProcessInstanceRecordValue;
+import java.util.List;
+
+/**
+ * The process element's life cycle becomes the process-instance document: ACTIVE when it activates, COMPLETED or
+ * CANCELED when it ends. A call activity's child instance carries its parent's instance and element keys.
+ */
+public final class ProcessInstanceHandler implements ExportHandler {
+
+  private final String index;
+
+  public ProcessInstanceHandler(String indexPrefix) {
+    this.index = ReadModelIndex.PROCESS_INSTANCE.indexName(indexPrefix);
+  }
+
+  @Override
+  public boolean handles(Record<?> record) {
+    if (record.getRecordType() != RecordType.EVENT || record.getValueType() != ValueType.PROCESS_INSTANCE) {
+      return false;
+    }
+    var value = (ProcessInstanceRecordValue) record.getValue();
+    return value.getBpmnElementType() == BpmnElementType.PROCESS
+        && (record.getIntent() == ProcessInstanceIntent.ELEMENT_ACTIVATING
+            || record.getIntent() == ProcessInstanceIntent.ELEMENT_COMPLETED
+            || record.getIntent() == ProcessInstanceIntent.ELEMENT_TERMINATED);
+  }
+
+  @Override
+  public List<DocumentChange> changes(Record<?> record) {
+    var value = (ProcessInstanceRecordValue) record.getValue();
+    long key = value.getProcessInstanceKey();
+    String date = Dates.of(record.getTimestamp());
+    return List.of(
+        switch ((ProcessInstanceIntent) record.getIntent()) {
+          case ELEMENT_ACTIVATING ->
+              DocumentChange.create(index, key, record.getPosition())
+                  .put("key", key)
+                  .put("processDefinitionKey", value.getProcessDefinitionKey())
+                  .put("bpmnProcessId", value.getBpmnProcessId())
+                  .put("version", value.getVersion())
+                  .put("state", "ACTIVE")
+                  .put("incident", false)
+                  .put("startDate", date)
+                  .put("parentProcessInstanceKey", Dates.key(value.getParentProcessInstanceKey()))
+                  .put("parentElementInstanceKey", Dates.key(value.getParentElementInstanceKey()))
+                  .put("tenantId", value.getTenantId())
+                  .put("partitionId", record.getPartitionId())
+                  .build();
+          case ELEMENT_COMPLETED ->
+              DocumentChange.update(index, key, record.getPosition())
+                  .put("state", "COMPLETED").put("endDate", date).build();
+          default ->
+              DocumentChange.update(index, key, record.getPosition())
+                  .put("state", "CANCELED").put("endDate", date).build();
+        });
+  }
+}

@@ -1,0 +1,57 @@
+package dev.flowpipe.writer.handler;
+
+import dev.flowpipe.schema.index.ReadModelIndex;
+import io.camunda.zeebe.protocol.record.Record;
+import io.camunda.zeebe.protocol.record.RecordType;
+import io.camunda.zeebe.protocol.record.ValueType;
+import io.camunda.zeebe.protocol.record.intent.VariableIntent;
+import io.camunda.zeebe.protocol.record.value.VariableRecordValue;
+import java.util.List;
+
+/**
+ * A variable, created and updated, becomes one document per variable. A value longer than the limit is searchable by
+ * its first {@code valueLimit} characters ({@code value}, {@code truncated = true}); the whole value is kept,
+ * unindexed, in {@code fullValue}.
+ */
+public final class VariableHandler implements ExportHandler {
+
+  private final String index;
+  private final int valueLimit;
+
+  public VariableHandler(String indexPrefix, int valueLimit) {
+    this.index = ReadModelIndex.VARIABLE.indexName(indexPrefix);
+    this.valueLimit = valueLimit;
+  }
+
+  @Override
+  public boolean handles(Record<?> record) {
+    return record.getRecordType() == RecordType.EVENT
+        && record.getValueType() == ValueType.VARIABLE
+        && (record.getIntent() == VariableIntent.CREATED || record.getIntent() == VariableIntent.UPDATED);
+  }
+
+  /**
+   * Created and updated alike: a variable record carries every field of the document, so each one gives the whole
+   * document ({@code create}) and an update never needs the stored version (which for a large value would mean reading
+   * it back from the store).
+   */
+  @Override
+  public List<DocumentChange> changes(Record<?> record) {
+    var variable = (VariableRecordValue) record.getValue();
+    String value = variable.getValue();
+    boolean truncated = value.length() > valueLimit;
+    return List.of(
+        DocumentChange.create(index, record.getKey(), record.getPosition())
+            .put("key", record.getKey())
+            .put("scopeKey", variable.getScopeKey())
+            .put("processInstanceKey", variable.getProcessInstanceKey())
+            .put("name", variable.getName())
+            .put("tenantId", variable.getTenantId())
+            .put("partitionId", record.getPartitionId())
+            .put("value", truncated ? value.substring(0, valueLimit) : value)
+            .put("truncated", truncated)
+            .put("fullValue", truncated ? value : null)
+            .put("lastUpdate", Dates.of(record.getTimestamp()))
+            .build());
+  }
+}
