@@ -1,8 +1,10 @@
 package dev.flowpipe.server;
 
+import java.time.Clock;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
 /**
@@ -14,6 +16,12 @@ import org.springframework.context.annotation.Import;
 @EnableAutoConfiguration
 @Import({ServerWebapp.class, ServerImporter.class, ServerFlowControl.class})
 public class ServerApplication {
+
+  /** The one clock of the server: the web app's waits and batches and the flow controller take it. */
+  @Bean
+  Clock clock() {
+    return Clock.systemUTC();
+  }
 
   public static void main(String[] args) {
     SpringApplication.run(ServerApplication.class, args);

@@ -43,8 +43,8 @@ public class ServerFlowControl {
 
   @Bean(initMethod = "start", destroyMethod = "close")
   StockClusterFlowController stockClusterFlowController(StockClusterLag lag, ManagementEndpointApplier applier,
-      FlowControllerProperties properties, ScheduledExecutorService flowControlScheduler) {
-    return new StockClusterFlowController(lag, applier, properties.control(), Clock.systemUTC(), flowControlScheduler);
+      FlowControllerProperties properties, ScheduledExecutorService flowControlScheduler, Clock clock) {
+    return new StockClusterFlowController(lag, applier, properties.control(), clock, flowControlScheduler);
   }
 
   @Bean
