@@ -1,8 +1,8 @@
 package dev.flowpipe.node.config;
 
 import dev.flowpipe.flowcontrol.ControlSettings;
+import dev.flowpipe.flowcontrol.ControlSettings.Mode;
 import java.time.Duration;
-import java.util.Locale;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
@@ -36,21 +36,6 @@ public record FlowControlProperties(
 
   private static final String P = "flowpipe.flow-control.";
 
-  /** The signal the controller holds at its target. */
-  public enum Mode {
-    TIME,
-    RECORDS;
-
-    /** Parses "time" or "records" in any case, naming the key on failure. */
-    public static Mode parse(String key, String text) {
-      try {
-        return valueOf(text.trim().toUpperCase(Locale.ROOT));
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException(key + " must be 'time' or 'records', was '" + text + "'");
-      }
-    }
-  }
-
   public FlowControlProperties {
     control(enabled, mode, maxExportLag, acceptableBacklog, minWriteRate, resolution, writeLimit, window, warmUp);
   }
@@ -64,7 +49,7 @@ public record FlowControlProperties(
   private static ControlSettings control(boolean enabled, Mode mode, Duration maxExportLag, long acceptableBacklog,
       int minWriteRate, Duration resolution, int writeLimit, Duration window, Duration warmUp) {
     try {
-      return new ControlSettings(enabled, mode == null ? null : ControlSettings.Mode.valueOf(mode.name()),
+      return new ControlSettings(enabled, mode,
           maxExportLag, acceptableBacklog, minWriteRate, resolution, writeLimit, window, warmUp);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(P + e.getMessage(), e);

@@ -218,7 +218,7 @@ public final class FlowControlService implements AutoCloseable {
   }
 
   static String describe(FlowControlProperties s) {
-    String target = s.mode() == FlowControlProperties.Mode.TIME
+    String target = s.mode() == ControlSettings.Mode.TIME
         ? "export lag at most " + DurationStyle.SIMPLE.print(s.maxExportLag())
         : "backlog at most " + s.acceptableBacklog() + " records";
     return (s.enabled() ? "controller on (" + target + ", sustained over " + DurationStyle.SIMPLE.print(s.window())
