@@ -132,10 +132,17 @@ public final class StoreProxy implements AutoCloseable {
 
   /**
    * From now on, passes bulk requests at no more than this many operations per second, one after another (each waits
-   * its share of time before it is forwarded): a store that absorbs writes slowly. 0 switches the throttle off.
+   * its share of time before it is forwarded): a store that absorbs writes slowly. 0 switches the throttle off, and
+   * the bulks waiting for their share pass at once: the store has recovered.
    */
   public StoreProxy throttleBulksTo(double operationsPerSecond) {
-    this.bulkOperationsPerSecond = operationsPerSecond;
+    synchronized (throttle) {
+      this.bulkOperationsPerSecond = operationsPerSecond;
+      if (operationsPerSecond <= 0) {
+        throttledUntilNanos = 0;
+      }
+      throttle.notifyAll();
+    }
     return this;
   }
 
@@ -163,14 +170,16 @@ public final class StoreProxy implements AutoCloseable {
       return;
     }
     long operations = new String(body, StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank()).count() / 2;
-    long waitNanos;
     synchronized (throttle) {
       long now = System.nanoTime();
       long start = Math.max(now, throttledUntilNanos);
       throttledUntilNanos = start + (long) (operations / rate * 1e9);
-      waitNanos = throttledUntilNanos - now;
+      long due = throttledUntilNanos;
+      // waits its share, unless the throttle is switched off meanwhile
+      for (long left = due - now; left > 0 && bulkOperationsPerSecond > 0; left = due - System.nanoTime()) {
+        throttle.wait(left / 1_000_000, (int) (left % 1_000_000));
+      }
     }
-    Thread.sleep(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.flowpipe.exporter.metrics;
 
+import dev.flowpipe.flowcontrol.ExportProgressBoard;
 import dev.flowpipe.writer.batch.BulkFlushPolicy;
 import io.camunda.zeebe.protocol.record.ValueType;
 import io.micrometer.core.instrument.Counter;
@@ -19,8 +20,9 @@ import java.util.function.Supplier;
 /**
  * The exporter's meters, per partition: records exported by value type, bulk sizes, flush durations by reason, export
  * latency (engine timestamp of the oldest record in a flush to durable), records durable, lag (records not yet
- * durable, documents buffered, age of the oldest by engine time), retries, failures and dead letters. The flow
- * controller of the node reads the lag age from here.
+ * durable, documents buffered, age of the oldest by engine time), retries, failures and dead letters. The durable
+ * position and the lag age also go to the {@link ExportProgressBoard}, where the node's flow controller reads them
+ * typed (not by meter name).
  */
 public final class ExporterMetrics {
 
@@ -38,6 +40,8 @@ public final class ExporterMetrics {
   private final Counter deadLetters;
   private final Counter acknowledged;
   private final List<Gauge> lagGauges = new ArrayList<>();
+  private final int partitionId;
+  private ExportProgressBoard.Progress progress;
 
   // the timers are histograms (buckets, not client-side quantiles), so quantiles aggregate over partitions and nodes
   private static final Duration SHORTEST = Duration.ofMillis(1);
@@ -46,6 +50,7 @@ public final class ExporterMetrics {
   public ExporterMetrics(MeterRegistry registry, int partitionId, InstantSource clock) {
     this.clock = clock;
     this.registry = registry;
+    this.partitionId = partitionId;
     this.tags = Tags.of("partition", String.valueOf(partitionId));
     bulkSize = DistributionSummary.builder("flowpipe.exporter.bulk.size").description("documents per bulk")
         .baseUnit("documents").tags(tags).register(registry);
@@ -88,12 +93,28 @@ public final class ExporterMetrics {
     lagGauges.add(Gauge.builder("flowpipe.exporter.lag.age", () -> oldestAgeMs.get().doubleValue())
         .description("time since the engine wrote the oldest record not yet durable in the store")
         .baseUnit("milliseconds").tags(tags).register(registry));
+    progress = new ExportProgressBoard.Progress() {
+      @Override
+      public long durablePosition() {
+        return acknowledgedPosition.get().longValue();
+      }
+
+      @Override
+      public Duration oldestPendingAge() {
+        return Duration.ofMillis(oldestAgeMs.get().longValue());
+      }
+    };
+    ExportProgressBoard.SHARED.post(partitionId, progress);
   }
 
-  /** Removes the lag gauges (counters and timers go on counting across the partition's exporters). */
+  /** Removes the lag gauges and the board's progress (counters and timers go on counting across the partition's exporters). */
   public void close() {
     lagGauges.forEach(registry::remove);
     lagGauges.clear();
+    if (progress != null) {
+      ExportProgressBoard.SHARED.withdraw(partitionId, progress);
+      progress = null;
+    }
   }
 
   public void recordExported(ValueType valueType) {

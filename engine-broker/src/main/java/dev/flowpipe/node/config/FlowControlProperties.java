@@ -1,9 +1,9 @@
 package dev.flowpipe.node.config;
 
+import dev.flowpipe.flowcontrol.ControlSettings;
+import dev.flowpipe.flowcontrol.ControlSettings.Mode;
 import java.time.Duration;
-import java.util.Locale;
 import org.springframework.boot.context.properties.bind.DefaultValue;
-import org.springframework.boot.convert.DurationStyle;
 
 /**
  * How the broker's write rate follows the exporter's lag ({@code flowpipe.flow-control.*}). Also the settings that
@@ -36,44 +36,23 @@ public record FlowControlProperties(
 
   private static final String P = "flowpipe.flow-control.";
 
-  /** The signal the controller holds at its target. */
-  public enum Mode {
-    TIME,
-    RECORDS;
-
-    /** Parses "time" or "records" in any case, naming the key on failure. */
-    public static Mode parse(String key, String text) {
-      try {
-        return valueOf(text.trim().toUpperCase(Locale.ROOT));
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException(key + " must be 'time' or 'records', was '" + text + "'");
-      }
-    }
+  public FlowControlProperties {
+    control(enabled, mode, maxExportLag, acceptableBacklog, minWriteRate, resolution, writeLimit, window, warmUp);
   }
 
-  public FlowControlProperties {
-    if (mode == null) {
-      throw new IllegalArgumentException(P + "mode must be 'time' or 'records', was null");
-    }
-    Check.positive(P + "max-export-lag", maxExportLag);
-    Check.positive(P + "resolution", resolution);
-    if (resolution.compareTo(Duration.ofMillis(10)) < 0 || resolution.compareTo(Duration.ofSeconds(10)) > 0) {
-      throw new IllegalArgumentException(
-          P + "resolution must be between 10ms and 10s, was " + DurationStyle.SIMPLE.print(resolution));
-    }
-    if (acceptableBacklog < 1) {
-      throw new IllegalArgumentException(P + "acceptable-backlog must be >= 1, was " + acceptableBacklog);
-    }
-    Check.atLeast(P + "min-write-rate", minWriteRate, 1);
-    Check.atLeast(P + "write-limit", writeLimit, 0);
-    if (window == null || window.compareTo(Duration.ofSeconds(1)) < 0 || window.compareTo(Duration.ofMinutes(1)) > 0
-        || window.compareTo(resolution.multipliedBy(2)) < 0) {
-      throw new IllegalArgumentException(P + "window must be between 1s and 1m and at least twice the resolution ("
-          + DurationStyle.SIMPLE.print(resolution) + "), was " + (window == null ? null : DurationStyle.SIMPLE.print(window)));
-    }
-    if (warmUp == null || warmUp.isNegative() || warmUp.compareTo(Duration.ofHours(1)) > 0) {
-      throw new IllegalArgumentException(P + "warm-up must be between 0s and 1h, was "
-          + (warmUp == null ? null : DurationStyle.SIMPLE.print(warmUp)));
+  /** The controller's settings (the flow-control module's, shared with the flowpipe server). */
+  public ControlSettings control() {
+    return control(enabled, mode, maxExportLag, acceptableBacklog, minWriteRate, resolution, writeLimit, window, warmUp);
+  }
+
+  /** Validated by the controller's own settings, each message naming the node's key. */
+  private static ControlSettings control(boolean enabled, Mode mode, Duration maxExportLag, long acceptableBacklog,
+      int minWriteRate, Duration resolution, int writeLimit, Duration window, Duration warmUp) {
+    try {
+      return new ControlSettings(enabled, mode,
+          maxExportLag, acceptableBacklog, minWriteRate, resolution, writeLimit, window, warmUp);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(P + e.getMessage(), e);
     }
   }
 

@@ -1,7 +1,7 @@
 package dev.flowpipe.node.flowcontrol;
 
 import dev.flowpipe.node.config.FlowControlProperties;
-import dev.flowpipe.node.config.FlowControlProperties.Mode;
+import dev.flowpipe.flowcontrol.ControlSettings.Mode;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

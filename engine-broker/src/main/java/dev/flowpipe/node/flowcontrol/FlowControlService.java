@@ -1,10 +1,13 @@
 package dev.flowpipe.node.flowcontrol;
 
+import dev.flowpipe.flowcontrol.ControlSettings;
+import dev.flowpipe.flowcontrol.ExportProgressBoard;
+import dev.flowpipe.flowcontrol.LagReading;
+import dev.flowpipe.flowcontrol.PartitionFlowControl;
+import dev.flowpipe.flowcontrol.PartitionFlowControl.Leadership;
+import dev.flowpipe.flowcontrol.WriteLimitApplier;
 import dev.flowpipe.node.broker.EmbeddedBroker;
 import dev.flowpipe.node.config.FlowControlProperties;
-import io.camunda.zeebe.broker.system.configuration.FlowControlCfg;
-import io.camunda.zeebe.broker.system.configuration.backpressure.RateLimitCfg;
-import io.camunda.zeebe.broker.system.configuration.backpressure.ThrottleCfg;
 import io.camunda.zeebe.broker.system.partitions.ZeebePartition;
 import io.camunda.zeebe.logstreams.impl.flowcontrol.FlowControlLimits;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -30,24 +33,17 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.convert.DurationStyle;
 
 /**
- * Every {@code resolution}, for each partition this broker leads: measure the lag ({@link LagProbe}) into the
- * partition's {@link LagWindow}, decide a write limit ({@link WriteRateController}, capped by the static
- * {@code write-limit}), and set it through the partition's flow-control admin access. Setting a limit makes the broker
- * build a new rate limiter, which loses its burst credit, so a limit is applied rarely: when throttling starts or
- * ends, when it moved by more than {@link #APPLY_CHANGE} and at least {@link #APPLY_INTERVAL} after the last one, and
- * whenever this node takes over a partition's leadership (the new leader's limiter comes from the broker's
- * configuration, so whatever was in force is gone). While the store's disk is above its high watermark
- * ({@link DiskPressure}) the limit is held at {@code min-write-rate}. Publishes what it sees as meters and as the
- * {@code flowControl} actuator endpoint's report; settings change at runtime through {@link #update}.
+ * Every {@code resolution}, for each partition this broker leads: read the lag ({@link LagProbe}) and run the
+ * partition's control loop ({@link PartitionFlowControl}: the same {@code WriteRateController} as the flowpipe
+ * server's), and put the limit it hands out in force through the partition's flow-control admin access
+ * ({@link PartitionAdminApplier}). While the store's disk is above its high watermark ({@link DiskPressure}) the limit
+ * is held at {@code min-write-rate}. Publishes what it sees as meters and as the {@code flowControl} actuator
+ * endpoint's report; settings change at runtime through {@link #update}.
  */
 public final class FlowControlService implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(FlowControlService.class);
   private static final String FLOW_CONTROL_OUTCOME = "zeebe_flow_control_outcome_total";
-  /** A limit that moved by less than this share of the one in force is not applied. */
-  static final double APPLY_CHANGE = 0.1;
-  /** Limits in force stay at least this long, unless throttling starts or ends. */
-  static final Duration APPLY_INTERVAL = Duration.ofMillis(500);
 
   private final EmbeddedBroker broker;
   private final MeterRegistry registry;
@@ -55,25 +51,13 @@ public final class FlowControlService implements AutoCloseable {
   private final Map<Integer, PartitionControl> partitions = new ConcurrentHashMap<>();
   private final ScheduledExecutorService executor;
   private final DiskPressure disk;
+  private final WriteLimitApplier applier;
   private volatile boolean diskHold;
   private ScheduledFuture<?> loop;
   private final long startNanos = System.nanoTime();
 
-  /** What the service knows about one partition; its fields are written by the control thread only. */
-  static final class PartitionControl {
-    final LagProbe probe;
-    final LagWindow window;
-    final WriteRateController controller = new WriteRateController();
-    volatile PartitionLag lag;
-    volatile OptionalInt applied = OptionalInt.empty();
-    volatile boolean leading;
-    long appliedAtNanos;
-
-    PartitionControl(LagProbe probe, Duration window) {
-      this.probe = probe;
-      this.window = new LagWindow(window);
-    }
-  }
+  /** One partition's probe and control loop; the probe is used by the control thread only. */
+  record PartitionControl(LagProbe probe, PartitionFlowControl loop) {}
 
   public FlowControlService(EmbeddedBroker broker, MeterRegistry registry, FlowControlProperties initial) {
     this(broker, registry, initial, DiskPressure.NONE);
@@ -88,6 +72,7 @@ public final class FlowControlService implements AutoCloseable {
         .register(registry);
     this.registry = registry;
     this.settings = new AtomicReference<>(initial);
+    this.applier = new PartitionAdminApplier(broker);
     this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread thread = new Thread(r, "flow-control");
       thread.setDaemon(true);
@@ -136,6 +121,7 @@ public final class FlowControlService implements AutoCloseable {
 
   void tick() {
     FlowControlProperties current = settings.get();
+    ControlSettings control = current.control();
     long now = System.nanoTime();
     boolean warmingUp = now - startNanos < current.warmUp().toNanos();
     boolean holdForDisk = disk.aboveHighWatermark();
@@ -145,77 +131,40 @@ public final class FlowControlService implements AutoCloseable {
       diskHold = holdForDisk;
     }
     for (ZeebePartition partition : broker.partitions()) {
-      PartitionControl control = partitions.computeIfAbsent(partition.getPartitionId(), id -> register(partition));
-      Optional<LagSample> sample = control.probe.sample(control.window.full() ? control.window.exportRate() : 0);
-      if (sample.isEmpty()) {
-        if (!control.probe.leads()) {
-          control.leading = false;
-          control.lag = null;
+      PartitionControl partitionControl =
+          partitions.computeIfAbsent(partition.getPartitionId(), id -> register(partition));
+      PartitionFlowControl loop = partitionControl.loop();
+      Optional<LagReading> reading = partitionControl.probe().read();
+      if (reading.isEmpty()) {
+        if (!partitionControl.probe().leads()) {
+          loop.lostLeader();
         } // else no answer in time: the last limit stays
         continue;
       }
-      boolean tookOver = control.probe.tookOver() || !control.leading;
-      if (tookOver) {
-        // positions and rates start anew here, and the broker's new limiter knows nothing of any limit
-        control.window.clear();
-        control.controller.release();
-        control.leading = true;
-      }
-      control.window.add(sample.get(), current.window());
-      control.lag = PartitionLag.of(partition.getPartitionId(), control.window);
-      OptionalInt limit = DiskPressure.hold(
-          WriteRateController.effective(current, control.controller.next(current, control.window, warmingUp)),
-          holdForDisk, current.minWriteRate());
-      if (tookOver || worthApplying(control, limit, now)) {
-        apply(partition, limit);
-        control.applied = limit;
-        control.appliedAtNanos = now;
+      Optional<OptionalInt> limit = loop.tick(reading.get(),
+          partitionControl.probe().tookOver() ? Leadership.TAKEN_OVER : Leadership.SAME, control, warmingUp,
+          controlled -> DiskPressure.hold(controlled, holdForDisk, current.minWriteRate()), now);
+      if (limit.isPresent()) {
+        applier.apply(partition.getPartitionId(), limit.get());
+        loop.applied(limit.get(), now);
       }
     }
-  }
-
-  /** Throttling starts or ends, or the limit moved by enough and the one in force has stood long enough. */
-  private static boolean worthApplying(PartitionControl control, OptionalInt limit, long now) {
-    OptionalInt before = control.applied;
-    if (before.isPresent() != limit.isPresent()) {
-      return true;
-    }
-    if (before.isEmpty()) {
-      return false;
-    }
-    return Math.abs(limit.getAsInt() - before.getAsInt()) > APPLY_CHANGE * before.getAsInt()
-        && now - control.appliedAtNanos >= APPLY_INTERVAL.toNanos();
-  }
-
-  private static void apply(ZeebePartition partition, OptionalInt limit) {
-    RateLimitCfg write = new RateLimitCfg();
-    ThrottleCfg throttling = new ThrottleCfg();
-    throttling.setEnabled(false); // the broker's own record-count throttle would fight this controller
-    write.setThrottling(throttling);
-    write.setRampUp(Duration.ZERO);
-    write.setEnabled(limit.isPresent());
-    if (limit.isPresent()) {
-      write.setLimit(limit.getAsInt());
-    }
-    FlowControlCfg cfg = new FlowControlCfg();
-    cfg.setWrite(write); // the request limiter stays as configured (null leaves it)
-    partition.getAdminAccess().configureFlowControl(cfg).join(1, TimeUnit.SECONDS);
   }
 
   private PartitionControl register(ZeebePartition partition) {
     int id = partition.getPartitionId();
-    PartitionControl control = new PartitionControl(
-        new LagProbe(partition, registry, settings.get().minWriteRate()), settings.get().window());
+    PartitionControl control = new PartitionControl(new LagProbe(partition, ExportProgressBoard.SHARED),
+        new PartitionFlowControl(id, settings.get().window()));
     Tags tags = Tags.of("partition", String.valueOf(id));
-    Gauge.builder("flowpipe.flowcontrol.write.limit", control, c -> c.applied.isPresent() ? c.applied.getAsInt() : 0)
+    Gauge.builder("flowpipe.flowcontrol.write.limit", control, c -> c.loop().appliedLimit().orElse(0))
         .description("write rate limit in records per second (0: none)").tags(tags).register(registry);
-    Gauge.builder("flowpipe.flowcontrol.write.rate", control, c -> c.lag == null ? 0 : c.lag.writeRate())
+    Gauge.builder("flowpipe.flowcontrol.write.rate", control, c -> c.loop().lag() == null ? 0 : c.loop().lag().writeRate())
         .description("records written to the log per second").tags(tags).register(registry);
-    Gauge.builder("flowpipe.flowcontrol.export.rate", control, c -> c.lag == null ? 0 : c.lag.exportRate())
+    Gauge.builder("flowpipe.flowcontrol.export.rate", control, c -> c.loop().lag() == null ? 0 : c.loop().lag().exportRate())
         .description("records becoming durable in the store per second").tags(tags).register(registry);
-    Gauge.builder("flowpipe.flowcontrol.lag.records", control, c -> c.lag == null ? 0 : c.lag.backlog())
+    Gauge.builder("flowpipe.flowcontrol.lag.records", control, c -> c.loop().lag() == null ? 0 : c.loop().lag().backlog())
         .description("records written but not yet durable in the store").tags(tags).register(registry);
-    Gauge.builder("flowpipe.flowcontrol.lag.time", control, c -> c.lag == null ? 0 : c.lag.age().toMillis())
+    Gauge.builder("flowpipe.flowcontrol.lag.time", control, c -> c.loop().lag() == null ? 0 : c.loop().lag().age().toMillis())
         .description("age of the oldest record not yet durable in the store").baseUnit("milliseconds").tags(tags)
         .register(registry);
     FunctionCounter.builder("flowpipe.flowcontrol.rejected", id, FlowControlService::rejectedByWriteLimit)
@@ -261,15 +210,15 @@ public final class FlowControlService implements AutoCloseable {
       } catch (RuntimeException e) {
         // reported as unknown
       }
-      boolean leading = control != null && control.leading;
-      reports.add(PartitionReport.of(partition.getPartitionId(), leading, limits, leading ? control.lag : null,
-          leading && control.controller.throttling(), rejectedByWriteLimit(partition.getPartitionId())));
+      boolean leading = control != null && control.loop().leading();
+      reports.add(PartitionReport.of(partition.getPartitionId(), leading, limits, leading ? control.loop().lag() : null,
+          leading && control.loop().throttling(), rejectedByWriteLimit(partition.getPartitionId())));
     }
     return reports;
   }
 
   static String describe(FlowControlProperties s) {
-    String target = s.mode() == FlowControlProperties.Mode.TIME
+    String target = s.mode() == ControlSettings.Mode.TIME
         ? "export lag at most " + DurationStyle.SIMPLE.print(s.maxExportLag())
         : "backlog at most " + s.acceptableBacklog() + " records";
     return (s.enabled() ? "controller on (" + target + ", sustained over " + DurationStyle.SIMPLE.print(s.window())

@@ -1,5 +1,6 @@
 package dev.flowpipe.node.flowcontrol;
 
+import dev.flowpipe.flowcontrol.PartitionLag;
 import io.camunda.zeebe.logstreams.impl.flowcontrol.FlowControlLimits;
 import io.camunda.zeebe.logstreams.impl.flowcontrol.RateLimit;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package dev.flowpipe.node.flowcontrol;
+package dev.flowpipe.flowcontrol;
 
 import java.time.Duration;
 
@@ -10,10 +10,10 @@ import java.time.Duration;
  * @param exported the position up to which every record is durable in the store
  * @param age how long the oldest record not yet durable has waited
  */
-record LagSample(long nanos, long written, long exported, Duration age) {
+public record LagSample(long nanos, long written, long exported, Duration age) {
 
   /** Records written but not yet durable in the store. */
-  long backlog() {
+  public long backlog() {
     return Math.max(0, written - exported);
   }
 }

@@ -1,4 +1,4 @@
-package dev.flowpipe.node.flowcontrol;
+package dev.flowpipe.flowcontrol;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -12,16 +12,16 @@ import java.util.function.ToLongFunction;
  *
  * <p>Not thread-safe: one per partition, fed by the control thread.
  */
-final class LagWindow {
+public final class LagWindow {
 
   private final Deque<LagSample> samples = new ArrayDeque<>();
   private Duration length;
 
-  LagWindow(Duration length) {
+  public LagWindow(Duration length) {
     this.length = length;
   }
 
-  void add(LagSample sample, Duration windowLength) {
+  public void add(LagSample sample, Duration windowLength) {
     length = windowLength;
     samples.addLast(sample);
     // keep one sample at or before the window's start, so the window spans its whole length
@@ -37,16 +37,16 @@ final class LagWindow {
   }
 
   /** Forgets everything (the partition changed hands: its positions start anew on this node). */
-  void clear() {
+  public void clear() {
     samples.clear();
   }
 
   /** Whether the samples span the whole window. */
-  boolean full() {
+  public boolean full() {
     return !samples.isEmpty() && samples.getLast().nanos() - samples.getFirst().nanos() >= length.toNanos();
   }
 
-  LagSample latest() {
+  public LagSample latest() {
     return samples.getLast();
   }
 
@@ -55,28 +55,28 @@ final class LagWindow {
   }
 
   /** Records written per second over the window (0 with fewer than two samples). */
-  double writeRate() {
+  public double writeRate() {
     return samples.size() < 2 ? 0 : Math.max(0, samples.getLast().written() - samples.getFirst().written()) / seconds();
   }
 
   /** Records made durable per second over the window (0 with fewer than two samples). */
-  double exportRate() {
+  public double exportRate() {
     return samples.size() < 2 ? 0
         : Math.max(0, samples.getLast().exported() - samples.getFirst().exported()) / seconds();
   }
 
   /** Whether the backlog is larger now than at the window's start. */
-  boolean backlogGrew() {
+  public boolean backlogGrew() {
     return samples.size() >= 2 && samples.getLast().backlog() > samples.getFirst().backlog();
   }
 
   /** The smallest value of {@code signal} over the samples taken within {@code span} of the latest one. */
-  long min(Duration span, ToLongFunction<LagSample> signal) {
+  public long min(Duration span, ToLongFunction<LagSample> signal) {
     return extreme(span, signal, true);
   }
 
   /** The largest value of {@code signal} over the samples taken within {@code span} of the latest one. */
-  long max(Duration span, ToLongFunction<LagSample> signal) {
+  public long max(Duration span, ToLongFunction<LagSample> signal) {
     return extreme(span, signal, false);
   }
 

@@ -1,4 +1,4 @@
-package dev.flowpipe.node.flowcontrol;
+package dev.flowpipe.flowcontrol;
 
 import java.time.Duration;
 
@@ -19,7 +19,7 @@ public record PartitionLag(
     double writeRate) {
 
   /** The latest sample of the window, with the window's rates. */
-  static PartitionLag of(int partitionId, LagWindow window) {
+  public static PartitionLag of(int partitionId, LagWindow window) {
     LagSample latest = window.latest();
     return new PartitionLag(partitionId, latest.written(), latest.exported(), latest.age(), window.exportRate(),
         window.writeRate());

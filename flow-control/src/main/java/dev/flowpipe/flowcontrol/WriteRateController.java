@@ -1,7 +1,6 @@
-package dev.flowpipe.node.flowcontrol;
+package dev.flowpipe.flowcontrol;
 
-import dev.flowpipe.node.config.FlowControlProperties;
-import dev.flowpipe.node.config.FlowControlProperties.Mode;
+import dev.flowpipe.flowcontrol.ControlSettings.Mode;
 import java.time.Duration;
 import java.util.OptionalInt;
 import java.util.function.ToLongFunction;
@@ -26,7 +25,7 @@ import java.util.function.ToLongFunction;
  *
  * <p>Not thread-safe: one instance per partition, driven by one thread.
  */
-final class WriteRateController {
+public final class WriteRateController {
 
   static final double GAIN = 0.6;
   /** Per second: a lag off target by a whole target for a second moves the limit by 15% of the export rate. */
@@ -44,9 +43,9 @@ final class WriteRateController {
   /**
    * The controller's limit for this tick in records per second, or empty for no limit from the controller.
    *
-   * @param warmingUp whether the node is within its warm-up
+   * @param warmingUp whether the node (or server) is within its warm-up
    */
-  OptionalInt next(FlowControlProperties settings, LagWindow window, boolean warmingUp) {
+  public OptionalInt next(ControlSettings settings, LagWindow window, boolean warmingUp) {
     if (!settings.enabled() || !window.full()) {
       release();
       return OptionalInt.empty();
@@ -79,32 +78,32 @@ final class WriteRateController {
   }
 
   private static boolean calm(
-      FlowControlProperties settings, LagWindow window, ToLongFunction<LagSample> signal, double target) {
+      ControlSettings settings, LagWindow window, ToLongFunction<LagSample> signal, double target) {
     Duration span = settings.window().dividedBy(2);
     boolean below = window.max(span, signal) < RELEASE_BELOW * target;
     return below && (settings.mode() == Mode.RECORDS
         || window.max(span, LagSample::backlog) < settings.acceptableBacklog());
   }
 
-  private static double target(FlowControlProperties settings) {
-    return settings.mode() == Mode.TIME ? settings.maxExportLag().toMillis() : settings.acceptableBacklog();
+  private static double target(ControlSettings settings) {
+    return settings.target();
   }
 
-  private static ToLongFunction<LagSample> signal(FlowControlProperties settings) {
+  private static ToLongFunction<LagSample> signal(ControlSettings settings) {
     return settings.mode() == Mode.TIME ? sample -> sample.age().toMillis() : LagSample::backlog;
   }
 
-  void release() {
+  public void release() {
     throttling = false;
     integral = 0;
   }
 
-  boolean throttling() {
+  public boolean throttling() {
     return throttling;
   }
 
   /** The limit to apply: the controller's, capped by the static {@code write-limit} if one is set. */
-  static OptionalInt effective(FlowControlProperties settings, OptionalInt controlled) {
+  public static OptionalInt effective(ControlSettings settings, OptionalInt controlled) {
     if (settings.writeLimit() <= 0) {
       return controlled;
     }

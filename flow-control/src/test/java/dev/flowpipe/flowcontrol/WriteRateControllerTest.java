@@ -1,9 +1,8 @@
-package dev.flowpipe.node.flowcontrol;
+package dev.flowpipe.flowcontrol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.flowpipe.node.config.FlowControlProperties;
-import dev.flowpipe.node.config.FlowControlProperties.Mode;
+import dev.flowpipe.flowcontrol.ControlSettings.Mode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,11 +16,11 @@ import org.junit.jupiter.api.Test;
  */
 class WriteRateControllerTest {
 
-  private static final FlowControlProperties SETTINGS = FlowControlProperties.defaults(); // 2 s, window 5 s, floor 100
+  private static final ControlSettings SETTINGS = ControlSettings.defaults(); // 2 s, window 5 s, floor 100
 
   /** Feeds a trace tick by tick into one controller and remembers each tick's limit. */
   private static final class Run {
-    final FlowControlProperties settings;
+    final ControlSettings settings;
     final boolean warmingUp;
     final WriteRateController controller = new WriteRateController();
     final LagWindow window;
@@ -30,7 +29,7 @@ class WriteRateControllerTest {
     long written;
     double exported;
 
-    Run(FlowControlProperties settings, boolean warmingUp) {
+    Run(ControlSettings settings, boolean warmingUp) {
       this.settings = settings;
       this.warmingUp = warmingUp;
       this.window = new LagWindow(settings.window());
@@ -154,14 +153,14 @@ class WriteRateControllerTest {
     @Test
     void onABacklogOfAcceptableBacklogRecordsThatGrowsEvenIfTheAgeSaysNothing() {
       // a store never reached: no age from the exporter, but the records pile up
-      FlowControlProperties small = SETTINGS.with(null, null, null, 2_000L, null, null, null, null, null);
+      ControlSettings small = with(SETTINGS.enabled(), Mode.TIME, 2_000, SETTINGS.writeLimit());
       Run run = new Run(small, true).phase(15, 500, 0, AgeAt.flat(0));
       assertThat(run.firstLimitedAt()).isBetween(5.0, 10.0);
     }
 
     @Test
     void inRecordsModeOnTheBacklogAlone() {
-      FlowControlProperties records = SETTINGS.with(null, Mode.RECORDS, null, 2_000L, null, null, null, null, null);
+      ControlSettings records = with(SETTINGS.enabled(), Mode.RECORDS, 2_000, SETTINGS.writeLimit());
       assertThat(new Run(records, false).phase(15, 500, 0, AgeAt.flat(0)).firstLimitedAt()).isBetween(5.0, 10.0);
       assertThat(new Run(records, false).phase(30, 500, 450, AgeAt.flat(60_000)).everLimited())
           .as("age ignored, backlog below the target").isFalse();
@@ -211,11 +210,18 @@ class WriteRateControllerTest {
 
   @Test
   void disabledNeverLimitsButAStaticLimitStillApplies() {
-    FlowControlProperties off = SETTINGS.with(false, null, null, null, null, null, 300, null, null);
+    ControlSettings off = with(false, Mode.TIME, SETTINGS.acceptableBacklog(), 300);
     Run run = new Run(off, false).phase(15, 500, 0, seconds -> (long) (1000 * seconds));
     assertThat(run.everLimited()).isFalse();
     assertThat(WriteRateController.effective(off, run.last())).hasValue(300);
-    assertThat(WriteRateController.effective(SETTINGS.with(null, null, null, null, null, null, 300, null, null),
+    assertThat(WriteRateController.effective(with(true, Mode.TIME, SETTINGS.acceptableBacklog(), 300),
         OptionalInt.of(500))).as("the lower of the two").hasValue(300);
+  }
+
+  /** The defaults with these values changed. */
+  private static ControlSettings with(boolean enabled, Mode mode, long acceptableBacklog, int writeLimit) {
+    ControlSettings d = SETTINGS;
+    return new ControlSettings(enabled, mode, d.maxExportLag(), acceptableBacklog, d.minWriteRate(), d.resolution(),
+        writeLimit, d.window(), d.warmUp());
   }
 }

@@ -1,0 +1,108 @@
+package dev.flowpipe.server.flowcontrol;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flowpipe.server.config.FlowControllerProperties;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A stock Zeebe 8.6 broker's monitoring port, as the server uses it: the log's last appended position per partition
+ * from {@code GET /actuator/prometheus}, and the write limit through {@code POST /actuator/flowControl}. In 8.6 that
+ * endpoint sends the configuration to every member of every partition of the cluster (the broker's own
+ * {@code FlowControlServiceImpl} broadcasts it), so one call to any broker sets the limit cluster-wide.
+ */
+public final class BrokerMonitoring {
+
+  /** The log appender's last appended position, per partition label. */
+  static final String APPENDED_POSITION = "zeebe_log_appender_last_appended_position";
+  private static final Pattern PARTITION = Pattern.compile("[{,]partition=\"(\\d+)\"");
+
+  private final FlowControllerProperties settings;
+  private final HttpClient http;
+  private final ObjectMapper json = new ObjectMapper();
+
+  public BrokerMonitoring(FlowControllerProperties settings, HttpClient http) {
+    this.settings = settings;
+    this.http = http;
+  }
+
+  /** The broker's monitoring base URL: configured for its node id, else from its host and the monitoring port. */
+  public Optional<URI> url(int nodeId, ClusterView view) {
+    for (FlowControllerProperties.Broker broker : settings.brokers()) {
+      if (broker.nodeId() == nodeId) {
+        return Optional.of(broker.monitoringUrl());
+      }
+    }
+    String host = view.hosts().get(nodeId);
+    return host == null ? Optional.empty()
+        : Optional.of(URI.create(settings.monitoringScheme() + "://" + host + ":" + settings.monitoringPort()));
+  }
+
+  /** Per partition, the last position appended to its log on this broker (as leader, or as it was when it led). */
+  public Map<Integer, Long> appendedPositions(URI base) throws IOException, InterruptedException {
+    HttpResponse<String> response = http.send(
+        HttpRequest.newBuilder(base.resolve("/actuator/prometheus")).timeout(settings.requestTimeout()).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() != 200) {
+      throw new IOException("GET " + base + "/actuator/prometheus answered " + response.statusCode());
+    }
+    return appendedPositions(response.body());
+  }
+
+  static Map<Integer, Long> appendedPositions(String prometheusText) {
+    Map<Integer, Long> positions = new HashMap<>();
+    for (String line : prometheusText.split("\n")) {
+      if (!line.startsWith(APPENDED_POSITION) || line.length() <= APPENDED_POSITION.length()
+          || line.charAt(APPENDED_POSITION.length()) != '{') {
+        continue;
+      }
+      Matcher partition = PARTITION.matcher(line);
+      if (partition.find()) {
+        String value = line.substring(line.lastIndexOf('}') + 1).trim().split("\\s+")[0];
+        positions.merge(Integer.parseInt(partition.group(1)), (long) Double.parseDouble(value), Math::max);
+      }
+    }
+    return positions;
+  }
+
+  /**
+   * Sets the cluster's write limit (records per second per partition), or removes it (empty). The broker's own
+   * record-count throttle stays off: it would fight the lag controller.
+   */
+  public void postWriteLimit(URI base, OptionalInt limit) throws IOException, InterruptedException {
+    HttpResponse<String> response = http.send(
+        HttpRequest.newBuilder(base.resolve("/actuator/flowControl")).timeout(settings.requestTimeout())
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body(limit)))).build(),
+        HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() != 200) {
+      throw new IOException("POST " + base + "/actuator/flowControl answered " + response.statusCode() + ": "
+          + abbreviate(response.body()));
+    }
+  }
+
+  /** The request of the 8.6 endpoint: a {@code FlowControlCfg} with only {@code write} (the request limiter stays). */
+  static Map<String, Object> body(OptionalInt limit) {
+    Map<String, Object> write = new LinkedHashMap<>();
+    write.put("enabled", limit.isPresent());
+    write.put("limit", limit.orElse(0));
+    write.put("rampUp", Duration.ZERO.toString());
+    write.put("throttling", Map.of("enabled", false));
+    return Map.of("write", write);
+  }
+
+  private static String abbreviate(String body) {
+    return body.length() <= 300 ? body : body.substring(0, 300) + "...";
+  }
+}

@@ -1,0 +1,93 @@
+package dev.flowpipe.server.flowcontrol;
+
+import dev.flowpipe.flowcontrol.ExporterLag;
+import dev.flowpipe.flowcontrol.LagReading;
+import java.net.URI;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A stock cluster's exporter lag, refreshed once per tick: each partition's leader from the gateway's topology, the
+ * leader's last appended position from its monitoring port, and our exporter's export position mark in the store.
+ * The age of the oldest record not yet durable is not known this way; the controller estimates it from the backlog
+ * and the export rate.
+ */
+public final class StockClusterLag implements ExporterLag {
+
+  private static final Logger LOG = LoggerFactory.getLogger(StockClusterLag.class);
+
+  private final Supplier<ClusterView> topology;
+  private final BrokerMonitoring monitoring;
+  private final StoreExportMarks marks;
+  private volatile ClusterView view = ClusterView.EMPTY;
+  private volatile Map<Integer, LagReading> readings = Map.of();
+
+  public StockClusterLag(Supplier<ClusterView> topology, BrokerMonitoring monitoring, StoreExportMarks marks) {
+    this.topology = topology;
+    this.monitoring = monitoring;
+    this.marks = marks;
+  }
+
+  /**
+   * Reads the cluster once. A partition whose leader, leader's metrics or mark cannot be read now is left out (its
+   * limit stays); a store that cannot be read leaves all out.
+   */
+  public ClusterView refresh() {
+    ClusterView current;
+    try {
+      current = topology.get();
+    } catch (RuntimeException e) {
+      LOG.debug("no topology from the gateway: {}", e.toString());
+      readings = Map.of();
+      return view;
+    }
+    Map<Integer, Map<Integer, Long>> byLeader = new HashMap<>();
+    Map<Integer, Long> written = new HashMap<>();
+    current.leaders().forEach((partition, leader) -> {
+      Map<Integer, Long> positions = byLeader.computeIfAbsent(leader, id -> appended(id, current));
+      Long position = positions.get(partition);
+      if (position != null) {
+        written.put(partition, position);
+      }
+    });
+    Map<Integer, LagReading> next = new HashMap<>();
+    try {
+      Map<Integer, Long> exported = marks.positions(written.keySet());
+      // no mark yet: nothing of the partition is durable in the store
+      written.forEach((partition, position) -> next.put(partition,
+          new LagReading(position, exported.getOrDefault(partition, -1L), Optional.empty())));
+    } catch (RuntimeException e) {
+      LOG.debug("no export position marks from the store: {}", e.toString());
+    }
+    view = current;
+    readings = Map.copyOf(next);
+    return current;
+  }
+
+  private Map<Integer, Long> appended(int nodeId, ClusterView current) {
+    Optional<URI> url = monitoring.url(nodeId, current);
+    if (url.isEmpty()) {
+      return Map.of();
+    }
+    try {
+      return monitoring.appendedPositions(url.get());
+    } catch (Exception e) { // IO, a timeout, an interrupted tick: the partitions it leads are unknown this tick
+      LOG.debug("no metrics from broker {} at {}: {}", nodeId, url.get(), e.toString());
+      return Map.of();
+    }
+  }
+
+  @Override
+  public Optional<LagReading> read(int partitionId) {
+    return Optional.ofNullable(readings.get(partitionId));
+  }
+
+  /** The cluster as the last refresh saw it. */
+  public ClusterView view() {
+    return view;
+  }
+}
