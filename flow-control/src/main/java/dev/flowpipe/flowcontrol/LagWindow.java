@@ -65,6 +65,34 @@ public final class LagWindow {
         : Math.max(0, samples.getLast().exported() - samples.getFirst().exported()) / seconds();
   }
 
+  /**
+   * When the window first saw the log written past {@code position}: the nanos of its earliest sample whose written
+   * position is beyond it; empty where no sample is (or the window is empty).
+   */
+  public java.util.OptionalLong firstWrittenPast(long position) {
+    for (LagSample sample : samples) {
+      if (sample.written() > position) {
+        return java.util.OptionalLong.of(sample.nanos());
+      }
+    }
+    return java.util.OptionalLong.empty();
+  }
+
+  /** Whether the window holds no sample yet. */
+  public boolean isEmpty() {
+    return samples.isEmpty();
+  }
+
+  /** The nanos of the window's earliest sample (the window must not be empty). */
+  public long oldestNanos() {
+    return samples.getFirst().nanos();
+  }
+
+  /** The nanos of the window's latest sample (the window must not be empty). */
+  public long latestNanos() {
+    return samples.getLast().nanos();
+  }
+
   /** Whether the backlog is larger now than at the window's start. */
   public boolean backlogGrew() {
     return samples.size() >= 2 && samples.getLast().backlog() > samples.getFirst().backlog();

@@ -72,8 +72,7 @@ public final class PartitionFlowControl {
     }
     double exportRate = window.full() ? window.exportRate() : 0;
     long backlog = Math.max(0, reading.written() - reading.exported());
-    Duration age = reading.oldestPendingAge()
-        .orElseGet(() -> Duration.ofMillis((long) (1000.0 * backlog / Math.max(settings.minWriteRate(), exportRate))));
+    Duration age = reading.oldestPendingAge().orElseGet(() -> estimatedAge(reading, backlog, exportRate, settings, nanos));
     window.add(new LagSample(nanos, reading.written(), reading.exported(), age), settings.window());
     lag = PartitionLag.of(partitionId, window);
     OptionalInt limit =
@@ -83,6 +82,28 @@ public final class PartitionFlowControl {
       return Optional.of(limit);
     }
     return Optional.empty();
+  }
+
+  /**
+   * The oldest pending record's age where the source knows none (positions only): the time since the window first saw
+   * the log written past the exported position, which drops as soon as the store catches up. Where that was before the
+   * window's first sample (or there is none yet), the backlog over the export rate, at least the window's span.
+   */
+  private Duration estimatedAge(LagReading reading, long backlog, double exportRate, ControlSettings settings,
+      long nanos) {
+    if (backlog == 0) {
+      return Duration.ZERO;
+    }
+    java.util.OptionalLong firstSeen = window.firstWrittenPast(reading.exported());
+    if (!window.isEmpty() && firstSeen.isEmpty()) {
+      return Duration.ofNanos(Math.max(0, nanos - window.latestNanos())); // written since the last reading
+    }
+    if (firstSeen.isPresent() && firstSeen.getAsLong() > window.oldestNanos()) {
+      return Duration.ofNanos(Math.max(0, nanos - firstSeen.getAsLong()));
+    }
+    long fromRate = (long) (1000.0 * backlog / Math.max(settings.minWriteRate(), exportRate));
+    long sinceWindowStart = window.isEmpty() ? 0 : (nanos - window.oldestNanos()) / 1_000_000;
+    return Duration.ofMillis(Math.max(fromRate, sinceWindowStart));
   }
 
   /** The limit was put in force (called after a successful apply). */

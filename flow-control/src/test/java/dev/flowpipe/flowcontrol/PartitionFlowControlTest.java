@@ -48,6 +48,22 @@ class PartitionFlowControlTest {
   }
 
   @Test
+  void theEstimatedAgeDropsAsSoonAsTheStoreCatchesUpWhateverTheWindowsExportRate() {
+    ticksUntilLimited();
+    assertThat(loop.lag().age()).as("a stopped store: the age grows").isGreaterThan(Duration.ofSeconds(1));
+
+    // the store recovers: everything written up to the previous reading is durable, the window's rate still low
+    long durable = written;
+    nanos += TICK;
+    written += 125;
+    loop.tick(new LagReading(written, durable, Optional.empty()), Leadership.SAME, SETTINGS, false,
+        UnaryOperator.identity(), nanos);
+
+    assertThat(loop.lag().age()).as("only what was written since the last reading waits")
+        .isLessThanOrEqualTo(Duration.ofNanos(TICK));
+  }
+
+  @Test
   void aLimitIsHandedOutOnceAndThenOnlyWhenItMovesEnough() {
     assertThat(ticksUntilLimited()).isPositive();
     OptionalInt first = loop.appliedLimit();

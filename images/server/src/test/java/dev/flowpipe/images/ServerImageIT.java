@@ -36,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ServerImageIT {
 
-  /** The image's main class, from its POM: the web app until the server module lands. */
+  /** The image's main class, from its POM: the server. */
   private static final String MAIN_CLASS = System.getProperty("flowpipe.image.main-class");
 
   @TempDir static Path temp;
