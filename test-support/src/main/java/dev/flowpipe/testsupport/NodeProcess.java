@@ -44,6 +44,12 @@ public final class NodeProcess implements AutoCloseable {
    * with the JVM's default JIT.
    */
   public static final String TEST_JIT = System.getProperty("flowpipe.test-node.jit", "-XX:TieredStopAtLevel=1");
+
+  /**
+   * A JIT option for nodes launched from a built project (below): none by default, so that benchmark scenarios run the
+   * product's JVM as shipped; the system tests set it (their surefire configuration) to C1 only, as {@link #TEST_JIT}.
+   */
+  public static final String PROJECT_NODE_JIT = System.getProperty("flowpipe.project-node.jit", "");
   private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static final Pattern STORE_URL = Pattern.compile("\"url\":\"([^\"]+)\"");
 
@@ -192,7 +198,12 @@ public final class NodeProcess implements AutoCloseable {
     Files.createDirectories(workDir);
     Path log = workDir.resolve("node.log");
     List<String> command = new ArrayList<>(wrapper);
-    command.addAll(List.of(javaCommand(), "-Xmx1g", "--enable-native-access=ALL-UNNAMED",
+    command.addAll(List.of(javaCommand(), "-Xmx1g", "--enable-native-access=ALL-UNNAMED"));
+    boolean projectJit = !PROJECT_NODE_JIT.isEmpty();
+    if (projectJit) {
+      command.add(PROJECT_NODE_JIT);
+    }
+    command.addAll(List.of(
         "-cp", root.resolve("engine-broker/target/classes") + ":" + root.resolve("engine-broker/target/lib") + "/*"
             + (extraClasspath == null || extraClasspath.isEmpty() ? "" : ":" + extraClasspath),
         NODE_MAIN));
@@ -200,6 +211,9 @@ public final class NodeProcess implements AutoCloseable {
     settings.put("flowpipe.data-directory", workDir.resolve("data"));
     settings.putAll(ports.settings());
     settings.put("flowpipe.store.embedded.classpath", embeddedStoreClasspath(root));
+    if (projectJit && extraArgs.stream().noneMatch(arg -> arg.startsWith("--flowpipe.store.embedded.jvm-options="))) {
+      settings.put("flowpipe.store.embedded.jvm-options", PROJECT_NODE_JIT);
+    }
     settings.forEach((key, value) -> command.add("--" + key + "=" + value));
     command.addAll(extraArgs);
     Process process = new ProcessBuilder(command).redirectErrorStream(true)

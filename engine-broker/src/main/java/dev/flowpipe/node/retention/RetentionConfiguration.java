@@ -26,8 +26,7 @@ public class RetentionConfiguration {
 
   @Bean(destroyMethod = "close")
   RetentionService retentionService(NodeProperties node, RetentionProperties retention, RunningStore store,
-      EmbeddedBroker broker, MeterRegistry registry) {
-    Clock clock = Clock.systemUTC();
+      EmbeddedBroker broker, MeterRegistry registry, Clock clock) {
     RetentionSweep sweep = new RetentionSweep(store.client(), node.exporter().indexPrefix(), retention.settings(),
         clock);
     RetentionService service = new RetentionService(sweep::sweep, Executors.newSingleThreadScheduledExecutor(

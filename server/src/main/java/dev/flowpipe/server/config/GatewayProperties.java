@@ -1,5 +1,6 @@
 package dev.flowpipe.server.config;
 
+import dev.flowpipe.schema.store.Secrets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -74,7 +75,7 @@ public record GatewayProperties(
   }
 
   static String mask(String secret) {
-    return present(secret) ? "****" : null;
+    return present(secret) ? Secrets.MASK : null;
   }
 
   /**
