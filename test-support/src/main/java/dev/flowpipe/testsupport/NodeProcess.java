@@ -472,10 +472,31 @@ public final class NodeProcess implements AutoCloseable {
   }
 
   public static int freePort() {
+    // below the kernel's ephemeral range (32768 and up): a port the kernel hands out for port 0 is also what it hands
+    // out to outgoing connections, so between this check and the process binding it, a connection may take it (seen:
+    // a stock broker failing with "Port ... was already in use"); never the same port twice in this JVM
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int port = 20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(12_000);
+      if (HANDED_OUT.add(port) && bindable(port)) {
+        return port;
+      }
+    }
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  private static boolean bindable(int port) {
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.setReuseAddress(false);
+      socket.bind(new java.net.InetSocketAddress("0.0.0.0", port));
+      return true;
+    } catch (IOException e) {
+      return false;
     }
   }
 }
