@@ -9,6 +9,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -41,30 +42,47 @@ public final class StoreProxy implements AutoCloseable {
   private final Object throttle = new Object();
   private long throttledUntilNanos;
   private final AtomicReference<HeldBulk> nextHeld = new AtomicReference<>();
+  private final AtomicReference<HeldMatch> nextHeldMatch = new AtomicReference<>();
   private final java.util.Map<String, java.util.concurrent.atomic.LongAdder> requests =
       new java.util.concurrent.ConcurrentHashMap<>();
 
-  /** A bulk request the proxy keeps from the store until released. */
-  public static final class HeldBulk {
-    private final CountDownLatch arrived = new CountDownLatch(1);
-    private final CountDownLatch released = new CountDownLatch(1);
-    private volatile boolean fail;
+  /** A request the proxy keeps from the store until released (or failed). */
+  public static class HeldRequest {
+    final CountDownLatch arrived = new CountDownLatch(1);
+    final CountDownLatch released = new CountDownLatch(1);
+    volatile boolean fail;
+    volatile String path;
 
-    /** Waits (up to 30 s) until the held bulk has reached the proxy; false if none did. */
+    /** Waits (up to 30 s) until the held request has reached the proxy; false if none did. */
     public boolean awaitArrival() throws InterruptedException {
-      return arrived.await(30, TimeUnit.SECONDS);
+      return awaitArrival(Duration.ofSeconds(30));
     }
 
-    /** Forwards the held bulk to the store. */
+    /** Waits up to {@code timeout} until the held request has reached the proxy; false if none did. */
+    public boolean awaitArrival(Duration timeout) throws InterruptedException {
+      return arrived.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** The held request's path, once it has arrived. */
+    public String path() {
+      return path;
+    }
+
+    /** Forwards the held request to the store. */
     public void release() {
       released.countDown();
     }
 
-    /** Answers the held bulk with 503 instead, without forwarding it. */
+    /** Answers the held request with 503 instead, without forwarding it: the store never sees it. */
     public void fail() {
       fail = true;
       released.countDown();
     }
+  }
+
+  /** A bulk request the proxy keeps from the store until released. */
+  public static final class HeldBulk extends HeldRequest {
+
   }
 
   /** Lets requests through only with these credentials; null credentials let every request through. */
@@ -157,6 +175,27 @@ public final class StoreProxy implements AutoCloseable {
   }
 
   /**
+   * Keeps the next request with this method whose path matches {@code pathPattern} (whole) from the store until
+   * {@link HeldRequest#release()} or {@link HeldRequest#fail()}: a test can stop a client exactly before a given step
+   * reaches the store (e.g. an index deletion), and kill it there. Other requests pass meanwhile.
+   */
+  public HeldRequest holdNext(String method, String pathPattern) {
+    HeldRequest held = new HeldRequest();
+    nextHeldMatch.set(new HeldMatch(method, java.util.regex.Pattern.compile(pathPattern), held));
+    return held;
+  }
+
+  private record HeldMatch(String method, java.util.regex.Pattern path, HeldRequest held) {}
+
+  /** Waits until a held request is let go; true when it must be answered 503 and not forwarded. */
+  private static boolean holdUntilLetGo(HeldRequest held, String path) throws InterruptedException {
+    held.path = path;
+    held.arrived.countDown();
+    held.released.await();
+    return held.fail;
+  }
+
+  /**
    * Withdraws a {@link #holdNextBulk()} that no bulk has met yet; false when one already has, which the caller then
    * has to release or fail.
    */
@@ -234,15 +273,18 @@ public final class StoreProxy implements AutoCloseable {
         exchange.sendResponseHeaders(413, -1);
         return;
       }
-      if (exchange.getRequestURI().getPath().endsWith("/_bulk")) {
+      String path = exchange.getRequestURI().getPath();
+      HeldMatch match = nextHeldMatch.get();
+      if (match != null && match.method().equals(exchange.getRequestMethod()) && match.path().matcher(path).matches()
+          && nextHeldMatch.compareAndSet(match, null) && holdUntilLetGo(match.held(), path)) {
+        exchange.sendResponseHeaders(503, -1);
+        return;
+      }
+      if (path.endsWith("/_bulk")) {
         HeldBulk held = nextHeld.getAndSet(null);
-        if (held != null) {
-          held.arrived.countDown();
-          held.released.await();
-          if (held.fail) {
-            exchange.sendResponseHeaders(503, -1);
-            return;
-          }
+        if (held != null && holdUntilLetGo(held, path)) {
+          exchange.sendResponseHeaders(503, -1);
+          return;
         }
         awaitBulkBudget(requestBody);
         if (failThisBulk()) {
