@@ -28,8 +28,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 public final class PeriodRouter {
 
-  /** A process instance created on this partition at this record time: may open the period of that time. */
-  record Creation(long instanceKey, Instant recordTime) {}
+  /**
+   * A process instance created on this partition at this record time and log position: may open the period of that
+   * time.
+   */
+  record Creation(long instanceKey, Instant recordTime, long position) {}
 
   private final String prefix;
   private final int partitionId;
@@ -53,7 +56,7 @@ public final class PeriodRouter {
     if (record.getValue() instanceof ProcessInstanceRecordValue instance
         && record.getIntent() == ProcessInstanceIntent.ELEMENT_ACTIVATING
         && instance.getBpmnElementType() == BpmnElementType.PROCESS) {
-      creations.add(new Creation(record.getKey(), Instant.ofEpochMilli(record.getTimestamp())));
+      creations.add(new Creation(record.getKey(), Instant.ofEpochMilli(record.getTimestamp()), record.getPosition()));
     }
     Map<String, Long> instanceOfJob = record.getValueType() == ValueType.JOB_BATCH
         && record.getValue() instanceof JobBatchRecordValue batch ? instancesOfJobs(batch) : Map.of();

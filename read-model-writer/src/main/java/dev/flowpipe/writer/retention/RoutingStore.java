@@ -158,7 +158,8 @@ final class RoutingStore implements SearchStore {
       table = tableStore.read(settings.period());
     }
     for (PeriodRouter.Creation creation; (creation = creations.poll()) != null; ) {
-      table.open(partitionId, creation.instanceKey(), creation.recordTime()).ifPresent(undurable::add);
+      table.open(partitionId, creation.instanceKey(), creation.recordTime(), creation.position())
+          .ifPresent(undurable::add);
     }
     while (!undurable.isEmpty()) {
       BucketTable.Boundary boundary = undurable.getFirst();

@@ -21,6 +21,7 @@ public final class BucketTableStore {
 
   private final SearchStore store;
   private final String index;
+  private volatile boolean positionMapped;
 
   public BucketTableStore(SearchStore store, String prefix) {
     this.store = Objects.requireNonNull(store);
@@ -38,9 +39,15 @@ public final class BucketTableStore {
           {"settings": {"index": {"number_of_shards": 1, "number_of_replicas": 0}},
            "mappings": {"dynamic": "strict", "_meta": {"schemaVersion": %d}, "properties": {
              "key": {"type": "keyword"}, "type": {"type": "keyword"}, "partition": {"type": "integer"}, "periodStart": {"type": "long"},
-             "periodSeconds": {"type": "long"}, "firstKey": {"type": "long"}, "state": {"type": "keyword"}}}}
+             "periodSeconds": {"type": "long"}, "firstKey": {"type": "long"}, "position": {"type": "long"},
+             "state": {"type": "keyword"}}}}
           """.formatted(ReadModelIndex.SCHEMA_VERSION));
+    } else if (!positionMapped) {
+      // a table created before boundaries kept their position: the field is added (an additive mapping change)
+      store.admin().request("map boundary positions in " + index, "PUT", "/" + index + "/_mapping",
+          Map.of("properties", Map.of("position", Map.of("type", "long"))));
     }
+    positionMapped = true;
   }
 
   /** Makes the boundary durable (and searchable). */
@@ -53,6 +60,7 @@ public final class BucketTableStore {
     document.put("periodStart", boundary.period().start().getEpochSecond());
     document.put("periodSeconds", boundary.period().width().getSeconds());
     document.put("firstKey", boundary.firstKey());
+    document.put("position", boundary.position());
     store.put(index, id, document);
     store.refresh(index);
   }
@@ -80,8 +88,9 @@ public final class BucketTableStore {
       Period period = new Period(Instant.ofEpochSecond(number(document, "periodStart")),
           Duration.ofSeconds(number(document, "periodSeconds")));
       if ("boundary".equals(document.get("type"))) {
-        table.add(new BucketTable.Boundary(
-            (int) number(document, "partition"), period, number(document, "firstKey")));
+        table.add(new BucketTable.Boundary((int) number(document, "partition"), period, number(document, "firstKey"),
+            document.get("position") instanceof Number position ? position.longValue()
+                : BucketTable.UNKNOWN_POSITION));
       } else {
         table.mark(period, BucketTable.State.valueOf((String) document.get("state")));
       }

@@ -16,8 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes what retention no longer keeps (ADR 0011): a period's index whole once every instance in it ended before the
- * cutoff and every partition has exported past its documents; in a period pinned by a still-active instance, and in
+ * Deletes what retention no longer keeps (ADR 0011): a period's index whole once every partition that opened it has
+ * moved on to a later period and exported past that point, every instance in it ended before the cutoff and every
+ * partition has exported past its documents; in a period pinned by a still-active instance, and in
  * the base index, the expired finished instances one by one. Restart-safe: a period is marked {@code DELETING} before
  * its index goes and {@code DELETED} after, and a sweep finishes any deletion it finds marked; deleting twice is a
  * no-op.
@@ -71,7 +72,7 @@ public final class RetentionSweep {
         case LIVE -> {
           if (period.end().isAfter(cutoff)) {
             oldestLive = oldestLive == null ? period.start() : oldestLive;
-          } else if (deletable(index, cutoff, exported)) {
+          } else if (closedEverywhere(table, period, exported) && deletable(index, cutoff, exported)) {
             tableStore.write(period, BucketTable.State.DELETING);
             delete(period, index);
             deleted.add(period);
@@ -99,6 +100,24 @@ public final class RetentionSweep {
     store.deleteIndex(index);
     tableStore.write(period, BucketTable.State.DELETED);
     LOG.info("retention: deleted period index {}", index);
+  }
+
+  /**
+   * Whether every partition that opened the period has since opened a later one and exported past the record that
+   * did: only then has every instance of the period reached its index. An index that looks empty or finished may
+   * otherwise still be waiting for documents an exporter has not written yet (an exporter behind, or the table's
+   * boundary and index made durable before the bulk that carries the period's first documents), and deleting it
+   * would lose them: the exporter drops what belongs to a deleted period. A partition's newest period is never
+   * deleted whole (its expired instances are pruned one by one).
+   */
+  private static boolean closedEverywhere(BucketTable table, Period period, Map<Integer, Long> exported) {
+    for (Map.Entry<Integer, Optional<BucketTable.Boundary>> partition : table.closingBoundaries(period).entrySet()) {
+      Optional<BucketTable.Boundary> closing = partition.getValue();
+      if (closing.isEmpty() || exported.getOrDefault(partition.getKey(), -1L) < closing.get().position()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

@@ -20,24 +20,24 @@ class BucketTableTest {
 
     @Test
     void theFirstCreationAtOrPastAPeriodsStartOpensItAtItsKey() {
-      assertThat(table.open(1, 100, MONDAY.plusSeconds(5)))
-          .contains(new BucketTable.Boundary(1, Period.of(MONDAY, DAY), 100));
-      assertThat(table.open(1, 101, MONDAY.plusSeconds(6))).as("same period").isEmpty();
-      assertThat(table.open(1, 200, MONDAY.plus(DAY))).map(BucketTable.Boundary::firstKey).contains(200L);
+      assertThat(table.open(1, 100, MONDAY.plusSeconds(5), 100 * 10))
+          .contains(new BucketTable.Boundary(1, Period.of(MONDAY, DAY), 100, 1000));
+      assertThat(table.open(1, 101, MONDAY.plusSeconds(6), 101 * 10)).as("same period").isEmpty();
+      assertThat(table.open(1, 200, MONDAY.plus(DAY), 200 * 10)).map(BucketTable.Boundary::firstKey).contains(200L);
     }
 
     @Test
     void aReplayedOrClockSkewedCreationOpensNothing() {
-      table.open(1, 200, MONDAY.plus(DAY));
+      table.open(1, 200, MONDAY.plus(DAY), 200 * 10);
 
-      assertThat(table.open(1, 100, MONDAY.plus(DAY).plus(DAY))).as("key below the newest boundary").isEmpty();
-      assertThat(table.open(1, 300, MONDAY)).as("time before the newest period").isEmpty();
+      assertThat(table.open(1, 100, MONDAY.plus(DAY).plus(DAY), 100 * 10)).as("key below the newest boundary").isEmpty();
+      assertThat(table.open(1, 300, MONDAY, 300 * 10)).as("time before the newest period").isEmpty();
     }
 
     @Test
     void eachPartitionOpensItsOwnBoundaries() {
-      table.open(1, 100, MONDAY);
-      table.open(2, 7, MONDAY.plus(DAY));
+      table.open(1, 100, MONDAY, 100 * 10);
+      table.open(2, 7, MONDAY.plus(DAY), 7 * 10);
 
       assertThat(table.periodOf(2, 50)).contains(Period.of(MONDAY.plus(DAY), DAY));
       assertThat(table.periodOf(1, 50)).as("below partition 1's first boundary: the base").isEmpty();
@@ -46,9 +46,9 @@ class BucketTableTest {
 
   @Test
   void everyKeyRoutesToThePeriodOfTheGreatestBoundaryAtOrBelowIt() {
-    table.open(1, 100, MONDAY);
-    table.open(1, 200, MONDAY.plus(DAY));
-    table.open(1, 300, MONDAY.plus(DAY.multipliedBy(3)));
+    table.open(1, 100, MONDAY, 100 * 10);
+    table.open(1, 200, MONDAY.plus(DAY), 200 * 10);
+    table.open(1, 300, MONDAY.plus(DAY.multipliedBy(3)), 300 * 10);
 
     assertThat(table.periodOf(1, 99)).isEmpty();
     assertThat(table.periodOf(1, 100)).contains(Period.of(MONDAY, DAY));
@@ -97,5 +97,19 @@ class BucketTableTest {
     assertThatThrownBy(() -> RetentionSettings.of(new RetentionSettings.Keys("k", "p", "c"), DAY,
         Duration.ofMillis(1500), DAY)).hasMessage("p must be whole seconds, at least 1s, was PT1.5S");
     assertThat(RetentionSettings.off().enabled()).isFalse();
+  }
+
+  @Test
+  void aPeriodIsClosedOnAPartitionByItsNextBoundaryAndStaysOpenWhileItIsTheNewest() {
+    table.open(1, 100, MONDAY, 1_000);
+    table.open(1, 200, MONDAY.plus(DAY), 2_000);
+    table.open(2, 7, MONDAY, 70);
+
+    assertThat(table.closingBoundaries(Period.of(MONDAY, DAY))).containsOnlyKeys(1, 2)
+        .containsEntry(1, java.util.Optional.of(new BucketTable.Boundary(1, Period.of(MONDAY.plus(DAY), DAY), 200,
+            2_000)))
+        .containsEntry(2, java.util.Optional.empty());
+    assertThat(table.closingBoundaries(Period.of(MONDAY.plus(DAY), DAY))).containsOnlyKeys(1)
+        .containsEntry(1, java.util.Optional.empty());
   }
 }

@@ -95,15 +95,46 @@ class RetentionSweepTest {
     @Test
     void isKeptWhileAPartitionHasNotExportedPastItsDocuments() {
       long instance = startInstance(1);
+      clock.advance(PERIOD);
+      startInstance(0); // the next period opens: the instance's period gets no new instance
       finish(instance);
       exportedUpTo(position - 1);
 
-      clock.advance(PERIOD.plus(KEEP));
+      clock.advance(KEEP.plus(Duration.ofSeconds(1)));
       RetentionStatus status = sweep.sweep();
 
       assertThat(status.deleted()).isEmpty();
       assertThat(status.pinned()).containsExactly(periodOf(instance));
       assertThat(variablesOf(instance)).hasSize(1);
+    }
+
+    @Test
+    void isKeptWhileItsInstancesAreNotWrittenYetThoughItsIndexLooksEmptyAndIsDeletedOnceTheyEnded() {
+      // an exporter behind: the period's boundary and index are durable, its instance's documents not yet written
+      long unwritten = nextKey++;
+      long createdAt = ++position;
+      openPeriod(unwritten, createdAt);
+      Period period = periodOf(unwritten);
+      clock.advance(PERIOD);
+      long next = nextKey++;
+      openPeriod(next, ++position);
+      exportedUpTo(createdAt - 1);
+
+      clock.advance(KEEP.plus(Duration.ofSeconds(1)));
+      RetentionStatus behind = sweep.sweep();
+
+      assertThat(behind.deleted()).as("deleted while its instance was on its way").isEmpty();
+      assertThat(behind.pinned()).contains(period);
+      assertThat(store.indexExists(period.indexName(prefix))).isTrue();
+
+      // the exporter catches up: the instance arrives, runs and ends; once it ended before the cutoff, the period goes
+      write(period.entityName(prefix, ReadModelIndex.PROCESS_INSTANCE), String.valueOf(unwritten),
+          instanceDocument(unwritten, null));
+      finish(unwritten);
+      exportedUpTo(position);
+      clock.advance(KEEP.plus(Duration.ofSeconds(1)));
+
+      assertThat(sweep.sweep().deleted()).containsExactly(period);
     }
 
     @Test
@@ -154,6 +185,7 @@ class RetentionSweepTest {
       clock.advance(PERIOD.plus(KEEP).plus(KEEP));
       assertThat(sweep.sweep().pinned()).containsExactly(periodOf(longRunner));
 
+      startInstance(0); // a later period: the long-runner's gets no new instance
       finish(longRunner);
       exportedUpTo(position);
       clock.advance(KEEP.plus(Duration.ofSeconds(1)));
@@ -251,10 +283,7 @@ class RetentionSweepTest {
 
   private long startInstance(int variables) {
     long key = nextKey++;
-    table.open(PARTITION, key, clock.instant()).ifPresent(boundary -> {
-      tableStore.write(boundary);
-      periods.ensure(boundary.period());
-    });
+    openPeriod(key, position + 1);
     Period period = periodOf(key);
     write(period.entityName(prefix, ReadModelIndex.PROCESS_INSTANCE), String.valueOf(key),
         instanceDocument(key, null));
@@ -262,6 +291,14 @@ class RetentionSweepTest {
       write(period.entityName(prefix, ReadModelIndex.VARIABLE), key + "-v" + i, variableDocument(key, "v" + i));
     }
     return key;
+  }
+
+  /** As the exporter's routing does on a creation: the boundary (if it opens a period) and its index, durable. */
+  private void openPeriod(long instanceKey, long creationPosition) {
+    table.open(PARTITION, instanceKey, clock.instant(), creationPosition).ifPresent(boundary -> {
+      periods.ensure(boundary.period());
+      tableStore.write(boundary);
+    });
   }
 
   private void finish(long key) {
