@@ -42,7 +42,8 @@ public final class RetentionService implements AutoCloseable {
     Gauge.builder("flowpipe.retention.bytes.held", this, s -> s.last == null ? Double.NaN : s.last.bytesHeld())
         .description("store size of the read model's indices").baseUnit("bytes").register(registry);
     Gauge.builder("flowpipe.retention.next.deletion", this, s -> -s.secondsSince(RetentionStatus::nextDeletion))
-        .description("time until the oldest period held is due for deletion").baseUnit("seconds").register(registry);
+        .description("time until the oldest period held is due for deletion; negative: due, but kept by a still-running "
+            + "instance or an exporter behind").baseUnit("seconds").register(registry);
   }
 
   public void start() {

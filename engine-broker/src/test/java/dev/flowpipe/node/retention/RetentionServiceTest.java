@@ -38,7 +38,7 @@ class RetentionServiceTest {
       Instant oldest = NOW.minus(Duration.ofDays(31));
       Instant next = NOW.plus(Duration.ofHours(2));
       RetentionStatus status = new RetentionStatus(List.of(Period.of(oldest.minus(Duration.ofDays(1)),
-          Duration.ofDays(1))), List.of(), 0, 0, Optional.of(oldest), 12_345, Optional.of(next));
+          Duration.ofDays(1))), List.of(), 0, 0, 0, Optional.of(oldest), 12_345, Optional.of(next));
       try (RetentionService service = service(() -> status)) {
 
         service.runOnce();
@@ -54,7 +54,7 @@ class RetentionServiceTest {
 
     @Test
     void aFailedSweepIsKeptForHealthAndTheNextSucceedingOneClearsIt() {
-      RetentionStatus empty = new RetentionStatus(List.of(), List.of(), 0, 0, Optional.empty(), 0, Optional.empty());
+      RetentionStatus empty = new RetentionStatus(List.of(), List.of(), 0, 0, 0, Optional.empty(), 0, Optional.empty());
       boolean[] storeDown = {true};
       try (RetentionService service = service(() -> {
         if (storeDown[0]) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.retention.BucketTable;
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
 class SweepKilledMidDeletionTest {
 
   private static final Duration READY = Duration.ofMinutes(5);
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration PERIOD = Duration.ofSeconds(2);
   private static final Duration KEEP = Duration.ofSeconds(4);
   private static final int DOOMED = 8;
@@ -139,7 +141,21 @@ class SweepKilledMidDeletionTest {
           .allSatisfy((key, left) -> assertThat(left).isEmpty());
       assertThat(documents.of(List.of(longRunner)).get(longRunner)).as("the long-runner, whole and unchanged")
           .isEqualTo(longRunnerBefore);
-      assertThat(again.get("/actuator/health/retention").body()).contains("\"status\":\"UP\"");
+      // what the node shows of its store: health and gauges give the oldest data, the bytes and the next deletion
+      JsonNode health = JSON.readTree(again.get("/actuator/health/retention").body());
+      System.out.printf("[killed-sweep] health retention: %s%n", health);
+      assertThat(health.path("status").asText()).isEqualTo("UP");
+      assertThat(health.path("details").path("bytesHeld").asLong()).isPositive();
+      assertThat(Instant.parse(health.path("details").path("oldestDataHeld").asText()))
+          .isAfterOrEqualTo(period.end());
+      assertThat(health.path("details").path("nextDeletion").asText()).isNotEmpty();
+      String metrics = again.text("/actuator/prometheus");
+      for (String gauge : List.of("flowpipe_retention_oldest_data_age_seconds", "flowpipe_retention_bytes_held_bytes",
+          "flowpipe_retention_next_deletion_seconds")) {
+        assertThat(metrics.lines().filter(line -> line.startsWith(gauge + " ") || line.startsWith(gauge + "{"))
+            .map(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))))
+            .as(gauge).singleElement().satisfies(value -> assertThat(value).isFinite());
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.flowpipe.schema.retention;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flowpipe.schema.index.BatchOperationIndex;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.IndexAdmin;
 import dev.flowpipe.schema.store.SearchStore;
@@ -93,7 +94,8 @@ public final class RetentionSweep {
     Optional<Instant> oldest = oldestInBase.isPresent() ? oldestInBase : Optional.ofNullable(oldestLive);
     Optional<Instant> next = Optional.ofNullable(oldestLive).map(start -> start.plus(settings.period())
         .plus(settings.keep()));
-    return new RetentionStatus(deleted, pinned, pruned, deleteOldDeadLetters(cutoff), oldest, bytesHeld(), next);
+    return new RetentionStatus(deleted, pinned, pruned, deleteOldDeadLetters(cutoff), deleteEndedBatches(cutoff),
+        oldest, bytesHeld(), next);
   }
 
   private void delete(Period period, String index) {
@@ -194,6 +196,36 @@ public final class RetentionSweep {
         ? deleteByQuery(index, Map.of("range", Map.of("time", Map.of("lt", cutoff.toEpochMilli(),
             "format", "epoch_millis"))))
         : 0;
+  }
+
+  /**
+   * Batch operations that ended before the cutoff, a page at a time: their items and lease first, the batch document
+   * last, so a sweep killed in between finds the batch again and finishes it. A running batch (no end) is kept.
+   */
+  private long deleteEndedBatches(Instant cutoff) {
+    String index = BatchOperationIndex.name(prefix);
+    if (!store.indexExists(index)) {
+      return 0;
+    }
+    Map<String, Object> ended = Map.of("bool", Map.of("filter", List.of(term("kind", "batch"),
+        Map.of("range", Map.of("endDate", Map.of("lt", cutoff.toEpochMilli(), "format", "epoch_millis"))))));
+    long deleted = 0;
+    while (true) {
+      store.refresh(index);
+      JsonNode page = admin.request("ended batch operations", "POST", "/" + index + "/_search", Map.of(
+          "size", PRUNE_PAGE, "_source", List.of("batchOperationKey"), "query", ended,
+          "sort", List.of(Map.of("batchOperationKey", "asc"))));
+      List<String> keys = new ArrayList<>();
+      page.path("hits").path("hits").forEach(hit -> keys.add(hit.path("_source").path("batchOperationKey").asText()));
+      if (keys.isEmpty()) {
+        return deleted;
+      }
+      deleteByQuery(index, Map.of("bool", Map.of("filter", List.of(term("kind", "item"),
+          Map.of("terms", Map.of("batchOperationKey", keys))))));
+      deleteByQuery(index, Map.of("ids", Map.of("values", keys.stream().map(key -> "lease-" + key).toList())));
+      deleted += deleteByQuery(index, Map.of("bool", Map.of("filter", List.of(term("kind", "batch"),
+          Map.of("terms", Map.of("batchOperationKey", keys))))));
+    }
   }
 
   private long deleteByQuery(String index, Map<String, Object> query) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.TestClock;
+import dev.flowpipe.schema.index.BatchOperationIndex;
 import dev.flowpipe.schema.index.IndexLayout;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.index.SchemaManager;
@@ -195,33 +196,160 @@ class RetentionSweepTest {
     }
   }
 
+  /**
+   * A month of periods in miniature: 30 periods of a steady load, a sweep after each. The store's documents and bytes
+   * stop growing once the retention is reached, searches for the instances still kept answer the same before and after
+   * each sweep, and a long-runner started first is kept whole throughout.
+   */
   @Test
   void theStoreHoldsAsManyPeriodsAsTheRetentionKeepsOverASimulatedMonthOfPeriods() {
     int instancesPerPeriod = 5;
+    int steps = 30;
     long longRunner = startInstance(3);
+    longRunnerParts(longRunner);
     exportedUpTo(position);
-    List<Map<String, Object>> longRunnerBefore = variablesOf(longRunner);
+    Map<String, List<Map<String, Object>>> longRunnerBefore = wholeInstance(longRunner);
     long periodsKept = KEEP.dividedBy(PERIOD) + 1;
     List<Long> heldPerPeriod = new ArrayList<>();
+    List<Long> bytesPerPeriod = new ArrayList<>();
+    List<Long> kept = new ArrayList<>();
 
-    for (int step = 0; step < 30; step++) {
+    for (int step = 0; step < steps; step++) {
       clock.advance(PERIOD);
       for (int i = 0; i < instancesPerPeriod; i++) {
-        finish(startInstance(2));
+        long instance = startInstance(2);
+        finish(instance);
+        kept.add(instance);
       }
       exportedUpTo(position);
+      Instant cutoff = clock.instant().minus(KEEP);
+      // what the sweep must keep whatever it deletes: the instances of periods that ended after the cutoff
+      kept.removeIf(instance -> !periodOf(instance).end().isAfter(cutoff));
+      Map<Long, List<Map<String, Object>>> liveBefore = variablesOfEach(kept);
+
       RetentionStatus status = sweep.sweep();
+
+      assertThat(variablesOfEach(kept)).as("live searches after the sweep at step %d", step).isEqualTo(liveBefore);
       heldPerPeriod.add(store.count(ReadModelIndex.PROCESS_INSTANCE.indexName(prefix)));
+      bytesPerPeriod.add(settledBytes());
       assertThat(periodIndices()).as("period indices at step %d", step).hasSizeLessThanOrEqualTo(
           (int) periodsKept + 2);
       assertThat(status.bytesHeld()).isPositive();
     }
+    System.out.printf("[simulated month] instances held per period: %s%n[simulated month] bytes held per period: %s%n",
+        heldPerPeriod, bytesPerPeriod);
 
     // the long-runner's period, plus the periods still kept (and the one still in its last second)
-    assertThat(heldPerPeriod.subList(10, heldPerPeriod.size()))
+    assertThat(heldPerPeriod.subList(10, steps))
         .allSatisfy(held -> assertThat(held).isLessThanOrEqualTo(1 + (periodsKept + 1) * instancesPerPeriod));
-    assertThat(heldPerPeriod.get(heldPerPeriod.size() - 1)).isGreaterThanOrEqualTo(1 + periodsKept * instancesPerPeriod);
+    assertThat(heldPerPeriod.getLast()).isGreaterThanOrEqualTo(1 + periodsKept * instancesPerPeriod);
+    // flat: the last third holds no more bytes than the middle third did at most, with room for segments not merged
+    long middle = bytesPerPeriod.subList(steps / 3, 2 * steps / 3).stream().mapToLong(Long::longValue).max()
+        .orElseThrow();
+    assertThat(bytesPerPeriod.subList(2 * steps / 3, steps)).allSatisfy(bytes -> assertThat(bytes)
+        .as("bytes held in the last third against the middle third's most, %d", middle)
+        .isLessThanOrEqualTo(middle + middle / 2));
+    assertThat(wholeInstance(longRunner)).as("the long-runner, whole").isEqualTo(longRunnerBefore);
+  }
+
+  /**
+   * Sweeps of several nodes on one store (each node runs its own, ADR 0011): two sweepers started together after each
+   * period of a steady load. Their steps are idempotent, so together they leave what one would: every expired period
+   * deleted and marked so, the kept instances and the long-runner whole, and neither fails.
+   */
+  @Test
+  void twoSweepersRunningTogetherOnOneStoreLeaveWhatOneWouldAndNeitherFails() throws Exception {
+    RetentionSweep other = new RetentionSweep(store, prefix, new RetentionSettings(KEEP, PERIOD, Duration.ofSeconds(1)),
+        clock);
+    long longRunner = startInstance(2);
+    exportedUpTo(position);
+    List<Map<String, Object>> longRunnerBefore = variablesOf(longRunner);
+    List<Long> instances = new ArrayList<>();
+    java.util.Set<Period> deletedByEither = new java.util.HashSet<>();
+    java.util.concurrent.ExecutorService sweepers = java.util.concurrent.Executors.newFixedThreadPool(2);
+    try {
+      for (int step = 0; step < 10; step++) {
+        clock.advance(PERIOD);
+        for (int i = 0; i < 3; i++) {
+          long instance = startInstance(1);
+          finish(instance);
+          instances.add(instance);
+        }
+        exportedUpTo(position);
+        java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+        var first = sweepers.submit(() -> {
+          together.await();
+          return sweep.sweep();
+        });
+        var second = sweepers.submit(() -> {
+          together.await();
+          return other.sweep();
+        });
+        deletedByEither.addAll(first.get().deleted());
+        deletedByEither.addAll(second.get().deleted());
+      }
+    } finally {
+      sweepers.shutdownNow();
+    }
+
+    Instant cutoff = clock.instant().minus(KEEP);
+    BucketTable durable = new BucketTableStore(store, prefix).read(PERIOD);
+    for (long instance : instances) {
+      Period period = periodOf(instance);
+      boolean expired = !period.end().isAfter(cutoff);
+      assertThat(variablesOf(instance)).as("instance %d of %s, expired: %s", instance, period.label(), expired)
+          .hasSize(expired ? 0 : 1);
+      if (expired) {
+        assertThat(durable.state(period)).isEqualTo(BucketTable.State.DELETED);
+        assertThat(deletedByEither).contains(period);
+        assertThat(store.indexExists(period.indexName(prefix))).isFalse();
+      }
+    }
     assertThat(variablesOf(longRunner)).isEqualTo(longRunnerBefore);
+  }
+
+  /** A long-runner's other documents: its element instances, a job and an incident on it (all still open). */
+  private void longRunnerParts(long key) {
+    Period period = periodOf(key);
+    write(period.entityName(prefix, ReadModelIndex.FLOW_NODE_INSTANCE), key + "-start", Map.of("key", key + 1,
+        "processInstanceKey", key, "elementId", "start", "state", "COMPLETED", "partitionId", PARTITION));
+    write(period.entityName(prefix, ReadModelIndex.FLOW_NODE_INSTANCE), key + "-task", Map.of("key", key + 2,
+        "processInstanceKey", key, "elementId", "task", "state", "ACTIVE", "partitionId", PARTITION));
+    write(period.entityName(prefix, ReadModelIndex.JOB), key + "-job", Map.of("key", key + 3,
+        "processInstanceKey", key, "type", "work", "state", "FAILED", "retries", 0, "partitionId", PARTITION));
+    write(period.entityName(prefix, ReadModelIndex.INCIDENT), key + "-incident", Map.of("key", key + 4,
+        "processInstanceKey", key, "errorType", "JOB_NO_RETRIES", "state", "ACTIVE", "partitionId", PARTITION));
+  }
+
+  /** Everything of an instance, by entity, searched through the entities' global names as the web app searches. */
+  private Map<String, List<Map<String, Object>>> wholeInstance(long key) {
+    Map<String, List<Map<String, Object>>> whole = new LinkedHashMap<>();
+    whole.put("instance", instance(key));
+    for (ReadModelIndex entity : List.of(ReadModelIndex.FLOW_NODE_INSTANCE, ReadModelIndex.VARIABLE,
+        ReadModelIndex.JOB, ReadModelIndex.INCIDENT)) {
+      List<Map<String, Object>> found = new ArrayList<>(
+          store.findByField(entity.indexName(prefix), "processInstanceKey", key, 100));
+      found.sort(Comparator.comparing(document -> String.valueOf(document.get("key"))
+          + document.get("name")));
+      whole.put(entity.entity(), found);
+    }
+    assertThat(whole.values()).as("every kind of document of the instance").allSatisfy(found ->
+        assertThat(found).isNotEmpty());
+    return whole;
+  }
+
+  private Map<Long, List<Map<String, Object>>> variablesOfEach(List<Long> instances) {
+    Map<Long, List<Map<String, Object>>> variables = new LinkedHashMap<>();
+    instances.forEach(instance -> variables.put(instance, variablesOf(instance)));
+    return variables;
+  }
+
+  /** The bytes of the read model's indices once written segments are flushed, as the sweep reports them. */
+  private long settledBytes() {
+    String indices = ReadModelIndex.sharedIndexName(prefix) + "," + ReadModelIndex.sharedIndexName(prefix + "-p*");
+    store.admin().request("flush", "POST", "/" + indices + "/_flush", null);
+    return store.admin().request("size", "GET", "/" + indices + "/_stats/store", null)
+        .path("_all").path("total").path("store").path("size_in_bytes").asLong();
   }
 
   @Test
@@ -277,6 +405,43 @@ class RetentionSweepTest {
     store.refresh(letters);
     assertThat(store.findByField(letters, "reason", "conflict", 10)).extracting(letter -> letter.get("time"))
         .containsExactly(clock.instant().minusSeconds(1).toString());
+  }
+
+  @Test
+  void deletesBatchOperationsThatEndedBeforeTheCutoffWithTheirItemsAndLeasesAndKeepsRunningAndRecentOnes() {
+    String batches = BatchOperationIndex.name(prefix);
+    store.createIndex(batches, BatchOperationIndex.MAPPINGS);
+    batch("old", clock.instant().toString());
+    batch("running", null);
+    clock.advance(KEEP);
+    batch("recent", clock.instant().toString());
+    clock.advance(Duration.ofSeconds(1));
+
+    RetentionStatus status = sweep.sweep();
+
+    assertThat(status.batchOperationsDeleted()).isEqualTo(1);
+    List<String> left = new ArrayList<>();
+    store.admin().request("batches left", "POST", "/" + batches + "/_search", Map.of("size", 100,
+        "query", Map.of("exists", Map.of("field", "batchOperationKey"))))
+        .path("hits").path("hits").forEach(hit -> left.add(hit.path("_source").path("batchOperationKey").asText()));
+    assertThat(left).as("batches and items left").containsOnly("running", "recent").hasSize(4);
+    assertThat(store.get(batches, "lease-old")).isEmpty();
+    assertThat(store.get(batches, "lease-running")).isPresent();
+    assertThat(store.get(batches, "lease-recent")).isPresent();
+  }
+
+  /** A batch as the web app keeps it: the batch, one item, its lease marker. */
+  private void batch(String key, String endDate) {
+    String batches = BatchOperationIndex.name(prefix);
+    Map<String, Object> batch = new LinkedHashMap<>(Map.of("kind", "batch", "batchOperationKey", key,
+        "startDate", clock.instant().toString()));
+    if (endDate != null) {
+      batch.put("endDate", endDate);
+    }
+    store.put(batches, key, batch);
+    store.put(batches, key + "-1", Map.of("kind", "item", "batchOperationKey", key, "itemKey", "1",
+        "state", "COMPLETED"));
+    store.put(batches, "lease-" + key, Map.of("state", "DONE", "owner", "web app"));
   }
 
   // --- an instance's documents, written as the exporter writes them

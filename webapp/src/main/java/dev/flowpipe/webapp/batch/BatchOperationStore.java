@@ -1,5 +1,6 @@
 package dev.flowpipe.webapp.batch;
 
+import dev.flowpipe.schema.index.BatchOperationIndex;
 import dev.flowpipe.schema.lease.StoreLease;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchHits;
@@ -24,15 +25,6 @@ import java.util.Optional;
 public final class BatchOperationStore {
 
   static final String KIND = "kind";
-  private static final String MAPPINGS = """
-      {"mappings": {"properties": {
-        "kind": {"type": "keyword"}, "batchOperationKey": {"type": "keyword"}, "batchOperationType": {"type": "keyword"},
-        "state": {"type": "keyword"}, "itemKey": {"type": "keyword"}, "processInstanceKey": {"type": "keyword"},
-        "startDate": {"type": "date"}, "endDate": {"type": "date"}, "processedDate": {"type": "date"},
-        "errorMessage": {"type": "text", "index": false}, "user": {"type": "keyword"},
-        "filter": {"type": "object", "enabled": false}}}}
-      """;
-
   private final ReadModel readModel;
   private volatile boolean indexReady;
 
@@ -41,14 +33,14 @@ public final class BatchOperationStore {
   }
 
   String index() {
-    return readModel.indexPrefix() + "-batch-operation-v1";
+    return BatchOperationIndex.name(readModel.indexPrefix());
   }
 
   private SearchStore store() {
     SearchStore store = readModel.store();
     if (!indexReady) {
       if (!store.indexExists(index())) {
-        store.createIndex(index(), MAPPINGS);
+        store.createIndex(index(), BatchOperationIndex.MAPPINGS);
       }
       indexReady = true;
     }

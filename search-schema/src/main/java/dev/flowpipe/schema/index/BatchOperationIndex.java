@@ -1,0 +1,25 @@
+package dev.flowpipe.schema.index;
+
+/**
+ * The index of batch operations beside the read model (the web app's batches, their items and leases): named and
+ * mapped here so that the web app that writes it and the retention sweep that prunes it agree.
+ */
+public final class BatchOperationIndex {
+
+  /** Its mappings: the batch, item and lease documents' fields. */
+  public static final String MAPPINGS = """
+      {"mappings": {"properties": {
+        "kind": {"type": "keyword"}, "batchOperationKey": {"type": "keyword"}, "batchOperationType": {"type": "keyword"},
+        "state": {"type": "keyword"}, "itemKey": {"type": "keyword"}, "processInstanceKey": {"type": "keyword"},
+        "startDate": {"type": "date"}, "endDate": {"type": "date"}, "processedDate": {"type": "date"},
+        "errorMessage": {"type": "text", "index": false}, "user": {"type": "keyword"},
+        "filter": {"type": "object", "enabled": false}}}}
+      """;
+
+  private BatchOperationIndex() {}
+
+  /** {@code <prefix>-batch-operation-v1}. */
+  public static String name(String prefix) {
+    return prefix + "-batch-operation-v1";
+  }
+}
