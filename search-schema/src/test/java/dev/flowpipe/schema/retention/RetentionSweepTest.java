@@ -225,7 +225,7 @@ class RetentionSweepTest {
       Instant cutoff = clock.instant().minus(KEEP);
       // what the sweep must keep whatever it deletes: the instances of periods that ended after the cutoff
       kept.removeIf(instance -> !periodOf(instance).end().isAfter(cutoff));
-      Map<Long, List<Map<String, Object>>> liveBefore = variablesOfEach(kept);
+      List<String> liveBefore = variablesOfEach(kept);
 
       RetentionStatus status = sweep.sweep();
 
@@ -338,9 +338,15 @@ class RetentionSweepTest {
     return whole;
   }
 
-  private Map<Long, List<Map<String, Object>>> variablesOfEach(List<Long> instances) {
-    Map<Long, List<Map<String, Object>>> variables = new LinkedHashMap<>();
-    instances.forEach(instance -> variables.put(instance, variablesOf(instance)));
+  /** The variables of these instances in one search on the entity's global name (one per instance costs a minute). */
+  private List<String> variablesOfEach(List<Long> instances) {
+    List<String> variables = new ArrayList<>();
+    store.admin().request("variables of the kept instances", "POST",
+        "/" + ReadModelIndex.VARIABLE.indexName(prefix) + "/_search", Map.of("size", 10_000,
+            "query", Map.of("terms", Map.of("processInstanceKey", instances)),
+            "sort", List.of(Map.of("processInstanceKey", "asc"), Map.of("name", "asc"))))
+        .path("hits").path("hits").forEach(hit -> variables.add(hit.path("_source").toString()));
+    assertThat(variables).as("two variables per kept instance").hasSize(2 * instances.size());
     return variables;
   }
 
