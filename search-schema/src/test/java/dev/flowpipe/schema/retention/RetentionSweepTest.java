@@ -1,7 +1,9 @@
 package dev.flowpipe.schema.retention;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.TestClock;
 import dev.flowpipe.schema.index.BatchOperationIndex;
@@ -10,6 +12,9 @@ import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.schema.store.SearchStoreConnector;
+import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.testsupport.StoreProxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -17,6 +22,11 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -177,6 +187,46 @@ class RetentionSweepTest {
       assertThat(instance(longRunner)).isNotEmpty();
       assertThat(variablesOf(neighbour)).isEmpty();
       assertThat(instance(neighbour)).isEmpty();
+    }
+
+    @Test
+    void aSweepStoppedBetweenAnInstancesDocumentsAndItsInstanceDocumentLeavesItForTheNextSweepToFinish(
+        EmbeddedSearchStore opensearch) throws Exception {
+      long longRunner = startInstance(2);
+      long neighbour = startInstance(2);
+      finish(neighbour);
+      exportedUpTo(position);
+      List<Map<String, Object>> longRunnerBefore = variablesOf(longRunner);
+      clock.advance(PERIOD.plus(KEEP).plus(KEEP));
+      String deleteByQuery = "/" + periodOf(neighbour).indexName(prefix) + "/_delete_by_query";
+      ExecutorService stopped = Executors.newSingleThreadExecutor();
+      try (StoreProxy proxy = new StoreProxy(opensearch.url(), null, null);
+          SearchStore throughProxy = SearchStoreConnector.connect(StoreConnection.of(proxy.url()))) {
+        RetentionSweep sweepThroughProxy = new RetentionSweep(throughProxy, prefix,
+            new RetentionSettings(KEEP, PERIOD, Duration.ofSeconds(1)), clock);
+        StoreProxy.HeldRequest documents = proxy.holdNext("POST", deleteByQuery);
+        Future<RetentionStatus> run = stopped.submit(sweepThroughProxy::sweep);
+        assertThat(documents.awaitArrival()).as("the deletion of the neighbour's documents").isTrue();
+        StoreProxy.HeldRequest instanceDocument = proxy.holdNext("POST", deleteByQuery);
+        documents.release();
+        assertThat(instanceDocument.awaitArrival()).as("the deletion of the neighbour's instance document").isTrue();
+
+        // stopped there: the store never gets the instance's deletion, nor anything after it
+        proxy.down(true);
+        instanceDocument.fail();
+        assertThatThrownBy(() -> run.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+      } finally {
+        stopped.shutdownNow();
+      }
+      assertThat(variablesOf(neighbour)).as("the neighbour's variables, deleted before the stop").isEmpty();
+      assertThat(instance(neighbour)).as("the neighbour's instance document, left for the next sweep").hasSize(1);
+
+      RetentionStatus next = sweep.sweep();
+
+      assertThat(next.instancesPruned()).isEqualTo(1);
+      assertThat(instance(neighbour)).isEmpty();
+      assertThat(variablesOf(longRunner)).isEqualTo(longRunnerBefore);
+      assertThat(instance(longRunner)).hasSize(1);
     }
 
     @Test
