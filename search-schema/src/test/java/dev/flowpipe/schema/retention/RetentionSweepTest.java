@@ -173,12 +173,9 @@ class RetentionSweepTest {
     @Test
     void keepsAnInstanceRunningLongerThanTheRetentionWholeAndPrunesItsExpiredNeighbours() {
       long longRunner = startInstance(4);
-      long neighbour = startInstance(2);
-      finish(neighbour);
-      exportedUpTo(position);
+      long neighbour = expiredNeighbour();
       List<Map<String, Object>> longRunnerBefore = variablesOf(longRunner);
 
-      clock.advance(PERIOD.plus(KEEP).plus(KEEP));
       RetentionStatus status = sweep.sweep();
 
       assertThat(status.pinned()).containsExactly(periodOf(longRunner));
@@ -193,11 +190,8 @@ class RetentionSweepTest {
     void aSweepStoppedBetweenAnInstancesDocumentsAndItsInstanceDocumentLeavesItForTheNextSweepToFinish(
         EmbeddedSearchStore opensearch) throws Exception {
       long longRunner = startInstance(2);
-      long neighbour = startInstance(2);
-      finish(neighbour);
-      exportedUpTo(position);
+      long neighbour = expiredNeighbour();
       List<Map<String, Object>> longRunnerBefore = variablesOf(longRunner);
-      clock.advance(PERIOD.plus(KEEP).plus(KEEP));
       String deleteByQuery = "/" + periodOf(neighbour).indexName(prefix) + "/_delete_by_query";
       ExecutorService stopped = Executors.newSingleThreadExecutor();
       try (StoreProxy proxy = new StoreProxy(opensearch.url(), null, null);
@@ -227,6 +221,15 @@ class RetentionSweepTest {
       assertThat(instance(neighbour)).isEmpty();
       assertThat(variablesOf(longRunner)).isEqualTo(longRunnerBefore);
       assertThat(instance(longRunner)).hasSize(1);
+    }
+
+    /** A finished instance (2 variables) beside the long-runner, exported, and the clock past its retention. */
+    private long expiredNeighbour() {
+      long neighbour = startInstance(2);
+      finish(neighbour);
+      exportedUpTo(position);
+      clock.advance(PERIOD.plus(KEEP).plus(KEEP));
+      return neighbour;
     }
 
     @Test
