@@ -24,8 +24,11 @@ import java.util.Optional;
 public final class BatchOperationStore {
 
   static final String KIND = "kind";
-  private static final String MAPPINGS = """
-      {"mappings": {"properties": {
+  // one shard; a replica only where a second store node can hold it: OpenSearch's default of one replica left a
+  // single-node store yellow for good, and the embedded store waited out its green timeout at every restart
+  private static final String INDEX_BODY = """
+      {"settings": {"index": {"number_of_shards": 1, "auto_expand_replicas": "0-1"}},
+       "mappings": {"properties": {
         "kind": {"type": "keyword"}, "batchOperationKey": {"type": "keyword"}, "batchOperationType": {"type": "keyword"},
         "state": {"type": "keyword"}, "itemKey": {"type": "keyword"}, "processInstanceKey": {"type": "keyword"},
         "startDate": {"type": "date"}, "endDate": {"type": "date"}, "processedDate": {"type": "date"},
@@ -48,7 +51,7 @@ public final class BatchOperationStore {
     SearchStore store = readModel.store();
     if (!indexReady) {
       if (!store.indexExists(index())) {
-        store.createIndex(index(), MAPPINGS);
+        store.createIndex(index(), INDEX_BODY);
       }
       indexReady = true;
     }
