@@ -55,6 +55,11 @@ public class SharedOpenSearch implements ParameterResolver {
         .getOrComputeIfAbsent("shared-" + engine, key -> Running.start(engine), Running.class);
   }
 
+  /** The shared OpenSearch node, for an extension that cannot take it as a parameter (started on first use). */
+  public static EmbeddedSearchStore sharedNode(ExtensionContext context) {
+    return new SharedOpenSearch().node(context);
+  }
+
   public static String uniquePrefix() {
     return "t" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
   }

@@ -18,6 +18,10 @@ import dev.flowpipe.webapp.operations.EngineCommands;
 import dev.flowpipe.webapp.operations.WrittenPositions;
 import dev.flowpipe.webapp.query.BadRequestException;
 import dev.flowpipe.webapp.readmodel.ReadModel;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -57,6 +61,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class BatchOperationsTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
   /** The fixture's active instances (i % 3 == 1). */
   private static final Set<Long> ACTIVE = Set.of(1001L, 1004L, 1007L, 1010L, 1013L, 1016L, 1019L, 1022L, 1025L,
       1028L);
@@ -65,6 +70,7 @@ class BatchOperationsTest {
   private static final Duration LEASE_EXPIRY = Duration.ofSeconds(2);
 
   private static TestWebapp app;
+  private static String storeUrl;
   private static SearchService search;
   private static ReadModel readModel;
 
@@ -72,6 +78,7 @@ class BatchOperationsTest {
   static void start(SearchStore store, EmbeddedSearchStore node) {
     String prefix = SharedOpenSearch.uniquePrefix();
     ReadModelFixture.write(store, prefix, "1s");
+    storeUrl = node.url();
     app = TestWebapp.start(Map.of("flowpipe.webapp.store.url", node.url(),
         "flowpipe.webapp.store.index-prefix", prefix));
     search = app.context().getBean(SearchService.class);
@@ -178,6 +185,24 @@ class BatchOperationsTest {
       assertThat(batches.items((String) batch.get("batchOperationKey"), "COMPLETED", 0, 100).total())
           .isEqualTo(ACTIVE.size());
     }
+  }
+
+  @Test
+  void theIndexTheBatchesAreKeptInIsGreenOnASingleStoreNode() throws Exception {
+    RecordingEngine engine = new RecordingEngine(key -> { });
+    try (BatchOperations batches = batches(engine, 4)) {
+      awaitEnd(batches, cancelAll(batches));
+    }
+
+    // a replica a single node cannot hold left the store yellow for good, and the embedded store waited out its
+    // green timeout (30 s) at every restart
+    String health = HTTP.send(HttpRequest.newBuilder(URI.create(storeUrl + "/_cluster/health/"
+        + readModel.indexPrefix() + "*?level=indices")).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
+    var indices = JSON.readTree(health).path("indices");
+    assertThat(indices.properties()).as("the indices under the prefix: %s", health)
+        .anySatisfy(index -> assertThat(index.getKey()).contains("batch"))
+        .allSatisfy(index -> assertThat(index.getValue().path("status").asText()).as(index.getKey())
+            .isEqualTo("green"));
   }
 
   @Test

@@ -33,8 +33,8 @@ import org.elasticsearch.rest.RestController;
  * Runs a bare single-node Elasticsearch 9 in this JVM for a parent process, and ends when the parent does.
  *
  * <p>Protocol with the parent, the same as the embedded OpenSearch's: arguments {@code --base-path DIR --http-port N
- * --transport-port N --cluster-name S}; once the cluster is green it prints one line {@value #READY_MARKER}{@code
- * <port>} on stdout. Its stdin is a pipe from the parent: end of input means the parent is gone (also after SIGKILL),
+ * --transport-port N --cluster-name S}; once every primary shard has started (yellow or green) it prints one line
+ * {@value #READY_MARKER}{@code <port>} on stdout. Its stdin is a pipe from the parent: end of input means the parent is gone (also after SIGKILL),
  * and this process closes Elasticsearch and exits, so no store is ever left orphaned.
  *
  * <p>"Bare" means the server and the one module without which it has no network layer, {@code transport-netty4} (the
@@ -155,11 +155,12 @@ public final class EmbeddedElasticsearchMain {
             .admin()
             .cluster()
             .prepareHealth(TimeValue.timeValueSeconds(60))
-            .setWaitForGreenStatus()
+            // yellow, not green: a single node never holds a replica (see the embedded OpenSearch's main)
+            .setWaitForYellowStatus()
             .setTimeout(TimeValue.timeValueSeconds(60))
             .get();
     if (health.isTimedOut()) {
-      throw new IllegalStateException("Elasticsearch did not turn green: " + health.getStatus());
+      throw new IllegalStateException("Elasticsearch did not start its primary shards (yellow): " + health.getStatus());
     }
     int boundPort =
         node.injector().getInstance(HttpServerTransport.class).boundAddress().publishAddress().getPort();

@@ -99,7 +99,7 @@ public record StoreProperties(
    * @param httpPort HTTP port on 127.0.0.1; 0 picks a free one
    * @param transportPort transport port on 127.0.0.1; 0 picks a free one
    * @param heap the child JVM's heap (-Xms and -Xmx)
-   * @param startTimeout how long to wait for the store to be green
+   * @param startTimeout how long to wait for the store to be ready (every primary shard started)
    * @param stopTimeout how long to wait for it to stop before killing it
    * @param classpath the child's class path (its jars); set by the start script and the build
    * @param javaHome JDK to run the child with; empty for the one running the node

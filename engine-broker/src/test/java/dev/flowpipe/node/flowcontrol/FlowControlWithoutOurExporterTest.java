@@ -2,7 +2,9 @@ package dev.flowpipe.node.flowcontrol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.node.TestNode;
+import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.testsupport.DegradedStoreExperiment;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.model.bpmn.Bpmn;
@@ -12,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -19,13 +22,17 @@ import org.junit.jupiter.api.io.TempDir;
  * however much the engine writes (a regression: an exporter director with no exporters reports no position, which
  * once read as an ever-growing backlog and held the engine at the floor).
  */
+@ExtendWith(SharedOpenSearch.class)
 class FlowControlWithoutOurExporterTest {
 
   @TempDir Path data;
 
   @Test
-  void aNodeWithoutOurExporterIsNeverThrottled() throws Exception {
-    try (TestNode node = new TestNode(data).with("flowpipe.exporter.enabled", false).start();
+  void aNodeWithoutOurExporterIsNeverThrottled(EmbeddedSearchStore store) throws Exception {
+    // the test JVM's one store: without our exporter only the web app reads it
+    try (TestNode node = new TestNode(data).with("flowpipe.exporter.enabled", false)
+            .with("flowpipe.store.url", store.url())
+            .with("flowpipe.exporter.index-prefix", SharedOpenSearch.uniquePrefix()).start();
         ZeebeClient client = node.client()) {
       client.newDeployResourceCommand()
           .addProcessModel(Bpmn.createExecutableProcess("plain").startEvent().endEvent().done(), "plain.bpmn")

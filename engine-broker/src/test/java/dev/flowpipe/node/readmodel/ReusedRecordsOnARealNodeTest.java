@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ReusedRecordsOnARealNodeTest {
 
-  private static final String PREFIX = "flowpipe";
+  /** The prefix of a node process's own embedded store (the default); a {@link TwoTaskNode} has its own. */
+  private static final String NODE_PROCESS_PREFIX = "flowpipe";
   /**
    * Instances per run. The client works them off one after another, so the exporter sees the same stream per instance
    * whatever the count, and a reused record spoils each instance's documents with about the same chance: at 100 the
@@ -45,17 +46,17 @@ class ReusedRecordsOnARealNodeTest {
   private static final int BIG_VALUE_LENGTH = 20_000;
 
   /** Both tasks of {@link #INSTANCES} new instances, run to the end in the read model. */
-  private static TwoTaskInstances runBothTasks(TestNode node, String run) {
+  private static TwoTaskInstances runBothTasks(TwoTaskNode node, String run) {
     TwoTaskInstances instances = new TwoTaskInstances(run, BIG_VALUE_LENGTH);
-    try (ZeebeClient client = node.client()) {
+    try (ZeebeClient client = node.node().client()) {
       instances.create(client, INSTANCES).runTask(client, 1).runTask(client, 2);
     }
-    awaitCompleted(node.store().client(), instances.instanceKeys());
+    awaitCompleted(node.node().store().client(), node.prefix(), instances.instanceKeys());
     return instances;
   }
 
-  private static void awaitCompleted(SearchStore store, List<Long> instances) {
-    String index = ReadModelIndex.PROCESS_INSTANCE.indexName(PREFIX);
+  private static void awaitCompleted(SearchStore store, String prefix, List<Long> instances) {
+    String index = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
     await("every instance COMPLETED in the read model").atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
           for (long instance : instances) {
@@ -66,8 +67,8 @@ class ReusedRecordsOnARealNodeTest {
   }
 
   /** Until the store holds a document of every variable the client set so far. */
-  private static void awaitInStore(SearchStore store, TwoTaskInstances run) {
-    String index = ReadModelIndex.VARIABLE.indexName(PREFIX);
+  private static void awaitInStore(SearchStore store, String prefix, TwoTaskInstances run) {
+    String index = ReadModelIndex.VARIABLE.indexName(prefix);
     await("every variable of the run in the read model").atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
           store.refresh(index);
@@ -78,8 +79,9 @@ class ReusedRecordsOnARealNodeTest {
         });
   }
 
-  private static void assertEveryDocumentBelongsToItsInstance(SearchStore store, TwoTaskInstances run) {
-    InstanceOwnership.Report report = new InstanceOwnership(store, PREFIX).of(run);
+  private static void assertEveryDocumentBelongsToItsInstance(SearchStore store, String prefix,
+      TwoTaskInstances run) {
+    InstanceOwnership.Report report = new InstanceOwnership(store, prefix).of(run);
     assertThat(report.allRight()).as(report.toString()).isTrue();
   }
 
@@ -93,8 +95,7 @@ class ReusedRecordsOnARealNodeTest {
     @Test
     @Order(1)
     void everyVariableAndJobBelongsToItsInstance() {
-      TestNode node = NODE.node();
-      assertEveryDocumentBelongsToItsInstance(node.store().client(), runBothTasks(node, "a"));
+      assertEveryDocumentBelongsToItsInstance(NODE.node().store().client(), NODE.prefix(), runBothTasks(NODE, "a"));
     }
 
     @Test
@@ -105,7 +106,7 @@ class ReusedRecordsOnARealNodeTest {
       try (ZeebeClient client = node.client()) {
         run.create(client, INSTANCES).runTask(client, 1);
       }
-      awaitInStore(node.store().client(), run);
+      awaitInStore(node.store().client(), NODE.prefix(), run);
       // a clean stop: the exporter writes all it holds; after the start it remembers no document (and the broker
       // exports the log again from its last snapshot: see AfterASigkill)
       node.stop();
@@ -113,8 +114,8 @@ class ReusedRecordsOnARealNodeTest {
       try (ZeebeClient client = node.client()) {
         run.runTask(client, 2);
       }
-      awaitCompleted(node.store().client(), run.instanceKeys());
-      assertEveryDocumentBelongsToItsInstance(node.store().client(), run);
+      awaitCompleted(node.store().client(), NODE.prefix(), run.instanceKeys());
+      assertEveryDocumentBelongsToItsInstance(node.store().client(), NODE.prefix(), run);
     }
   }
 
@@ -127,8 +128,7 @@ class ReusedRecordsOnARealNodeTest {
 
     @Test
     void everyVariableAndJobBelongsToItsInstance() {
-      TestNode node = NODE.node();
-      assertEveryDocumentBelongsToItsInstance(node.store().client(), runBothTasks(node, "b"));
+      assertEveryDocumentBelongsToItsInstance(NODE.node().store().client(), NODE.prefix(), runBothTasks(NODE, "b"));
     }
   }
 
@@ -156,7 +156,7 @@ class ReusedRecordsOnARealNodeTest {
           SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.storeUrl()))) {
         client.newDeployResourceCommand().addProcessModel(TwoTaskInstances.PROCESS, "two-tasks.bpmn").send().join();
         run.create(client, INSTANCES).runTask(client, 1);
-        awaitInStore(store, run);
+        awaitInStore(store, NODE_PROCESS_PREFIX, run);
         run.runTask(client, 2, INSTANCES * 3 / 5);
         node.kill();
       }
@@ -169,8 +169,8 @@ class ReusedRecordsOnARealNodeTest {
         await("the broker exports every variable record of the log again").atMost(Duration.ofSeconds(60))
             .until(() -> meters.recordsHandedOver("VARIABLE"), n -> n >= run.variableRecords());
         run.runTask(client, 2);
-        awaitCompleted(store, run.instanceKeys());
-        assertEveryDocumentBelongsToItsInstance(store, run);
+        awaitCompleted(store, NODE_PROCESS_PREFIX, run.instanceKeys());
+        assertEveryDocumentBelongsToItsInstance(store, NODE_PROCESS_PREFIX, run);
       }
     }
   }

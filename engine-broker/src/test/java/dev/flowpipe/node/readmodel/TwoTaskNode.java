@@ -1,6 +1,7 @@
 package dev.flowpipe.node.readmodel;
 
 import dev.flowpipe.node.TestNode;
+import dev.flowpipe.schema.SharedOpenSearch;
 import io.camunda.zeebe.client.ZeebeClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,13 +13,15 @@ import org.springframework.util.FileSystemUtils;
 
 /**
  * One real node ({@link TestNode}) for the tests of a class, with the {@link TwoTaskInstances} process deployed, flow
- * control off and further settings of the class's own; started before its tests, stopped and deleted after them.
+ * control off and further settings of the class's own, writing to the test JVM's one store ({@link SharedOpenSearch})
+ * under a prefix of its own; started before its tests, stopped and deleted after them.
  */
 final class TwoTaskNode implements BeforeAllCallback, AfterAllCallback {
 
   private final Map<String, Object> settings;
   private Path data;
   private TestNode node;
+  private String prefix;
 
   /** @param settings node settings ({@code flowpipe.*} keys) besides the test defaults */
   TwoTaskNode(Map<String, Object> settings) {
@@ -28,9 +31,13 @@ final class TwoTaskNode implements BeforeAllCallback, AfterAllCallback {
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
     data = Files.createTempDirectory("two-task-node");
+    prefix = SharedOpenSearch.uniquePrefix();
     node = new TestNode(data)
         // flow control is not what these tests are about (it is being redesigned): off, so no command is refused
-        .with("flowpipe.flow-control.enabled", false);
+        .with("flowpipe.flow-control.enabled", false)
+        // the test JVM's one store, under a prefix of its own, instead of an embedded store of the node's
+        .with("flowpipe.store.url", SharedOpenSearch.sharedNode(context).url())
+        .with("flowpipe.exporter.index-prefix", prefix);
     settings.forEach(node::with);
     node.start();
     try (ZeebeClient client = node.client()) {
@@ -48,5 +55,10 @@ final class TwoTaskNode implements BeforeAllCallback, AfterAllCallback {
 
   TestNode node() {
     return node;
+  }
+
+  /** The prefix of the read model's indices. */
+  String prefix() {
+    return prefix;
   }
 }

@@ -2,7 +2,9 @@ package dev.flowpipe.node.webapp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.node.TestNode;
+import dev.flowpipe.schema.SharedOpenSearch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -25,6 +27,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointProperties;
 import org.springframework.boot.actuate.endpoint.web.ExposableWebEndpoint;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointsSupplier;
@@ -40,8 +43,9 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * discovers them, and the UI's static files), sent by every kind of caller, with the status class each must get
  * computed from the small policy table below. A route the table does not classify fails the test, so a new route
  * cannot go unchecked. Three nodes: authentication on (anonymous, reader, writer, admin), and off, with the
- * operations and the actuator's writes off (the defaults) and on.
+ * operations and the actuator's writes off (the defaults) and on; all three on the test JVM's one store.
  */
+@ExtendWith(SharedOpenSearch.class)
 class RouteRoleMatrixTest {
 
   /** What a route needs. */
@@ -110,8 +114,11 @@ class RouteRoleMatrixTest {
     abstract Map<String, Object> settings();
 
     @BeforeAll
-    void start() throws IOException {
-      node = new TestNode(Files.createTempDirectory("route-matrix"));
+    void start(EmbeddedSearchStore store) throws IOException {
+      // the test JVM's one store, under a prefix of its own: the routes do not depend on where the store runs
+      node = new TestNode(Files.createTempDirectory("route-matrix"))
+          .with("flowpipe.store.url", store.url())
+          .with("flowpipe.exporter.index-prefix", SharedOpenSearch.uniquePrefix());
       settings().forEach(node::with);
       node.start();
       routes = routes(node.context());

@@ -6,9 +6,14 @@ package dev.flowpipe.schema.index;
  */
 public final class BatchOperationIndex {
 
-  /** Its mappings: the batch, item and lease documents' fields. */
-  public static final String MAPPINGS = """
-      {"mappings": {"properties": {
+  /**
+   * Its settings and mappings (the batch, item and lease documents' fields). One shard, and a replica only where a
+   * second store node can hold it: OpenSearch's default of one replica left a single-node store yellow for good, and
+   * the embedded store waited out its green timeout at every restart.
+   */
+  public static final String BODY = """
+      {"settings": {"index": {"number_of_shards": 1, "auto_expand_replicas": "0-1"}},
+       "mappings": {"properties": {
         "kind": {"type": "keyword"}, "batchOperationKey": {"type": "keyword"}, "batchOperationType": {"type": "keyword"},
         "state": {"type": "keyword"}, "itemKey": {"type": "keyword"}, "processInstanceKey": {"type": "keyword"},
         "startDate": {"type": "date"}, "endDate": {"type": "date"}, "processedDate": {"type": "date"},

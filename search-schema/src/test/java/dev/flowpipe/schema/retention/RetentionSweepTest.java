@@ -469,7 +469,7 @@ class RetentionSweepTest {
   @Test
   void deletesBatchOperationsThatEndedBeforeTheCutoffWithTheirItemsAndLeasesAndKeepsRunningAndRecentOnes() {
     String batches = BatchOperationIndex.name(prefix);
-    store.createIndex(batches, BatchOperationIndex.MAPPINGS);
+    store.createIndex(batches, BatchOperationIndex.BODY);
     batch("old", clock.instant().toString());
     batch("running", null);
     clock.advance(KEEP);

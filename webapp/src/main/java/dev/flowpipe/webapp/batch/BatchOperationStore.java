@@ -40,7 +40,7 @@ public final class BatchOperationStore {
     SearchStore store = readModel.store();
     if (!indexReady) {
       if (!store.indexExists(index())) {
-        store.createIndex(index(), BatchOperationIndex.MAPPINGS);
+        store.createIndex(index(), BatchOperationIndex.BODY);
       }
       indexReady = true;
     }
