@@ -440,7 +440,8 @@ public final class NodeProcess implements AutoCloseable {
   }
 
   /**
-   * A stop as a service manager or Ctrl-C makes it: SIGTERM, then waits (up to 60 s) until the node has shut down;
+   * A stop as a service manager or Ctrl-C makes it: SIGTERM, then waits (up to 60 s) until the node and its store have
+   * shut down;
    * unlike {@link #close()} the data stays for a restart.
    */
   public void terminate() throws InterruptedException {
@@ -449,10 +450,26 @@ public final class NodeProcess implements AutoCloseable {
     }
   }
 
-  /** SIGTERM; true when the node exited within {@code timeout}. */
+  /**
+   * SIGTERM; true when the node and its embedded store exited within {@code timeout} (a restart on the same data and
+   * ports must not meet the store still holding them).
+   */
   public boolean terminate(Duration timeout) throws InterruptedException {
+    List<ProcessHandle> children = process.descendants().toList();
+    long deadline = System.nanoTime() + timeout.toNanos();
     process.destroy();
-    return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      return false;
+    }
+    for (ProcessHandle child : children) {
+      long left = deadline - System.nanoTime();
+      try {
+        child.onExit().get(Math.max(0, left), TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException notExited) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
