@@ -275,6 +275,12 @@ public final class JsonStore implements SearchStore {
     return postSearch(SearchJson.request(query));
   }
 
+  @Override
+  public dev.flowpipe.schema.query.GroupCountQuery.GroupCounts countGroups(
+      dev.flowpipe.schema.query.GroupCountQuery query) {
+    return postSearch(SearchJson.request(query));
+  }
+
   /** Sends a {@code _search} body; the answer of any status goes to the request's reader. */
   private <T> T postSearch(SearchJson.Request<T> search) {
     StoreAnswer answer = send(search.what(), new StoreRequest("POST", search.path(), SearchJson.parameters(),

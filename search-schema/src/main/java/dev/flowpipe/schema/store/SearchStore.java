@@ -122,6 +122,18 @@ public interface SearchStore extends AutoCloseable {
   List<ValueCountQuery.ValueCount> countByValue(ValueCountQuery query);
 
   /**
+   * One page of counts per group of values ({@link dev.flowpipe.schema.query.GroupCountQuery}, a composite
+   * aggregation): ask again with {@code afterKey} until it is null, and no group is left out.
+   *
+   * @throws dev.flowpipe.schema.store.QueryRejectedException when the store refuses the count
+   * @throws SearchTimedOutException when the store stopped it at the query's timeout
+   */
+  default dev.flowpipe.schema.query.GroupCountQuery.GroupCounts countGroups(
+      dev.flowpipe.schema.query.GroupCountQuery query) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not count groups");
+  }
+
+  /**
    * The ids of the tasks running in the store now whose action matches {@code actions} (a task action pattern, e.g.
    * {@code indices:data/write/bulk}), or empty when the store does not let this user list tasks.
    */
