@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * every period index of retention (ADR 0011): each period index gains the new entity's two aliases, its global name
  * (read) and the period's own name (the write index the exporter routes to).
  *
- * <p>Idempotent: a second run finds everything in place and changes nothing; several processes running it at once
+ * <p>An index holding none of the entities' names is left alone (it was not created as a read model; the schema
+ * manager refuses it). Idempotent: a second run finds everything in place and changes nothing; several processes running it at once
  * send the same mapping and aliases (adding an alias that exists is no error).
  */
 final class SchemaAdditions {
@@ -68,6 +69,9 @@ final class SchemaAdditions {
     ArrayNode list = actions.putArray("actions");
     for (String index : indices) {
       JsonNode held = aliases.path(index).path("aliases");
+      if (ReadModelIndex.entities().stream().noneMatch(entity -> held.has(entity.indexName(prefix)))) {
+        continue; // no read model of an earlier build (none of its names): not ours to complete, SchemaManager refuses it
+      }
       boolean isBase = index.equals(base);
       // <prefix>-p<label>-read-model-v2 -> <prefix>-p<label>: the prefix of the period's own entity names
       String periodPrefix = index.substring(0, index.length() - (base.length() - prefix.length()));

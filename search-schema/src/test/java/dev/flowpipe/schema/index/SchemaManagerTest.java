@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.schema.SharedOpenSearch;
+import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -74,16 +75,17 @@ class SchemaManagerTest {
     new SchemaManager(store, prefix, "1s").ensureSchema();
     new SchemaManager(store, prefix, "1s").ensureSchema();
 
-    store.put(ReadModelIndex.SEQUENCE_FLOW.indexName(prefix), "1_f", java.util.Map.of("sequenceFlowId", "1_f",
-        "processInstanceKey", 1));
-    store.put(ReadModelIndex.MESSAGE_SUBSCRIPTION.indexName(period), "2", java.util.Map.of("key", 2,
-        "messageName", "m", "processInstanceKey", 3));
-    store.put(ReadModelIndex.INCIDENT.indexName(period), "4", java.util.Map.of("key", 4, "errorMessageHash", 7));
+    var written = store.bulk(java.util.List.of(
+        new DocumentWrite(ReadModelIndex.SEQUENCE_FLOW.indexName(prefix), "1_f", 1,
+            java.util.Map.of("sequenceFlowId", "1_f", "processInstanceKey", 1)),
+        new DocumentWrite(ReadModelIndex.MESSAGE_SUBSCRIPTION.indexName(period), "2", 1,
+            java.util.Map.of("key", 2, "messageName", "m", "processInstanceKey", 3)),
+        new DocumentWrite(ReadModelIndex.INCIDENT.indexName(period), "4", 1,
+            java.util.Map.of("key", 4, "errorMessageHash", 7))), true);
+    assertThat(written.failures()).isEmpty();
     assertThat(store.get(ReadModelIndex.VARIABLE.indexName(prefix), "1")).get().extracting(d -> d.get("name"))
         .isEqualTo("x");
     assertThat(store.get(ReadModelIndex.SEQUENCE_FLOW.indexName(prefix), "1_f")).isPresent();
-    store.refresh(ReadModelIndex.sharedIndexName(prefix));
-    store.refresh(ReadModelIndex.sharedIndexName(period));
     assertThat(store.findByField(ReadModelIndex.MESSAGE_SUBSCRIPTION.indexName(prefix), "messageName", "m", 10))
         .as("a period's subscription under the entity's global name").hasSize(1);
     assertThat(store.findByField(ReadModelIndex.INCIDENT.indexName(prefix), "errorMessageHash", 7, 10)).hasSize(1);
