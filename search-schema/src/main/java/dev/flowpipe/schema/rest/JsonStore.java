@@ -253,7 +253,10 @@ public final class JsonStore implements SearchStore {
   @Override
   public List<Map<String, Object>> all(String index, int max) {
     return sources("read all of " + index, index, Map.of("size", max, "query", Map.of("match_all", Map.of()),
-        "sort", List.of(Map.of("key", Map.of("order", "asc")))));
+        // then by log position: documents without a key (sequence flows, correlations) come in one order every time,
+        // as no two of them were last written by the same record
+        "sort", List.of(Map.of("key", Map.of("order", "asc")),
+            Map.of("position", Map.of("order", "asc", "unmapped_type", "long")))));
   }
 
   private List<Map<String, Object>> sources(String what, String index, Map<String, Object> search) {
