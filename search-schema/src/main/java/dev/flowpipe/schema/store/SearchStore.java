@@ -102,7 +102,8 @@ public interface SearchStore extends AutoCloseable {
   long count(String index);
 
   /**
-   * Every document of the index (up to {@code max}), ordered by key, then by log position (documents without a key):
+   * Every document of the index (up to {@code max}), ordered by key, then by partition and log position (documents
+   * without a key):
    * for comparisons in tests and tools.
    */
   List<Map<String, Object>> all(String index, int max);
