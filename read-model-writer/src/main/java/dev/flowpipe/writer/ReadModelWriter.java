@@ -10,8 +10,10 @@ import dev.flowpipe.writer.handler.ExportHandler;
 import dev.flowpipe.writer.handler.FlowNodeInstanceHandler;
 import dev.flowpipe.writer.handler.IncidentHandler;
 import dev.flowpipe.writer.handler.JobHandler;
+import dev.flowpipe.writer.handler.MessageSubscriptionHandler;
 import dev.flowpipe.writer.handler.ProcessDefinitionHandler;
 import dev.flowpipe.writer.handler.ProcessInstanceHandler;
+import dev.flowpipe.writer.handler.SequenceFlowHandler;
 import dev.flowpipe.writer.handler.VariableHandler;
 import dev.flowpipe.writer.store.BulkWriter;
 import io.camunda.zeebe.protocol.record.Record;
@@ -39,7 +41,7 @@ public final class ReadModelWriter {
   /** The value types the handlers read (events only): what the exporter takes and the importer reads. */
   public static final Set<ValueType> VALUE_TYPES =
       Set.of(ValueType.PROCESS, ValueType.PROCESS_INSTANCE, ValueType.VARIABLE, ValueType.INCIDENT, ValueType.JOB,
-          ValueType.JOB_BATCH);
+          ValueType.JOB_BATCH, ValueType.PROCESS_MESSAGE_SUBSCRIPTION);
 
   private final RecordChanges recordChanges;
   private final DocumentBuffer buffer;
@@ -80,7 +82,9 @@ public final class ReadModelWriter {
         new FlowNodeInstanceHandler(prefix),
         new VariableHandler(prefix, variableValueLimit),
         new IncidentHandler(prefix),
-        new JobHandler(prefix));
+        new JobHandler(prefix),
+        new SequenceFlowHandler(prefix),
+        new MessageSubscriptionHandler(prefix));
   }
 
   /**

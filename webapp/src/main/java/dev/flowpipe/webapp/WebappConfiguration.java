@@ -3,7 +3,10 @@ package dev.flowpipe.webapp;
 import dev.flowpipe.webapp.api.ElementStatistics;
 import dev.flowpipe.webapp.api.ProblemErrorController;
 import dev.flowpipe.webapp.api.ProblemHandler;
+import dev.flowpipe.webapp.api.IncidentStatistics;
 import dev.flowpipe.webapp.api.ProcessStatistics;
+import dev.flowpipe.webapp.api.SequenceFlows;
+import dev.flowpipe.webapp.api.VersionStatistics;
 import dev.flowpipe.webapp.api.RequestBodyLimit;
 import dev.flowpipe.webapp.api.SearchController;
 import dev.flowpipe.webapp.api.SearchService;
@@ -91,6 +94,21 @@ public class WebappConfiguration {
   ProcessStatistics processStatistics(ReadModel readModel, WebappProperties properties,
       ReadYourWrites readYourWrites) {
     return new ProcessStatistics(readModel, properties, readYourWrites);
+  }
+
+  @Bean
+  IncidentStatistics incidentStatistics(ReadModel readModel, WebappProperties properties) {
+    return new IncidentStatistics(readModel, properties);
+  }
+
+  @Bean
+  VersionStatistics versionStatistics(ReadModel readModel, WebappProperties properties) {
+    return new VersionStatistics(readModel, properties);
+  }
+
+  @Bean
+  SequenceFlows sequenceFlows(ReadModel readModel, WebappProperties properties) {
+    return new SequenceFlows(readModel, properties.search().storeTimeout());
   }
 
   /** The body cap, before security and everything else: an oversized body is refused before it is read. */

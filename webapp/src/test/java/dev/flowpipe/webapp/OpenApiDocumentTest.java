@@ -24,7 +24,8 @@ class OpenApiDocumentTest {
   private static final Map<Entity, String> SCHEMA_NAMES = Map.of(
       Entity.PROCESS_DEFINITIONS, "ProcessDefinition", Entity.PROCESS_INSTANCES, "ProcessInstance",
       Entity.ELEMENT_INSTANCES, "ElementInstance", Entity.VARIABLES, "Variable", Entity.INCIDENTS, "Incident",
-      Entity.JOBS, "Job");
+      Entity.JOBS, "Job", Entity.MESSAGE_SUBSCRIPTIONS, "MessageSubscription",
+      Entity.CORRELATED_MESSAGE_SUBSCRIPTIONS, "CorrelatedMessageSubscription");
 
   private static TestWebapp app;
   private static Map<String, Object> document;

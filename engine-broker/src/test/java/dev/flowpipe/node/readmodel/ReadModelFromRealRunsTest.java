@@ -97,6 +97,7 @@ class ReadModelFromRealRunsTest {
   private long mainKey;
   private long fragileKey;
   private long waitingKey;
+  private long goMessageKey;
 
   @BeforeAll
   void runProcesses() {
@@ -117,8 +118,8 @@ class ReadModelFromRealRunsTest {
       complete(client, "child-work", Map.of());
       client.newSetVariablesCommand(mainKey).variables(Map.of("note", "second")).send().join();
       await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
-        client.newPublishMessageCommand().messageName("go").correlationKey("o-1").timeToLive(Duration.ofMinutes(1))
-            .send().join();
+        goMessageKey = client.newPublishMessageCommand().messageName("go").correlationKey("o-1")
+            .timeToLive(Duration.ofMinutes(1)).send().join().getMessageKey();
         return true;
       });
 
@@ -263,6 +264,40 @@ class ReadModelFromRealRunsTest {
         .containsEntry("type", "fragile"));
     var cancelledJobs = documentsOf(ReadModelIndex.JOB, "processInstanceKey", waitingKey);
     assertThat(cancelledJobs).singleElement().satisfies(j -> assertThat(j).containsEntry("state", "CANCELED"));
+  }
+
+  @Test
+  @Order(6)
+  void theSequenceFlowsAreTheFlowsOfTheTakenPathOncePerInstanceAndFlow() {
+    // from the model: every flow of the main process but the gateway's default flow to "skipped" (x was 10)
+    List<String> expected = MAIN.getModelElementsByType(io.camunda.zeebe.model.bpmn.instance.SequenceFlow.class).stream()
+        .filter(flow -> !flow.getTarget().getId().equals("skipped"))
+        .map(io.camunda.zeebe.model.bpmn.instance.SequenceFlow::getId).toList();
+
+    var flows = documentsOf(ReadModelIndex.SEQUENCE_FLOW, "processInstanceKey", mainKey);
+
+    assertThat(flows).extracting(f -> (String) f.get("elementId")).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(flows).allSatisfy(f -> assertThat(f)
+        .containsEntry("sequenceFlowId", mainKey + "_" + f.get("elementId"))
+        .containsEntry("bpmnProcessId", "main"));
+  }
+
+  @Test
+  @Order(6)
+  void theMessageSubscriptionIsCorrelatedWithThePublishedMessage() {
+    var subscriptions = documentsOf(ReadModelIndex.MESSAGE_SUBSCRIPTION, "processInstanceKey", mainKey);
+    assertThat(subscriptions).singleElement().satisfies(s -> assertThat(s)
+        .containsEntry("elementId", "msg").containsEntry("messageName", "go").containsEntry("correlationKey", "o-1")
+        .containsEntry("state", "CORRELATED").containsEntry("bpmnProcessId", "main"));
+    long subscriptionKey = ((Number) subscriptions.getFirst().get("key")).longValue();
+
+    var correlations = documentsOf(ReadModelIndex.MESSAGE_CORRELATION, "processInstanceKey", mainKey);
+    assertThat(correlations).singleElement().satisfies(c -> {
+      assertThat(((Number) c.get("messageKey")).longValue()).isEqualTo(goMessageKey);
+      assertThat(((Number) c.get("subscriptionKey")).longValue()).isEqualTo(subscriptionKey);
+      assertThat(c).containsEntry("messageName", "go").containsEntry("correlationKey", "o-1")
+          .containsEntry("elementId", "msg");
+    });
   }
 
   @ParameterizedTest(name = "random seed {0}, {1} bulks in flight")

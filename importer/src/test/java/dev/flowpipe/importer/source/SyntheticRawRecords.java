@@ -13,6 +13,7 @@ import io.camunda.zeebe.protocol.record.ValueType;
 import io.camunda.zeebe.protocol.record.intent.IncidentIntent;
 import io.camunda.zeebe.protocol.record.intent.Intent;
 import io.camunda.zeebe.protocol.record.intent.JobIntent;
+import io.camunda.zeebe.protocol.record.intent.ProcessMessageSubscriptionIntent;
 import io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent;
 import io.camunda.zeebe.protocol.record.intent.ProcessIntent;
 import io.camunda.zeebe.protocol.record.intent.VariableIntent;
@@ -21,6 +22,7 @@ import io.camunda.zeebe.protocol.record.value.ErrorType;
 import io.camunda.zeebe.protocol.record.value.ImmutableIncidentRecordValue;
 import io.camunda.zeebe.protocol.record.value.ImmutableJobRecordValue;
 import io.camunda.zeebe.protocol.record.value.ImmutableProcessInstanceRecordValue;
+import io.camunda.zeebe.protocol.record.value.ImmutableProcessMessageSubscriptionRecordValue;
 import io.camunda.zeebe.protocol.record.value.ImmutableVariableRecordValue;
 import io.camunda.zeebe.protocol.record.value.deployment.ImmutableProcess;
 import java.nio.charset.StandardCharsets;
@@ -141,8 +143,18 @@ public final class SyntheticRawRecords {
       element(instance, instance, BpmnElementType.PROCESS, "synthetic", ProcessInstanceIntent.ELEMENT_ACTIVATING,
           definition);
       add(ValueType.VARIABLE, VariableIntent.CREATED, variable, variable(instance, "\"first-" + i + "\"", definition));
+      element(key(), instance, BpmnElementType.SEQUENCE_FLOW, "to-task", ProcessInstanceIntent.SEQUENCE_FLOW_TAKEN,
+          definition);
       element(task, instance, BpmnElementType.SERVICE_TASK, "task", ProcessInstanceIntent.ELEMENT_ACTIVATING,
           definition);
+      if (i % 2 == 0) {
+        // a message subscription of the task (a boundary event), correlated once and deleted when the task ends
+        long subscription = key();
+        add(ValueType.PROCESS_MESSAGE_SUBSCRIPTION, ProcessMessageSubscriptionIntent.CREATED, subscription,
+            subscription(instance, task, -1));
+        add(ValueType.PROCESS_MESSAGE_SUBSCRIPTION, ProcessMessageSubscriptionIntent.CORRELATED, subscription,
+            subscription(instance, task, key()));
+      }
       add(ValueType.JOB, JobIntent.CREATED, job, job(instance, task, definition, 3));
       if (i % 3 == 0) {
         long incident = key();
@@ -173,6 +185,13 @@ public final class SyntheticRawRecords {
     private static RecordValue variable(long instance, String value, long definition) {
       return ImmutableVariableRecordValue.builder().withName("v").withValue(value).withScopeKey(instance)
           .withProcessInstanceKey(instance).withProcessDefinitionKey(definition).withBpmnProcessId("synthetic")
+          .withTenantId("<default>").build();
+    }
+
+    private static RecordValue subscription(long instance, long task, long messageKey) {
+      return ImmutableProcessMessageSubscriptionRecordValue.builder().withProcessInstanceKey(instance)
+          .withElementInstanceKey(task).withElementId("task").withBpmnProcessId("synthetic").withMessageKey(messageKey)
+          .withMessageName("paid").withCorrelationKey("c-" + instance).withInterrupting(false)
           .withTenantId("<default>").build();
     }
 

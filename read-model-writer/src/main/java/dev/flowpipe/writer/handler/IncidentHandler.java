@@ -51,6 +51,8 @@ public final class IncidentHandler implements ExportHandler {
           .put("elementId", value.getElementId())
           .put("errorType", value.getErrorType().name())
           .put("errorMessage", value.getErrorMessage())
+          // what incident statistics group by, as Camunda's v2 API names an error (errorHashCode): the message's hash
+          .put("errorMessageHash", java.util.Objects.hashCode(value.getErrorMessage()))
           .put("jobKey", Dates.key(value.getJobKey()))
           .put("state", "ACTIVE")
           .put("creationTime", Dates.of(record.getTimestamp()))

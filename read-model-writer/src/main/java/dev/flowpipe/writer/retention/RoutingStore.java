@@ -248,6 +248,12 @@ final class RoutingStore implements SearchStore {
   }
 
   @Override
+  public dev.flowpipe.schema.query.GroupCountQuery.GroupCounts countGroups(
+      dev.flowpipe.schema.query.GroupCountQuery query) {
+    return store.countGroups(query);
+  }
+
+  @Override
   public Optional<Set<String>> runningTasks(String actions) {
     return store.runningTasks(actions);
   }

@@ -34,6 +34,15 @@ public enum ReadModelIndex {
   VARIABLE("variable"),
   INCIDENT("incident"),
   JOB("job"),
+  /** A sequence flow an instance took (at least once): one document per instance and flow. */
+  SEQUENCE_FLOW("sequence-flow"),
+  /** A process instance's subscription to a message (a catch event, receive task or boundary event waiting). */
+  MESSAGE_SUBSCRIPTION("message-subscription"),
+  /**
+   * A message correlated to a subscription: one document per subscription and message (a non-interrupting one
+   * correlates many). Not named "...-message-subscription": entities are told apart by the ends of their names.
+   */
+  MESSAGE_CORRELATION("message-correlation"),
   /** Documents the store refused for good (mapping conflict, too large), kept with the reason; an index of its own. */
   DEAD_LETTER("dead-letter"),
   /**

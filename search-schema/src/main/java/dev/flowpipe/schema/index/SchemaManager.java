@@ -90,6 +90,7 @@ public final class SchemaManager {
     new SchemaMigration(store, prefix, layout, migration, progress).runIfNeeded();
     String shared = ReadModelIndex.sharedIndexName(prefix);
     ensureIndex(shared, () -> ReadModelIndex.sharedIndexBody(prefix, layout));
+    new SchemaAdditions(store, prefix).apply(layout);
     for (ReadModelIndex own : ReadModelIndex.values()) {
       if (!own.shared()) {
         ensureIndex(own.indexName(prefix), () -> own.body(layout));

@@ -53,6 +53,12 @@ public final class SearchJson {
         (status, answer) -> valueCounts(query, what, status, answer));
   }
 
+  public static Request<GroupCountQuery.GroupCounts> request(GroupCountQuery query) {
+    String what = "count by " + query.groupBy() + " in " + query.indices();
+    return new Request<>(what, path(query.indices()), body(query),
+        (status, answer) -> groupCounts(query, answer(what, status, answer)));
+  }
+
   /** The path to search, e.g. {@code /a,b/_search}; indices that do not exist count as empty. */
   public static String path(SearchQuery query) {
     return path(query.indices());
@@ -121,6 +127,71 @@ public final class SearchJson {
     return write(body);
   }
 
+  /**
+   * The {@code _search} body of a {@link GroupCountQuery}: no hits, a composite aggregation on the fields (one source
+   * per field, named by it), after the previous page's key, with the conditions, the distinct count and the sample
+   * under it.
+   */
+  public static String body(GroupCountQuery query) {
+    List<Object> sources = new ArrayList<>();
+    for (String field : query.groupBy()) {
+      sources.add(Map.of(field, Map.of("terms", Map.of("field", field))));
+    }
+    Map<String, Object> composite = new LinkedHashMap<>();
+    composite.put("size", query.pageSize());
+    composite.put("sources", sources);
+    if (query.after() != null) {
+      composite.put("after", query.after());
+    }
+    Map<String, Object> inside = new LinkedHashMap<>();
+    if (!query.conditions().isEmpty()) {
+      Map<String, Object> conditions = new LinkedHashMap<>();
+      query.conditions().forEach((name, criteria) -> conditions.put(name, allOf(criteria)));
+      inside.put(CONDITIONS, Map.of("filters", Map.of("filters", conditions)));
+    }
+    if (query.distinctField() != null) {
+      inside.put(DISTINCT, Map.of("cardinality",
+          Map.of("field", query.distinctField(), "precision_threshold", GroupCountQuery.DISTINCT_PRECISION)));
+    }
+    if (!query.sampleFields().isEmpty()) {
+      inside.put(SAMPLE, Map.of("top_hits", Map.of("size", 1, "_source", Map.of("includes", query.sampleFields()))));
+    }
+    Map<String, Object> groups = new LinkedHashMap<>();
+    groups.put("composite", composite);
+    if (!inside.isEmpty()) {
+      groups.put("aggs", inside);
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("query", allOf(query.criteria()));
+    body.put("size", 0);
+    body.put("track_total_hits", false);
+    body.put("timeout", timeout(query.timeout()));
+    body.put("aggs", Map.of(GROUPS, groups));
+    return write(body);
+  }
+
+  private static GroupCountQuery.GroupCounts groupCounts(GroupCountQuery query, JsonNode root) {
+    JsonNode aggregation = root.path("aggregations").path(GROUPS);
+    List<GroupCountQuery.Group> groups = new ArrayList<>();
+    for (JsonNode bucket : aggregation.path("buckets")) {
+      Map<String, Long> conditions = new LinkedHashMap<>();
+      for (String name : query.conditions().keySet()) {
+        conditions.put(name, bucket.path(CONDITIONS).path("buckets").path(name).path("doc_count").asLong(0));
+      }
+      JsonNode hits = bucket.path(SAMPLE).path("hits").path("hits");
+      Map<String, Object> sample = hits.isEmpty() ? Map.of() : JSON.convertValue(hits.get(0).path("_source"),
+          new com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>>() {});
+      groups.add(new GroupCountQuery.Group(
+          JSON.convertValue(bucket.path("key"), new com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>>() {}),
+          bucket.path("doc_count").asLong(), conditions, bucket.path(DISTINCT).path("value").asLong(0), sample));
+    }
+    JsonNode afterKey = aggregation.path("after_key");
+    // a page shorter than asked is the last; a full one may be followed by more
+    Map<String, Object> next = groups.size() < query.pageSize() || afterKey.isMissingNode() ? null
+        : JSON.convertValue(afterKey, new com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>>() {});
+    return new GroupCountQuery.GroupCounts(groups, next);
+  }
+
   /** The store's time unit syntax; whole milliseconds (at least one). */
   private static String timeout(java.time.Duration timeout) {
     return Math.max(1, timeout.toMillis()) + "ms";
@@ -128,6 +199,9 @@ public final class SearchJson {
 
   private static final String BY_VALUE = "byValue";
   private static final String CONDITIONS = "conditions";
+  private static final String GROUPS = "groups";
+  private static final String DISTINCT = "distinct";
+  private static final String SAMPLE = "sample";
 
   private static String write(Map<String, Object> body) {
     try {

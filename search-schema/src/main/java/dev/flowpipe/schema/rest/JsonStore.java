@@ -253,7 +253,11 @@ public final class JsonStore implements SearchStore {
   @Override
   public List<Map<String, Object>> all(String index, int max) {
     return sources("read all of " + index, index, Map.of("size", max, "query", Map.of("match_all", Map.of()),
-        "sort", List.of(Map.of("key", Map.of("order", "asc")))));
+        // then by partition and log position: documents without a key (sequence flows, correlations) come in one
+        // order every time, as no two of them were last written by the same record
+        "sort", List.of(Map.of("key", Map.of("order", "asc")),
+            Map.of("partitionId", Map.of("order", "asc", "unmapped_type", "integer")),
+            Map.of("position", Map.of("order", "asc", "unmapped_type", "long")))));
   }
 
   private List<Map<String, Object>> sources(String what, String index, Map<String, Object> search) {
@@ -272,6 +276,12 @@ public final class JsonStore implements SearchStore {
 
   @Override
   public List<ValueCountQuery.ValueCount> countByValue(ValueCountQuery query) {
+    return postSearch(SearchJson.request(query));
+  }
+
+  @Override
+  public dev.flowpipe.schema.query.GroupCountQuery.GroupCounts countGroups(
+      dev.flowpipe.schema.query.GroupCountQuery query) {
     return postSearch(SearchJson.request(query));
   }
 

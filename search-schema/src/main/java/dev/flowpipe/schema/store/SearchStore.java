@@ -101,7 +101,11 @@ public interface SearchStore extends AutoCloseable {
 
   long count(String index);
 
-  /** Every document of the index (up to {@code max}), ordered by id: for comparisons in tests and tools. */
+  /**
+   * Every document of the index (up to {@code max}), ordered by key, then by partition and log position (documents
+   * without a key):
+   * for comparisons in tests and tools.
+   */
   List<Map<String, Object>> all(String index, int max);
 
   /**
@@ -120,6 +124,18 @@ public interface SearchStore extends AutoCloseable {
    * @throws QueryRejectedException when the store refuses the count (e.g. a field it cannot group by)
    */
   List<ValueCountQuery.ValueCount> countByValue(ValueCountQuery query);
+
+  /**
+   * One page of counts per group of values ({@link dev.flowpipe.schema.query.GroupCountQuery}, a composite
+   * aggregation): ask again with {@code afterKey} until it is null, and no group is left out.
+   *
+   * @throws dev.flowpipe.schema.store.QueryRejectedException when the store refuses the count
+   * @throws SearchTimedOutException when the store stopped it at the query's timeout
+   */
+  default dev.flowpipe.schema.query.GroupCountQuery.GroupCounts countGroups(
+      dev.flowpipe.schema.query.GroupCountQuery query) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not count groups");
+  }
 
   /**
    * The ids of the tasks running in the store now whose action matches {@code actions} (a task action pattern, e.g.

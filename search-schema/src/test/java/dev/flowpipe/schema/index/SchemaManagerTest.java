@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.schema.SharedOpenSearch;
+import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -49,6 +50,70 @@ class SchemaManagerTest {
       assertThat(settings.path("number_of_replicas").asText()).as(index).isEqualTo("1");
       assertThat(settings.path("refresh_interval").asText()).as(index).isEqualTo("1s");
     }
+  }
+
+  /**
+   * A read model of this schema version written by an earlier build (without the entities and fields added since, a
+   * period index of retention among it) gains them in place at the next start: its documents stay, new documents of the
+   * new entities are written and read through their names, in the base and in the period.
+   */
+  @Test
+  void anExistingReadModelOfThisVersionGainsTheEntitiesAndFieldsAddedSinceInPlace() throws Exception {
+    String prefix = SharedOpenSearch.uniquePrefix();
+    String period = prefix + "-p20260101000000";
+    java.util.List<ReadModelIndex> added = java.util.List.of(ReadModelIndex.SEQUENCE_FLOW,
+        ReadModelIndex.MESSAGE_SUBSCRIPTION, ReadModelIndex.MESSAGE_CORRELATION);
+    store.createIndex(ReadModelIndex.sharedIndexName(prefix), earlierBody(prefix, prefix, added, true));
+    for (ReadModelIndex own : ReadModelIndex.values()) {
+      if (!own.shared()) {
+        store.createIndex(own.indexName(prefix), own.body("1s"));
+      }
+    }
+    store.createIndex(ReadModelIndex.sharedIndexName(period), earlierBody(prefix, period, added, false));
+    store.put(ReadModelIndex.VARIABLE.indexName(prefix), "1", java.util.Map.of("key", 1, "name", "x"));
+
+    new SchemaManager(store, prefix, "1s").ensureSchema();
+    new SchemaManager(store, prefix, "1s").ensureSchema();
+
+    var written = store.bulk(java.util.List.of(
+        new DocumentWrite(ReadModelIndex.SEQUENCE_FLOW.indexName(prefix), "1_f", 1,
+            java.util.Map.of("sequenceFlowId", "1_f", "processInstanceKey", 1)),
+        new DocumentWrite(ReadModelIndex.MESSAGE_SUBSCRIPTION.indexName(period), "2", 1,
+            java.util.Map.of("key", 2, "messageName", "m", "processInstanceKey", 3)),
+        new DocumentWrite(ReadModelIndex.INCIDENT.indexName(period), "4", 1,
+            java.util.Map.of("key", 4, "errorMessageHash", 7))), true);
+    assertThat(written.failures()).isEmpty();
+    assertThat(store.get(ReadModelIndex.VARIABLE.indexName(prefix), "1")).get().extracting(d -> d.get("name"))
+        .isEqualTo("x");
+    assertThat(store.get(ReadModelIndex.SEQUENCE_FLOW.indexName(prefix), "1_f")).isPresent();
+    assertThat(store.findByField(ReadModelIndex.MESSAGE_SUBSCRIPTION.indexName(prefix), "messageName", "m", 10))
+        .as("a period's subscription under the entity's global name").hasSize(1);
+    assertThat(store.findByField(ReadModelIndex.INCIDENT.indexName(prefix), "errorMessageHash", 7, 10)).hasSize(1);
+  }
+
+  /** The shared index's body as a build without {@code added} (and without errorMessageHash) created it. */
+  private static String earlierBody(String prefix, String indexPrefix, java.util.List<ReadModelIndex> added,
+      boolean base) throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    var body = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(
+        ReadModelIndex.sharedIndexBody(prefix, "1s"));
+    var properties = (com.fasterxml.jackson.databind.node.ObjectNode) body.path("mappings").path("properties");
+    properties.remove(java.util.List.of("sequenceFlowId", "messageName", "correlationKey", "lastUpdatedDate",
+        "subscriptionKey", "messageKey", "correlationTime", "errorMessageHash"));
+    var aliases = json.createObjectNode();
+    for (ReadModelIndex entity : ReadModelIndex.entities()) {
+      if (added.contains(entity)) {
+        continue;
+      }
+      var filter = json.createObjectNode();
+      filter.putObject("filter").putObject("term").put(ReadModelIndex.KIND_FIELD, entity.entity());
+      aliases.set(entity.indexName(prefix), filter.deepCopy().put("is_write_index", base));
+      if (!base) {
+        aliases.set(entity.indexName(indexPrefix), filter.deepCopy().put("is_write_index", true));
+      }
+    }
+    body.set("aliases", aliases);
+    return json.writeValueAsString(body);
   }
 
   @Test

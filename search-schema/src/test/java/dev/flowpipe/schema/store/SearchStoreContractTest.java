@@ -17,6 +17,7 @@ import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.query.SortField;
+import dev.flowpipe.schema.query.GroupCountQuery;
 import dev.flowpipe.schema.query.ValueCountQuery;
 import java.net.URI;
 import java.time.Duration;
@@ -547,6 +548,39 @@ public abstract class SearchStoreContractTest {
     assertThat(byFlag).containsExactly(
         new ValueCountQuery.ValueCount("false", 7, Map.of()), new ValueCountQuery.ValueCount("true", 3, Map.of()));
     assertThat(firstKeys).extracting(ValueCountQuery.ValueCount::value).containsExactly("1", "2", "3");
+  }
+
+  // --- counts per group of values, paged by the store: the aggregation behind the 8.9 statistics ---
+
+  @Test
+  void countsGroupsPageByPageUntilTheStoreSaysThereAreNoMoreWithDistinctCountsAndASample() {
+    String searchIndex = searchIndex();
+    GroupCountQuery query = new GroupCountQuery(List.of(searchIndex), List.of(), List.of("state", "flag"), 2, null,
+        Map.of("ended", List.of(new Criterion.Exists("endDate"))), "key", List.of("state"), null);
+
+    List<GroupCountQuery.Group> groups = new java.util.ArrayList<>();
+    int pages = 0;
+    for (GroupCountQuery page = query; page != null; pages++) {
+      GroupCountQuery.GroupCounts counts = store.countGroups(page);
+      groups.addAll(counts.groups());
+      page = counts.afterKey() == null ? null : page.after(counts.afterKey());
+    }
+
+    // A: 1,3,5,7 unflagged (ended 1..5), 9 flagged; B: 2,4,6 unflagged (ended 2,4), 8,10 flagged
+    assertThat(pages).isEqualTo(3);
+    assertThat(groups).extracting(g -> g.key().get("state") + "/" + g.key().get("flag") + ": " + g.total() + " "
+            + g.distinct() + " " + g.conditions().get("ended") + " " + g.sample().get("state"))
+        .containsExactly("A/false: 4 4 3 A", "A/true: 1 1 0 A", "B/false: 3 3 2 B", "B/true: 2 2 0 B");
+  }
+
+  @Test
+  void countsGroupsInAMissingIndexFindNoneAndNoNextPage() {
+    GroupCountQuery.GroupCounts counts = store.countGroups(new GroupCountQuery(
+        List.of(SharedOpenSearch.uniquePrefix() + "-none"), List.of(), List.of("state"), 10, null, Map.of(), null,
+        List.of(), null));
+
+    assertThat(counts.groups()).isEmpty();
+    assertThat(counts.afterKey()).isNull();
   }
 
   @Test

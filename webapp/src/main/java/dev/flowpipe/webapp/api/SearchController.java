@@ -18,7 +18,7 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The search API: {@code POST /v2/<entity>/search}, {@code GET /v2/<entity>/<key>} and {@code GET
- * /v2/process-definitions/<key>/xml}, for the entities of {@link Entity}.
+ * /v2/process-definitions/<key>/xml}, for the entities of {@link Entity}; and an instance's sequence flows.
  */
 @RestController
 @RequestMapping("/v2")
@@ -31,12 +31,25 @@ public class SearchController {
       "{entity:process-definitions|process-instances|element-instances|variables|incidents|jobs}";
 
   private final SearchService service;
+  private final SequenceFlows sequenceFlows;
 
-  public SearchController(SearchService service) {
+  public SearchController(SearchService service, SequenceFlows sequenceFlows) {
     this.service = service;
+    this.sequenceFlows = sequenceFlows;
   }
 
-  @PostMapping(path = "/" + ENTITIES + "/search", produces = MediaType.APPLICATION_JSON_VALUE)
+  /** The sequence flows an instance took, each once: {@code {items}}, empty for an instance the read model lacks. */
+  @GetMapping(path = "/process-instances/{processInstanceKey}/sequence-flows",
+      produces = MediaType.APPLICATION_JSON_VALUE)
+  public Map<String, Object> sequenceFlows(@PathVariable String processInstanceKey) {
+    return Map.of("items", sequenceFlows.ofProcessInstance(processInstanceKey));
+  }
+
+  /** Entities the v2 API searches but has no get by key for. */
+  private static final String SEARCHED_ONLY = "{entity:message-subscriptions|correlated-message-subscriptions}";
+
+  @PostMapping(path = {"/" + ENTITIES + "/search", "/" + SEARCHED_ONLY + "/search"},
+      produces = MediaType.APPLICATION_JSON_VALUE)
   public CompletableFuture<ResponseEntity<SearchAnswer>> search(
       @PathVariable String entity, @RequestBody(required = false) JsonNode request) {
     // a consistency wait holds no servlet thread: the answer is written when the future completes

@@ -12,8 +12,9 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * Statistics in the shapes of Camunda's REST API v2: active instances per process (with and without incidents), and
- * per-element counts of a process definition's element instances and of one process instance's. The {@code POST}s
- * are searches: readers may use them.
+ * per-element counts of a process definition's element instances and of one process instance's; (8.9) active
+ * instances of a process per version, and active instances with incidents per error and per definition. The
+ * {@code POST}s are searches: readers may use them.
  */
 @RestController
 @RequestMapping(path = "/v2", produces = MediaType.APPLICATION_JSON_VALUE)
@@ -21,10 +22,30 @@ public class StatisticsController {
 
   private final ElementStatistics elements;
   private final ProcessStatistics processes;
+  private final VersionStatistics versions;
+  private final IncidentStatistics incidents;
 
-  public StatisticsController(ElementStatistics elements, ProcessStatistics processes) {
+  public StatisticsController(ElementStatistics elements, ProcessStatistics processes, VersionStatistics versions,
+      IncidentStatistics incidents) {
     this.elements = elements;
     this.processes = processes;
+    this.versions = versions;
+    this.incidents = incidents;
+  }
+
+  @PostMapping("/process-definitions/statistics/process-instances-by-version")
+  public Map<String, Object> processInstancesByVersion(@RequestBody(required = false) JsonNode request) {
+    return versions.byVersion(request);
+  }
+
+  @PostMapping("/incidents/statistics/process-instances-by-error")
+  public Map<String, Object> incidentsByError(@RequestBody(required = false) JsonNode request) {
+    return incidents.byError(request);
+  }
+
+  @PostMapping("/incidents/statistics/process-instances-by-definition")
+  public Map<String, Object> incidentsByDefinition(@RequestBody(required = false) JsonNode request) {
+    return incidents.byDefinition(request);
   }
 
   @PostMapping("/process-definitions/statistics/process-instances")

@@ -119,7 +119,50 @@ public enum Entity {
       of("errorMessage", "errorMessage", TEXT),
       of("errorCode", "errorCode", STRING),
       of("deadline", "deadline", DATE),
-      of("tenantId", "tenantId", STRING));
+      of("tenantId", "tenantId", STRING)),
+  /** Searched only (the v2 API has no get by key); Zeebe 8.6's records carry no process definition key. */
+  MESSAGE_SUBSCRIPTIONS(
+      "message-subscriptions",
+      ReadModelIndex.MESSAGE_SUBSCRIPTION,
+      List.of(),
+      List.of(),
+      of("messageSubscriptionKey", "key", KEY),
+      of("processDefinitionId", "bpmnProcessId", STRING),
+      of("processInstanceKey", "processInstanceKey", KEY),
+      of("elementId", "elementId", STRING),
+      of("elementInstanceKey", "elementInstanceKey", KEY),
+      oneOf("messageSubscriptionState", "state", V2Values.MESSAGE_SUBSCRIPTION_STATE),
+      of("lastUpdatedDate", "lastUpdatedDate", DATE),
+      of("messageName", "messageName", STRING),
+      of("correlationKey", "correlationKey", STRING),
+      of("tenantId", "tenantId", STRING)),
+  /**
+   * Searched only. One item per subscription and message: the subscription key alone is not unique (a
+   * non-interrupting subscription correlates again), so the order ends with both keys. Zeebe 8.6's subscription records
+   * carry no process definition key: {@code processDefinitionKey} is absent (and a filter on it finds nothing).
+   */
+  CORRELATED_MESSAGE_SUBSCRIPTIONS(
+      "correlated-message-subscriptions",
+      ReadModelIndex.MESSAGE_CORRELATION,
+      List.of(),
+      List.of(),
+      of("subscriptionKey", "subscriptionKey", KEY),
+      of("messageKey", "messageKey", KEY),
+      of("correlationKey", "correlationKey", STRING),
+      of("correlationTime", "correlationTime", DATE),
+      of("elementId", "elementId", STRING),
+      of("elementInstanceKey", "elementInstanceKey", KEY),
+      of("messageName", "messageName", STRING),
+      of("partitionId", "partitionId", INTEGER),
+      of("processDefinitionId", "bpmnProcessId", STRING),
+      of("processDefinitionKey", "processDefinitionKey", KEY),
+      of("processInstanceKey", "processInstanceKey", KEY),
+      of("tenantId", "tenantId", STRING)) {
+    @Override
+    public List<ApiField> uniqueOrder() {
+      return List.of(key(), field("messageKey").orElseThrow());
+    }
+  };
 
   private final String path;
   private final ReadModelIndex index;
@@ -155,6 +198,11 @@ public enum Entity {
 
   public ApiField key() {
     return key;
+  }
+
+  /** The fields that end every order, making each position in it unique (cursors never skip or repeat): the key. */
+  public List<ApiField> uniqueOrder() {
+    return List.of(key);
   }
 
   /** Fields Camunda's REST API v2 defines for this entity that the read model does not hold. */
@@ -218,6 +266,9 @@ public enum Entity {
     static final Vocabulary JOB_STATE = Vocabulary.of(
             "CANCELED", "COMPLETED", "CREATED", "ERROR_THROWN", "FAILED", "MIGRATED", "RETRIES_UPDATED", "TIMED_OUT")
         .storing("CREATED", "CREATED", "ACTIVATED").storing("MIGRATED").storing("RETRIES_UPDATED");
+
+    /** The engine's intents by the same names; CREATING and DELETING are steps the API does not show. */
+    static final Vocabulary MESSAGE_SUBSCRIPTION_STATE = Vocabulary.of("CORRELATED", "CREATED", "DELETED", "MIGRATED");
 
     private V2Values() {}
   }

@@ -292,10 +292,12 @@ public final class SearchRequestParser {
         keys.add(new SortField(field.stored(), descending, false));
       }
     }
-    if (!sortFields.contains(entity.key())) {
+    for (ApiField unique : entity.uniqueOrder()) {
       // the key is unique: it makes every position in the order unique, so cursors never skip or repeat
-      sortFields.add(entity.key());
-      keys.add(SortField.ascending(entity.key().stored()));
+      if (!sortFields.contains(unique)) {
+        sortFields.add(unique);
+        keys.add(SortField.ascending(unique.stored()));
+      }
     }
     return keys;
   }

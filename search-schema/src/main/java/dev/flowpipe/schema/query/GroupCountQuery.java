@@ -1,0 +1,89 @@
+package dev.flowpipe.schema.query;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Counts of the documents matching some criteria per combination of values of some fields, one page of combinations
+ * at a time: a composite aggregation, which the store pages by the last combination's key, so no combination is ever
+ * cut off (a terms aggregation of a fixed size drops what is beyond it without saying so). Within each combination:
+ * named conditions counted (a filters aggregation), optionally the distinct values of one field, and optionally the
+ * stored values of some fields of one document (e.g. the text an error hash stands for).
+ *
+ * @param indices the indices to count in; missing ones count as empty
+ * @param criteria conditions every counted document meets
+ * @param groupBy the fields whose values form a group (keyword, number or boolean), in key order
+ * @param pageSize groups per page (the store's composite {@code size})
+ * @param after the key of the last group of the previous page ({@link GroupCounts#afterKey}); null for the first
+ * @param conditions named conditions (each a list of criteria that must all hold) counted within each group
+ * @param distinctField a field whose distinct values are counted within each group (the store's {@code cardinality}
+ *     at its highest precision: exact up to 40,000 values a group, an estimate within about 1% beyond), or null
+ * @param sampleFields fields whose values one document of each group gives, or empty
+ * @param timeout how long the store may run one page
+ */
+public record GroupCountQuery(
+    List<String> indices, List<Criterion> criteria, List<String> groupBy, int pageSize, Map<String, Object> after,
+    Map<String, List<Criterion>> conditions, String distinctField, List<String> sampleFields, Duration timeout) {
+
+  /** The store's precision ceiling for distinct counts (below it, counts are exact but for hash collisions). */
+  public static final int DISTINCT_PRECISION = 40_000;
+
+  public GroupCountQuery {
+    indices = List.copyOf(Objects.requireNonNull(indices, "indices"));
+    if (indices.isEmpty()) {
+      throw new IllegalArgumentException("a count needs at least one index");
+    }
+    criteria = List.copyOf(criteria == null ? List.of() : criteria);
+    groupBy = List.copyOf(Objects.requireNonNull(groupBy, "groupBy"));
+    if (groupBy.isEmpty()) {
+      throw new IllegalArgumentException("groupBy needs at least one field");
+    }
+    if (pageSize < 1) {
+      throw new IllegalArgumentException("pageSize must be >= 1, was " + pageSize);
+    }
+    after = after == null ? null : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(after));
+    Map<String, List<Criterion>> copy = new LinkedHashMap<>();
+    (conditions == null ? Map.<String, List<Criterion>>of() : conditions)
+        .forEach((name, all) -> copy.put(Objects.requireNonNull(name, "condition name"), List.copyOf(all)));
+    conditions = java.util.Collections.unmodifiableMap(copy);
+    sampleFields = List.copyOf(sampleFields == null ? List.of() : sampleFields);
+    timeout = timeout == null ? SearchQuery.DEFAULT_TIMEOUT : timeout;
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+    }
+  }
+
+  /** The same query for the page after the group with this key. */
+  public GroupCountQuery after(Map<String, Object> key) {
+    return new GroupCountQuery(indices, criteria, groupBy, pageSize, key, conditions, distinctField, sampleFields,
+        timeout);
+  }
+
+  /**
+   * One page of groups.
+   *
+   * @param groups the groups, in key order
+   * @param afterKey the key to ask the next page after; null when this page was the last
+   */
+  public record GroupCounts(List<Group> groups, Map<String, Object> afterKey) {
+    public GroupCounts {
+      groups = List.copyOf(groups);
+    }
+  }
+
+  /**
+   * What was counted for one combination of values.
+   *
+   * @param key the combination: per field of {@code groupBy}, its value as the store answers it (numbers, strings,
+   *     booleans)
+   * @param total the documents of the group
+   * @param conditions per named condition, how many of them also meet it
+   * @param distinct the distinct values of {@code distinctField} in the group (0 without one)
+   * @param sample the {@code sampleFields} of one document of the group (those it has)
+   */
+  public record Group(Map<String, Object> key, long total, Map<String, Long> conditions, long distinct,
+      Map<String, Object> sample) {}
+}
