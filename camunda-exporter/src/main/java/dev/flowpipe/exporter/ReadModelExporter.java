@@ -14,6 +14,7 @@ import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreRefusedException;
 import dev.flowpipe.schema.store.StoreUnavailableException;
+import dev.flowpipe.writer.PartitionWriting;
 import dev.flowpipe.writer.ReadModelWriter;
 import dev.flowpipe.writer.batch.BulkFlushPolicy;
 import dev.flowpipe.writer.batch.BulkFlushPolicy.Reason;
@@ -169,10 +170,11 @@ public final class ReadModelExporter implements Exporter {
     this.controller = controller;
     openedAtMillis = clock.millis();
     metrics = new ExporterMetrics(meterRegistry, partitionId, clock);
-    writer = new ReadModelWriter(settings, handlers, policy, partitionId, clock, log, metrics::deadLetter);
+    PartitionWriting parts = PartitionWriting.of(settings, partitionId, clock, log,
+        new PartitionWriting.Counters(metrics::deadLetter, metrics::retry));
+    writer = parts.writer(handlers);
     buffer = writer.buffer();
-    retry = new RetryPolicy("search-store-partition-" + partitionId, settings.retryBackoff(),
-        settings.maxRetryBackoff(), clock, log, metrics::retry);
+    retry = parts.retry("search-store");
     Executor background = sessionExecutor;
     if (background == null) {
       sessionThread = Executors.newSingleThreadExecutor(
@@ -180,8 +182,7 @@ public final class ReadModelExporter implements Exporter {
       background = sessionThread;
     }
     router = new PeriodRouter(settings.indexPrefix(), partitionId, retention, settings.indexLayout());
-    session = new StoreSession<>(settings, partitionId, connection -> router.wrap(connector.apply(connection)), clock,
-        log, metrics::deadLetter, store -> {
+    session = parts.session(connection -> router.wrap(connector.apply(connection)), store -> {
       LogIdentityStore identities = new LogIdentityStore(store, settings.indexPrefix(), partitionId);
       return new IdentitySide(identities, identities.read());
     }, background);
@@ -189,8 +190,7 @@ public final class ReadModelExporter implements Exporter {
     identity = new LogIdentityGate(partitionId, config.onForeignStore(),
         controller.readMetadata().flatMap(metadata -> LogIdentity.logIdOf(metadata)),
         controller.getLastExportedRecordPosition(), health, clock, log);
-    pipeline = new BulkPipeline(settings.bulksInFlight(), partitionId, retry, metrics::flushed, this::acknowledge,
-        clock);
+    pipeline = parts.pipeline(retry, metrics::flushed, this::acknowledge);
     quietMarks = new QuietPositionMarks(partitionId);
     acknowledgedPosition = controller.getLastExportedRecordPosition();
     metrics.lag(

@@ -74,9 +74,9 @@ public class NodeConfiguration {
 
   @Bean(destroyMethod = "close")
   FlowControlService flowControlService(
-      NodeProperties properties, EmbeddedBroker broker, RunningStore store, MeterRegistry meterRegistry) {
+      NodeProperties properties, EmbeddedBroker broker, RunningStore store, MeterRegistry meterRegistry, Clock clock) {
     FlowControlService service =
-        new FlowControlService(broker, meterRegistry, properties.flowControl(), store::diskAboveHighWatermark);
+        new FlowControlService(broker, meterRegistry, properties.flowControl(), store::diskAboveHighWatermark, clock);
     service.start();
     return service;
   }

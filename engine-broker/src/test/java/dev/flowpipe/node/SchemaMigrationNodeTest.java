@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.flowpipe.schema.PreviousSchemaFixture;
+import dev.flowpipe.schema.MigratedReadModel;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.testsupport.PreviousSchemaReadModel;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -28,7 +29,7 @@ class SchemaMigrationNodeTest {
       EmbeddedSearchStore external, SearchStore direct) throws Exception {
     // given a store holding schema version 1 with data
     String prefix = SharedOpenSearch.uniquePrefix();
-    var written = PreviousSchemaFixture.write(direct, prefix, 40);
+    var written = PreviousSchemaReadModel.write(external.url(), prefix, 40);
     long total = 6 * 40 + 2;
 
     // when a node starts against it
@@ -38,7 +39,7 @@ class SchemaMigrationNodeTest {
         .start()) {
 
       // then every document is there in the new version, and the health says so
-      PreviousSchemaFixture.assertMigrated(direct, prefix, written);
+      MigratedReadModel.assertMigrated(direct, prefix, written);
       HttpResponse<String> health = HttpClient.newHttpClient().send(
           HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + "/actuator/health")).build(),
           HttpResponse.BodyHandlers.ofString());

@@ -2,8 +2,12 @@ package dev.flowpipe.importer;
 
 import dev.flowpipe.importer.config.ImporterArguments;
 import dev.flowpipe.importer.config.ImporterSettings;
+import dev.flowpipe.schema.store.SearchStoreConnector;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -37,8 +41,10 @@ public final class ImporterMain {
       return;
     }
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    long startNanos = System.nanoTime();
-    Importer importer = Importer.start(settings, registry);
+    // the process's one clock, created here at its entry: the importer and the caught-up report read it
+    InstantSource clock = InstantSource.system();
+    Instant started = clock.instant();
+    Importer importer = Importer.start(settings, SearchStoreConnector::connect, clock, registry);
     AtomicBoolean closed = new AtomicBoolean();
     Pause.Wakeable check = Pause.wakeable();
     Runnable close = () -> {
@@ -56,7 +62,7 @@ public final class ImporterMain {
         if (caughtUp) {
           LOG.info("caught up: every searchable raw record is imported ({} records in {} s; partitions {})",
               (long) registry.find("flowpipe.importer.records").counters().stream().mapToDouble(Counter::count).sum(),
-              String.format("%.1f", (System.nanoTime() - startNanos) / 1e9), importer.partitions().keySet());
+              String.format("%.1f", Duration.between(started, clock.instant()).toMillis() / 1e3), importer.partitions().keySet());
         } else {
           LOG.info("importing");
         }

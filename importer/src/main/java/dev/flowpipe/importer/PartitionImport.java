@@ -17,12 +17,11 @@ import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.query.SortField;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreUnavailableException;
+import dev.flowpipe.writer.PartitionWriting;
 import dev.flowpipe.writer.ReadModelWriter;
-import dev.flowpipe.writer.config.WriterSettings;
 import dev.flowpipe.writer.error.DeadLetters;
 import dev.flowpipe.writer.handler.DocumentChange;
 import dev.flowpipe.writer.store.BulkWriter;
-import dev.flowpipe.writer.store.ExportPositionMarker;
 import dev.flowpipe.writer.store.RetryPolicy;
 import io.camunda.zeebe.protocol.record.ValueType;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -105,15 +104,11 @@ public final class PartitionImport {
     }
     this.watermark = new VisibilityWatermark(settings.visibilityGrace());
     this.merge = new PartitionMerge(readers, watermark);
-    WriterSettings writing = settings.writer();
-    String prefix = writing.indexPrefix();
-    this.readModel = ReadModelWriter.open(writing, partitionId, clock, LOG, metrics::failure);
-    DeadLetters deadLetters =
-        new DeadLetters(target, prefix, partitionId, DeadLetters.MAX_COPY_CHARS, LOG, metrics::failure, clock);
-    this.writer = new BulkWriter(target, deadLetters, writing.bulkRefresh(),
-        new ExportPositionMarker(target, prefix, partitionId, LOG));
-    this.retry = new RetryPolicy("importer-partition-" + partitionId, writing.retryBackoff(),
-        writing.maxRetryBackoff(), clock, LOG, metrics::failure);
+    PartitionWriting parts = PartitionWriting.of(settings.writer(), partitionId, clock, LOG,
+        new PartitionWriting.Counters(metrics::failure, metrics::failure));
+    this.readModel = parts.writer();
+    this.writer = parts.bulkWriter(target);
+    this.retry = parts.retry("importer");
     metrics.status(this::lagMillis, () -> caughtUp);
     LOG.info("partition {}: importing after {}", partitionId, resume.isStart() ? "nothing (fresh)" : resume);
   }

@@ -49,6 +49,8 @@ public final class ReadModelWriter {
   private final InstantSource clock;
 
   /**
+   * Built by {@link PartitionWriting}, the one place that makes a partition's writing parts.
+   *
    * @param handlers the record-to-document transformation ({@link #handlers(WriterSettings)}; tests hand in one that
    *     throws)
    * @param policy when the buffer is due (the importer passes its own delay)
@@ -60,13 +62,6 @@ public final class ReadModelWriter {
     this.buffer = new DocumentBuffer(new RecentDocuments(settings.recentDocuments()));
     this.policy = policy;
     this.clock = clock;
-  }
-
-  /** The writer of a partition with the read model's handlers and the settings' flush policy. */
-  public static ReadModelWriter open(WriterSettings settings, int partitionId, InstantSource clock, Logger log,
-      Runnable deadLetterCounter) {
-    return new ReadModelWriter(settings, handlers(settings), settings.flushPolicy(), partitionId, clock, log,
-        deadLetterCounter);
   }
 
   /** The one record-to-document transformation. */

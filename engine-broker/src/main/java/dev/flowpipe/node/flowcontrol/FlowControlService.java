@@ -16,7 +16,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.prometheus.client.Collector;
 import io.prometheus.client.CollectorRegistry;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -54,18 +56,18 @@ public final class FlowControlService implements AutoCloseable {
   private final WriteLimitApplier applier;
   private volatile boolean diskHold;
   private ScheduledFuture<?> loop;
-  private final long startNanos = System.nanoTime();
+  private final Clock clock;
+  private final long startNanos;
 
   /** One partition's probe and control loop; the probe is used by the control thread only. */
   record PartitionControl(LagProbe probe, PartitionFlowControl loop) {}
 
-  public FlowControlService(EmbeddedBroker broker, MeterRegistry registry, FlowControlProperties initial) {
-    this(broker, registry, initial, DiskPressure.NONE);
-  }
-
+  /** @param clock the node's clock: the warm-up and the control loops' times are read from it */
   public FlowControlService(
-      EmbeddedBroker broker, MeterRegistry registry, FlowControlProperties initial, DiskPressure disk) {
+      EmbeddedBroker broker, MeterRegistry registry, FlowControlProperties initial, DiskPressure disk, Clock clock) {
     this.broker = broker;
+    this.clock = clock;
+    this.startNanos = nanos();
     this.disk = disk;
     Gauge.builder("flowpipe.flowcontrol.disk.hold", this, service -> service.diskHold ? 1 : 0)
         .description("1 while the store's disk is above its high watermark and writes are held at min-write-rate")
@@ -90,6 +92,11 @@ public final class FlowControlService implements AutoCloseable {
       loop.cancel(false);
     }
     loop = executor.scheduleWithFixedDelay(this::tickSafely, 0, resolution.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  private long nanos() {
+    Instant now = clock.instant();
+    return now.getEpochSecond() * 1_000_000_000L + now.getNano();
   }
 
   /** Replaces the settings (already validated); the next tick applies them. */
@@ -122,7 +129,7 @@ public final class FlowControlService implements AutoCloseable {
   void tick() {
     FlowControlProperties current = settings.get();
     ControlSettings control = current.control();
-    long now = System.nanoTime();
+    long now = nanos();
     boolean warmingUp = now - startNanos < current.warmUp().toNanos();
     boolean holdForDisk = disk.aboveHighWatermark();
     if (holdForDisk != diskHold) {

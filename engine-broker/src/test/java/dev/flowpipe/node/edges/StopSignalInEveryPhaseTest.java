@@ -6,10 +6,9 @@ import static dev.flowpipe.node.edges.EdgeNodes.freePort;
 import static org.awaitility.Awaitility.await;
 
 import dev.flowpipe.testsupport.NodeProcess;
-import dev.flowpipe.schema.PreviousSchemaFixture;
+import dev.flowpipe.testsupport.PreviousSchemaReadModel;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
-import dev.flowpipe.schema.store.SearchStore;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.io.IOException;
@@ -98,9 +97,9 @@ class StopSignalInEveryPhaseTest {
   }
 
   @Test
-  void whileMigratingTheSchemaOfAnOlderReadModel(EmbeddedSearchStore external, SearchStore store) throws Exception {
+  void whileMigratingTheSchemaOfAnOlderReadModel(EmbeddedSearchStore external) throws Exception {
     String prefix = SharedOpenSearch.uniquePrefix();
-    PreviousSchemaFixture.write(store, prefix, 20_000); // a read model of the previous schema version, big enough
+    PreviousSchemaReadModel.write(external.url(), prefix, 20_000); // a read model of the previous schema version, big enough
     Path data = temp.resolve("data");
     launch(data, Map.of("flowpipe.store.url", external.url(), "flowpipe.exporter.index-prefix", prefix));
     awaitLog("migrating the read model from schema version");

@@ -4,8 +4,6 @@ import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.writer.config.WriterSettings;
-import dev.flowpipe.writer.error.DeadLetters;
-import java.time.InstantSource;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -32,11 +30,9 @@ public final class StoreSession<P> implements AutoCloseable {
   private record Connected<P>(SearchStore store, BulkWriter writer, P prepared) {}
 
   private final WriterSettings config;
-  private final int partitionId;
   private final Function<StoreConnection, SearchStore> connector;
-  private final InstantSource clock;
   private final Logger log;
-  private final Runnable deadLetterCounter;
+  private final Function<SearchStore, BulkWriter> writers;
   private final Function<SearchStore, P> prepare;
   private final Executor background;
   // the actor's view; the attempt completes on the background thread
@@ -46,18 +42,15 @@ public final class StoreSession<P> implements AutoCloseable {
   private volatile boolean closed;
 
   /**
-   * @param deadLetterCounter counts each document written to the dead letters
+   * @param writers the bulk writer on a connected store (see {@code PartitionWriting#bulkWriter})
    * @param prepare on the background thread, once the schema is there: reads what the caller needs of the store
    */
-  public StoreSession(WriterSettings config, int partitionId, Function<StoreConnection, SearchStore> connector,
-      InstantSource clock, Logger log, Runnable deadLetterCounter, Function<SearchStore, P> prepare,
-      Executor background) {
+  public StoreSession(WriterSettings config, Function<StoreConnection, SearchStore> connector, Logger log,
+      Function<SearchStore, BulkWriter> writers, Function<SearchStore, P> prepare, Executor background) {
     this.config = config;
-    this.partitionId = partitionId;
     this.connector = connector;
-    this.clock = clock;
     this.log = log;
-    this.deadLetterCounter = deadLetterCounter;
+    this.writers = writers;
     this.prepare = prepare;
     this.background = background;
   }
@@ -111,10 +104,7 @@ public final class StoreSession<P> implements AutoCloseable {
     try {
       new SchemaManager(store, config.indexPrefix(), config.indexLayout()).ensureSchema();
       P prepared = prepare.apply(store);
-      DeadLetters deadLetters = new DeadLetters(store, config.indexPrefix(), partitionId, DeadLetters.MAX_COPY_CHARS,
-          log, deadLetterCounter, clock);
-      BulkWriter writer = new BulkWriter(store, deadLetters, config.bulkRefresh(),
-          new ExportPositionMarker(store, config.indexPrefix(), partitionId, log));
+      BulkWriter writer = writers.apply(store);
       if (closed) {
         throw new IllegalStateException("closed while connecting");
       }

@@ -3,12 +3,15 @@ package dev.flowpipe.schema.index;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.flowpipe.schema.PreviousSchemaFixture;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
+import dev.flowpipe.schema.MigratedReadModel;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.TestClock;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreUnavailableException;
+import dev.flowpipe.testsupport.PreviousSchemaReadModel;
+import dev.flowpipe.testsupport.PreviousSchemaReadModel.Document;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Clock;
@@ -27,20 +30,22 @@ class SchemaMigrationTest {
   private static final int PER_ENTITY = 250;
 
   private final SearchStore store;
+  private final String url;
   private final String prefix = SharedOpenSearch.uniquePrefix();
 
-  SchemaMigrationTest(SearchStore store) {
+  SchemaMigrationTest(SearchStore store, EmbeddedSearchStore node) {
     this.store = store;
+    this.url = node.url();
   }
 
   @Test
   void aStoreOfThePreviousVersionIsMigratedWithEveryDocumentItsFieldsAndItsVersion() {
-    var written = PreviousSchemaFixture.write(store, prefix, PER_ENTITY);
+    var written = PreviousSchemaReadModel.write(url, prefix, PER_ENTITY);
     MigrationProgress progress = new MigrationProgress();
 
     manager(store, settings(new TestClock()), progress).ensureSchema();
 
-    PreviousSchemaFixture.assertMigrated(store, prefix, written);
+    MigratedReadModel.assertMigrated(store, prefix, written);
     long total = 6L * PER_ENTITY + 2;
     assertThat(progress.snapshot()).isEqualTo(
         new MigrationProgress.Snapshot(MigrationProgress.State.MIGRATED, 1, 2, total, total, null));
@@ -48,19 +53,19 @@ class SchemaMigrationTest {
 
   @Test
   void aSecondStartAfterTheMigrationFindsNothingToMigrate() {
-    var written = PreviousSchemaFixture.write(store, prefix, 10);
+    var written = PreviousSchemaReadModel.write(url, prefix, 10);
     manager(store, settings(new TestClock()), new MigrationProgress()).ensureSchema();
     MigrationProgress second = new MigrationProgress();
 
     manager(store, settings(new TestClock()), second).ensureSchema();
 
     assertThat(second.snapshot().state()).isEqualTo(MigrationProgress.State.NOT_NEEDED);
-    PreviousSchemaFixture.assertMigrated(store, prefix, written);
+    MigratedReadModel.assertMigrated(store, prefix, written);
   }
 
   @Test
   void aMigrationInterruptedMidCopyIsResumedByTheNextStartWithoutLossDuplicatesOrOverwritingNewerDocuments() {
-    var written = PreviousSchemaFixture.write(store, prefix, PER_ENTITY);
+    var written = PreviousSchemaReadModel.write(url, prefix, PER_ENTITY);
     MigrationProgress interrupted = new MigrationProgress();
     // given a start whose store connection breaks at the fourth page it copies
     assertThatThrownBy(() -> manager(failingAtBulk(4), settings(new TestClock()), interrupted).ensureSchema())
@@ -69,8 +74,8 @@ class SchemaMigrationTest {
     assertThat(store.indexExists(ReadModelIndex.VARIABLE.indexName(prefix)))
         .as("no entity name before every document is there").isFalse();
     // and a document the new version already holds at a later position
-    DocumentWrite first = written.get(ReadModelIndex.PROCESS_INSTANCE).getFirst();
-    Map<String, Object> newer = new java.util.LinkedHashMap<>(first.document());
+    Document first = written.get(ReadModelIndex.PROCESS_INSTANCE.entity()).getFirst();
+    Map<String, Object> newer = new java.util.LinkedHashMap<>(first.fields());
     newer.put("state", "CANCELED");
     store.bulk(List.of(new DocumentWrite(ReadModelIndex.sharedIndexName(prefix),
         ReadModelIndex.PROCESS_INSTANCE.storedId(first.id()), first.position() + 1,
@@ -84,14 +89,13 @@ class SchemaMigrationTest {
     assertThat(resumed.snapshot().state()).isEqualTo(MigrationProgress.State.MIGRATED);
     assertThat(store.get(ReadModelIndex.PROCESS_INSTANCE.indexName(prefix), first.id()))
         .hasValueSatisfying(doc -> assertThat(doc).containsEntry("state", "CANCELED"));
-    written.get(ReadModelIndex.PROCESS_INSTANCE).set(0,
-        new DocumentWrite(first.index(), first.id(), first.position() + 1, newer));
-    PreviousSchemaFixture.assertMigrated(store, prefix, written);
+    written.get(ReadModelIndex.PROCESS_INSTANCE.entity()).set(0, new Document(first.id(), first.position() + 1, newer));
+    MigratedReadModel.assertMigrated(store, prefix, written);
   }
 
   @Test
   void twoProcessesStartingAtOnceMigrateOnceAndBothComeUpWithTheSchema() throws Exception {
-    var written = PreviousSchemaFixture.write(store, prefix, 60);
+    var written = PreviousSchemaReadModel.write(url, prefix, 60);
     MigrationProgress one = new MigrationProgress();
     MigrationProgress two = new MigrationProgress();
     // real waiting here: two real processes racing for the marker in one real store
@@ -102,7 +106,7 @@ class SchemaMigrationTest {
     CompletableFuture<Void> second = CompletableFuture.runAsync(() -> manager(store, settings, two).ensureSchema());
     CompletableFuture.allOf(first, second).get(60, java.util.concurrent.TimeUnit.SECONDS);
 
-    PreviousSchemaFixture.assertMigrated(store, prefix, written);
+    MigratedReadModel.assertMigrated(store, prefix, written);
     long total = 6L * 60 + 2;
     assertThat(List.of(one.snapshot().copied(), two.snapshot().copied()))
         .as("one process copied everything, the other nothing").containsExactlyInAnyOrder(total, 0L);

@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.flowpipe.schema.PreviousSchemaFixture;
+import dev.flowpipe.schema.MigratedReadModel;
 import dev.flowpipe.schema.SharedOpenSearch;
+import dev.flowpipe.testsupport.PreviousSchemaReadModel;
 import dev.flowpipe.testsupport.StoreProxy;
 import dev.flowpipe.schema.TestCertificates;
 import dev.flowpipe.schema.TlsProxy;
@@ -280,11 +281,11 @@ public abstract class SearchStoreContractTest {
   @Test
   void aReadModelOfThePreviousSchemaVersionIsMigratedInPlaceWithEveryDocument() {
     String prefix = SharedOpenSearch.uniquePrefix();
-    var written = PreviousSchemaFixture.write(store, prefix, 30);
+    var written = PreviousSchemaReadModel.write(url, prefix, 30);
 
     new SchemaManager(store, prefix, "1s").ensureSchema();
 
-    PreviousSchemaFixture.assertMigrated(store, prefix, written);
+    MigratedReadModel.assertMigrated(store, prefix, written);
   }
 
   @Test

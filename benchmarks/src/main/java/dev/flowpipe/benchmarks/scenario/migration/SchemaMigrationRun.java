@@ -1,6 +1,5 @@
 package dev.flowpipe.benchmarks.scenario.migration;
 
-import dev.flowpipe.schema.PreviousSchemaFixture;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.IndexLayout;
 import dev.flowpipe.schema.index.MigrationProgress;
@@ -8,6 +7,7 @@ import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.testsupport.PreviousSchemaReadModel;
 import dev.flowpipe.testsupport.ScratchDirectories;
 import dev.flowpipe.systemtests.EmbeddedStores;
 import java.lang.management.ManagementFactory;
@@ -30,7 +30,7 @@ public final class SchemaMigrationRun {
             EmbeddedSearchStore.start(ScratchDirectories.create("bench-migration"), EmbeddedStores.settings(root));
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.url()))) {
       System.out.printf("writing %d documents per entity in schema version 1%n", perEntity);
-      PreviousSchemaFixture.write(store, PREFIX, perEntity);
+      PreviousSchemaReadModel.write(node.url(), PREFIX, perEntity);
       MigrationProgress progress = new MigrationProgress();
       double loadBefore = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
       long start = System.nanoTime();
