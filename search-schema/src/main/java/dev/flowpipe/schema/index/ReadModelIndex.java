@@ -271,6 +271,29 @@ public enum ReadModelIndex {
     }
   }
 
+  /**
+   * The shared index's field mappings alone ({@code {"properties": ...}}), for a put-mapping request on an existing
+   * read model of this schema version: fields added since it was created are added to it (a new field, a new
+   * sub-field of a field), so the documents that carry them are accepted under {@code dynamic: strict}. The store
+   * refuses a change of an existing field's type: that needs a new schema version.
+   */
+  public static String sharedMappingUpdate() {
+    try {
+      ObjectNode mappings = (ObjectNode) JSON.readTree(sharedIndexBody("x", IndexLayout.singleNode("1s"), false))
+          .path("mappings");
+      ObjectNode update = JSON.createObjectNode();
+      update.set("properties", mappings.path("properties"));
+      return JSON.writeValueAsString(update);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The physical indices that hold shared entities under this prefix: the base and any retention period's. */
+  public static String sharedIndexPattern(String prefix) {
+    return sharedIndexName(prefix) + "," + prefix + "-p*" + SHARED_SUFFIX;
+  }
+
   /** The alias request that adds every entity's alias onto the shared index in one atomic step. */
   public static String aliasActions(String prefix) {
     ObjectNode body = JSON.createObjectNode();

@@ -1,6 +1,10 @@
 package dev.flowpipe.schema.index;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.schema.store.SearchStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Objects;
@@ -90,6 +94,7 @@ public final class SchemaManager {
     new SchemaMigration(store, prefix, layout, migration, progress).runIfNeeded();
     String shared = ReadModelIndex.sharedIndexName(prefix);
     ensureIndex(shared, () -> ReadModelIndex.sharedIndexBody(prefix, layout));
+    addNewFields();
     for (ReadModelIndex own : ReadModelIndex.values()) {
       if (!own.shared()) {
         ensureIndex(own.indexName(prefix), () -> own.body(layout));
@@ -102,6 +107,26 @@ public final class SchemaManager {
             "index " + shared + " exists but the alias " + name + " is missing; delete the index or use another"
                 + " index prefix");
       }
+    }
+  }
+
+  /**
+   * Adds the fields this build's mappings declare to an existing read model of the same schema version (additive
+   * only; the same request on an up-to-date index changes nothing). Documents written before keep what they had: a new
+   * field is absent from them, and a new sub-field (e.g. {@code errorMessage.keyword}) is indexed only for documents
+   * written from now on.
+   */
+  private void addNewFields() {
+    store.admin().request("add new fields to " + ReadModelIndex.sharedIndexName(prefix), "PUT",
+        "/" + ReadModelIndex.sharedIndexPattern(prefix) + "/_mapping?allow_no_indices=true&ignore_unavailable=true",
+        mappingUpdate());
+  }
+
+  private static JsonNode mappingUpdate() {
+    try {
+      return new ObjectMapper().readTree(ReadModelIndex.sharedMappingUpdate());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
