@@ -114,7 +114,8 @@ public final class StoreSession<P> implements AutoCloseable {
       DeadLetters deadLetters = new DeadLetters(store, config.indexPrefix(), partitionId, DeadLetters.MAX_COPY_CHARS,
           log, deadLetterCounter, clock);
       BulkWriter writer = new BulkWriter(store, deadLetters, config.bulkRefresh(),
-          new ExportPositionMarker(store, config.indexPrefix(), partitionId, log));
+          new ExportPositionMarker(store, config.indexPrefix(), partitionId, log),
+          new DerivedFields(config.indexPrefix()));
       if (closed) {
         throw new IllegalStateException("closed while connecting");
       }
