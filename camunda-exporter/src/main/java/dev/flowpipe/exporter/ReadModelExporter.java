@@ -184,7 +184,7 @@ public final class ReadModelExporter implements Exporter {
         log, metrics::deadLetter, store -> {
       LogIdentityStore identities = new LogIdentityStore(store, settings.indexPrefix(), partitionId);
       return new IdentitySide(identities, identities.read());
-    }, background);
+    }, background, writer.derivedFields());
     health = ExporterHealth.open(partitionId, meterRegistry, clock, log);
     identity = new LogIdentityGate(partitionId, config.onForeignStore(),
         controller.readMetadata().flatMap(metadata -> LogIdentity.logIdOf(metadata)),

@@ -22,7 +22,6 @@ import dev.flowpipe.writer.config.WriterSettings;
 import dev.flowpipe.writer.error.DeadLetters;
 import dev.flowpipe.writer.handler.DocumentChange;
 import dev.flowpipe.writer.store.BulkWriter;
-import dev.flowpipe.writer.store.DerivedFields;
 import dev.flowpipe.writer.store.ExportPositionMarker;
 import dev.flowpipe.writer.store.RetryPolicy;
 import io.camunda.zeebe.protocol.record.ValueType;
@@ -112,7 +111,7 @@ public final class PartitionImport {
     DeadLetters deadLetters =
         new DeadLetters(target, prefix, partitionId, DeadLetters.MAX_COPY_CHARS, LOG, metrics::failure, clock);
     this.writer = new BulkWriter(target, deadLetters, writing.bulkRefresh(),
-        new ExportPositionMarker(target, prefix, partitionId, LOG), new DerivedFields(prefix));
+        new ExportPositionMarker(target, prefix, partitionId, LOG), readModel.derivedFields());
     this.retry = new RetryPolicy("importer-partition-" + partitionId, writing.retryBackoff(),
         writing.maxRetryBackoff(), clock, LOG, metrics::failure);
     metrics.status(this::lagMillis, () -> caughtUp);

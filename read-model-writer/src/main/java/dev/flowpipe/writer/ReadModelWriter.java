@@ -5,6 +5,7 @@ import dev.flowpipe.writer.batch.BulkFlushPolicy.Reason;
 import dev.flowpipe.writer.batch.DocumentBuffer;
 import dev.flowpipe.writer.batch.RecentDocuments;
 import dev.flowpipe.writer.config.WriterSettings;
+import dev.flowpipe.writer.handler.DeploymentHandler;
 import dev.flowpipe.writer.handler.DocumentChange;
 import dev.flowpipe.writer.handler.ExportHandler;
 import dev.flowpipe.writer.handler.FlowNodeInstanceHandler;
@@ -14,6 +15,7 @@ import dev.flowpipe.writer.handler.ProcessDefinitionHandler;
 import dev.flowpipe.writer.handler.ProcessInstanceHandler;
 import dev.flowpipe.writer.handler.VariableHandler;
 import dev.flowpipe.writer.store.BulkWriter;
+import dev.flowpipe.writer.store.DerivedFields;
 import io.camunda.zeebe.protocol.record.Record;
 import io.camunda.zeebe.protocol.record.ValueType;
 import java.time.InstantSource;
@@ -45,6 +47,7 @@ public final class ReadModelWriter {
   private final DocumentBuffer buffer;
   private final BulkFlushPolicy policy;
   private final InstantSource clock;
+  private final DerivedFields derivedFields;
 
   /**
    * @param handlers the record-to-document transformation ({@link #handlers(WriterSettings)}; tests hand in one that
@@ -54,7 +57,10 @@ public final class ReadModelWriter {
    */
   public ReadModelWriter(WriterSettings settings, List<ExportHandler> handlers, BulkFlushPolicy policy, int partitionId,
       InstantSource clock, Logger log, Runnable deadLetterCounter) {
-    this.recordChanges = new RecordChanges(handlers, settings.indexPrefix(), partitionId, clock, log, deadLetterCounter);
+    this.derivedFields = new DerivedFields(settings.indexPrefix());
+    List<ExportHandler> all = new java.util.ArrayList<>(handlers);
+    all.add(new DeploymentHandler(derivedFields));
+    this.recordChanges = new RecordChanges(all, settings.indexPrefix(), partitionId, clock, log, deadLetterCounter);
     this.buffer = new DocumentBuffer(new RecentDocuments(settings.recentDocuments()));
     this.policy = policy;
     this.clock = clock;
@@ -65,6 +71,14 @@ public final class ReadModelWriter {
       Runnable deadLetterCounter) {
     return new ReadModelWriter(settings, handlers(settings), settings.flushPolicy(), partitionId, clock, log,
         deadLetterCounter);
+  }
+
+  /**
+   * What the bulk writer of this partition fills in from other documents, with what this writer learned from the
+   * partition's deployment records: hand it to the {@link BulkWriter} (the store session's) that writes this buffer.
+   */
+  public DerivedFields derivedFields() {
+    return derivedFields;
   }
 
   /** The one record-to-document transformation. */

@@ -4,6 +4,7 @@ import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.writer.batch.PendingDocument;
 import dev.flowpipe.writer.handler.BpmnNames;
+import dev.flowpipe.writer.handler.DeployedDefinitions;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -25,11 +26,13 @@ import java.util.Set;
  * instance's parent), so filling it in at any flush gives the same document: exact under replay. A field is filled
  * only while the document lacks it (absent, not null), so later flushes of the same document cost a map lookup.
  *
- * <p>Sources, in order: the documents of the same bulk, a bounded cache of what was read before, one multi-get per
- * index for the rest. Where the source is not in the store yet (a definition another partition's exporter has not
+ * <p>Sources, in order: the documents of the same bulk, a bounded cache of what was read before or learned from the
+ * partition's own deployment records ({@link dev.flowpipe.writer.handler.DeploymentHandler}: every partition sees a
+ * deployment before any instance of it, so a partition never depends on another's exporter for the names), one
+ * multi-get per index for the rest (after a restart past the deployment's record). Where the source is not in the store yet (a definition another partition's exporter has not
  * written), the field stays absent and the next flush of that document tries again.
  */
-public final class DerivedFields {
+public final class DerivedFields implements DeployedDefinitions {
 
   static final int MAX_DEFINITIONS = 1_000;
   static final int MAX_ROOTS = 100_000;
@@ -49,6 +52,11 @@ public final class DerivedFields {
     this.instances = ReadModelIndex.PROCESS_INSTANCE.indexName(indexPrefix);
     this.elements = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(indexPrefix);
     this.jobs = ReadModelIndex.JOB.indexName(indexPrefix);
+  }
+
+  @Override
+  public void deployed(long definitionKey, String name, String versionTag, BpmnNames names) {
+    cacheDefinition(definitionKey, new Definition(name, versionTag, names));
   }
 
   /** Which of the documents that take derived fields a document is. */

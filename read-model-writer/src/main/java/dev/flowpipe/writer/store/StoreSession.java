@@ -39,6 +39,7 @@ public final class StoreSession<P> implements AutoCloseable {
   private final Runnable deadLetterCounter;
   private final Function<SearchStore, P> prepare;
   private final Executor background;
+  private final DerivedFields derivedFields;
   // the actor's view; the attempt completes on the background thread
   private CompletableFuture<Connected<P>> attempt;
   private Connected<P> connected;
@@ -48,11 +49,13 @@ public final class StoreSession<P> implements AutoCloseable {
   /**
    * @param deadLetterCounter counts each document written to the dead letters
    * @param prepare on the background thread, once the schema is there: reads what the caller needs of the store
+   * @param derivedFields what the bulk writer fills in ({@link dev.flowpipe.writer.ReadModelWriter#derivedFields()})
    */
   public StoreSession(WriterSettings config, int partitionId, Function<StoreConnection, SearchStore> connector,
       InstantSource clock, Logger log, Runnable deadLetterCounter, Function<SearchStore, P> prepare,
-      Executor background) {
+      Executor background, DerivedFields derivedFields) {
     this.config = config;
+    this.derivedFields = derivedFields;
     this.partitionId = partitionId;
     this.connector = connector;
     this.clock = clock;
@@ -115,7 +118,7 @@ public final class StoreSession<P> implements AutoCloseable {
           log, deadLetterCounter, clock);
       BulkWriter writer = new BulkWriter(store, deadLetters, config.bulkRefresh(),
           new ExportPositionMarker(store, config.indexPrefix(), partitionId, log),
-          new DerivedFields(config.indexPrefix()));
+          derivedFields);
       if (closed) {
         throw new IllegalStateException("closed while connecting");
       }

@@ -120,6 +120,18 @@ class DerivedFieldsTest {
     }
 
     @Test
+    void aDefinitionLearnedFromThePartitionsOwnDeploymentRecordNamesWithoutReadingTheStore() {
+      derived.deployed(1, "Order", null, dev.flowpipe.writer.handler.BpmnNames.read(BPMN, "order"));
+
+      var states = flush(INSTANCES, instance(10, null), ELEMENTS, element(11, 10, "ship"));
+
+      assertThat(states.get(INSTANCES + "/10")).containsEntry("processDefinitionName", "Order")
+          .containsEntry("processDefinitionVersionTag", null);
+      assertThat(states.get(ELEMENTS + "/11")).containsEntry("elementName", "Ship it");
+      assertThat(reads).isEmpty();
+    }
+
+    @Test
     void aDefinitionNotYetInTheStoreLeavesTheNameAbsentUntilALaterFlush() {
       var before = flush(INSTANCES, instance(10, null));
       stored.put(DEFINITIONS, Map.of("1", definition(1)));
