@@ -14,7 +14,9 @@ import io.camunda.client.api.search.enums.ElementInstanceState;
 import io.camunda.client.api.search.enums.ElementInstanceType;
 import io.camunda.client.api.search.enums.IncidentErrorType;
 import io.camunda.client.api.search.enums.IncidentState;
+import io.camunda.client.api.search.enums.JobKind;
 import io.camunda.client.api.search.enums.JobState;
+import io.camunda.client.api.search.enums.ListenerEventType;
 import io.camunda.client.api.search.enums.ProcessInstanceState;
 import io.camunda.client.api.search.filter.ElementInstanceFilter;
 import io.camunda.client.api.search.filter.IncidentFilter;
@@ -71,14 +73,15 @@ class CamundaClientOnNodeTest {
   private static final String TENANT = "<default>";
 
   private static final BpmnModelInstance ORDER =
-      Bpmn.createExecutableProcess("client-order").name("Client order").startEvent("received")
+      Bpmn.createExecutableProcess("client-order").name("Client order").versionTag("v1").startEvent("received")
           .serviceTask("prepare", t -> t.zeebeJobType("client-prepare"))
-          .serviceTask("ship", t -> t.zeebeJobType("client-ship"))
+          .serviceTask("ship", t -> t.name("Ship the order").zeebeJobType("client-ship"))
           .endEvent("shipped").done();
 
   private static final BpmnModelInstance FRAGILE =
       Bpmn.createExecutableProcess("client-fragile").name("Client fragile").startEvent("begin")
-          .serviceTask("charge", t -> t.zeebeJobType("client-charge"))
+          .serviceTask("charge", t -> t.name("Charge the card").zeebeJobType("client-charge")
+              .zeebeTaskHeader("priority", "high"))
           .endEvent("charged").done();
 
   private static NodeInChildProcess node;
@@ -156,6 +159,11 @@ class CamundaClientOnNodeTest {
                 .join().items().size() == 1);
   }
 
+  /** The ship job the runs completed (that of the first order). */
+  private static Stream<Long> completedShipJobs() {
+    return shipJobs.stream().filter(job -> job.getProcessInstanceKey() == orders.get(0)).map(ActivatedJob::getKey);
+  }
+
   /** Activates {@code count} jobs of a type over gRPC, for ten minutes, waiting until there are as many. */
   private static List<ActivatedJob> activate(String type, int count) {
     List<ActivatedJob> jobs = new ArrayList<>();
@@ -221,6 +229,7 @@ class CamundaClientOnNodeTest {
           finds("processDefinitionId $neq", f -> f.processDefinitionId(p -> p.neq("client-order")),
               fragileDefinition),
           finds("tenantId", f -> f.tenantId(TENANT), orderDefinition, fragileDefinition),
+          finds("versionTag", f -> f.versionTag("v1"), orderDefinition),
           finds("a filter that matches nothing", f -> f.processDefinitionId("client-order").version(2))),
           this::search);
     }
@@ -279,6 +288,10 @@ class CamundaClientOnNodeTest {
           finds("state TERMINATED", f -> f.state(ProcessInstanceState.TERMINATED), orders.get(2)),
           finds("state $in", f -> f.state(p -> p.in(ProcessInstanceState.ACTIVE)), orders.get(1), fragile),
           finds("hasIncident", f -> f.hasIncident(true), fragile),
+          finds("processDefinitionName", f -> f.processDefinitionName("Client order"), orders.toArray(Long[]::new)),
+          finds("processDefinitionName $like", f -> f.processDefinitionName(p -> p.like("Client f*")), fragile),
+          finds("processDefinitionVersionTag", f -> f.processDefinitionVersionTag("v1"),
+              orders.toArray(Long[]::new)),
           finds("tenantId", f -> f.tenantId(TENANT), orders.get(0), orders.get(1), orders.get(2), fragile),
           finds("$or", f -> f.orFilters(List.of(or -> or.processDefinitionId("client-fragile"),
               or -> or.state(ProcessInstanceState.COMPLETED))), fragile, orders.get(0)),
@@ -295,6 +308,8 @@ class CamundaClientOnNodeTest {
       assertThat(cancelled.getProcessDefinitionKey()).isEqualTo(orderDefinition);
       assertThat(cancelled.getProcessDefinitionId()).isEqualTo("client-order");
       assertThat(cancelled.getProcessDefinitionVersion()).isEqualTo(1);
+      assertThat(cancelled.getProcessDefinitionName()).isEqualTo("Client order");
+      assertThat(cancelled.getProcessDefinitionVersionTag()).isEqualTo("v1");
       assertThat(cancelled.getState()).isEqualTo(ProcessInstanceState.TERMINATED);
       assertThat(cancelled.getHasIncident()).isFalse();
       assertThat(cancelled.getEndDate()).isAfterOrEqualTo(cancelled.getStartDate());
@@ -325,6 +340,7 @@ class CamundaClientOnNodeTest {
               shipped, waiting, cancelled),
           finds("processDefinitionId", f -> f.processDefinitionId("client-fragile").elementId("charge"), charging),
           finds("elementId", f -> f.elementId("charge"), charging),
+          finds("elementName", f -> f.elementName("Ship the order"), shipped, waiting, cancelled),
           finds("state", f -> f.elementId("ship").state(ElementInstanceState.TERMINATED), cancelled),
           finds("state $in", f -> f.elementId("ship").state(p -> p.in(ElementInstanceState.ACTIVE)), waiting),
           finds("type", f -> f.processInstanceKey(orders.get(1)).type(ElementInstanceType.SERVICE_TASK)
@@ -346,6 +362,7 @@ class CamundaClientOnNodeTest {
       assertThat(waiting.getProcessInstanceKey()).isEqualTo(orders.get(1));
       assertThat(waiting.getProcessDefinitionKey()).isEqualTo(orderDefinition);
       assertThat(waiting.getElementId()).isEqualTo("ship");
+      assertThat(waiting.getElementName()).isEqualTo("Ship the order");
       assertThat(waiting.getType()).isEqualTo(ElementInstanceType.SERVICE_TASK);
       assertThat(waiting.getState()).isEqualTo(ElementInstanceState.ACTIVE);
       assertThat(waiting.getEndDate()).isNull();
@@ -419,6 +436,7 @@ class CamundaClientOnNodeTest {
           finds("creationTime", f -> f.creationTime(p -> p.gte(incident.getCreationTime())
               .lte(incident.getCreationTime())), key),
           finds("state", f -> f.state(IncidentState.ACTIVE), key),
+          finds("errorMessage", f -> f.errorMessage("card declined"), key),
           finds("jobKey", f -> f.jobKey(failedChargeJob.getKey()), key),
           finds("tenantId", f -> f.tenantId(TENANT), key),
           finds("a filter that matches nothing", f -> f.state(IncidentState.RESOLVED)),
@@ -474,6 +492,14 @@ class CamundaClientOnNodeTest {
           finds("errorCode $exists false", f -> f.type("client-charge").errorCode(p -> p.exists(false)), charge),
           finds("deadline", f -> f.deadline(p -> p.gte(deadline).lte(deadline)).type("client-ship"), dueThen),
           finds("tenantId", f -> f.tenantId(TENANT).type("client-charge"), charge),
+          finds("errorMessage", f -> f.errorMessage("card declined"), charge),
+          finds("kind", f -> f.kind(JobKind.BPMN_ELEMENT).type("client-charge"), charge),
+          finds("listenerEventType", f -> f.listenerEventType(ListenerEventType.UNSPECIFIED).type("client-charge"),
+              charge),
+          // failed with no retries left: the flag is false (the engine's answer to the fail command above)
+          finds("hasFailedWithRetriesLeft", f -> f.hasFailedWithRetriesLeft(false).type("client-charge"), charge),
+          finds("endTime $exists", f -> f.endTime(p -> p.exists(true)).type("client-ship"),
+              Stream.concat(Stream.of(cancelledShipJob.getKey()), completedShipJobs()).toArray(Long[]::new)),
           finds("a filter that matches nothing", f -> f.type("client-charge").state(JobState.COMPLETED))),
           this::search);
     }

@@ -7,6 +7,7 @@ import dev.flowpipe.writer.config.WriterSettings;
 import dev.flowpipe.writer.error.DeadLetters;
 import dev.flowpipe.writer.handler.ExportHandler;
 import dev.flowpipe.writer.store.BulkWriter;
+import dev.flowpipe.writer.store.DerivedFields;
 import dev.flowpipe.writer.store.ExportPositionMarker;
 import dev.flowpipe.writer.store.RetryPolicy;
 import dev.flowpipe.writer.store.StoreSession;
@@ -38,6 +39,8 @@ public final class PartitionWriting {
   private final InstantSource clock;
   private final Logger log;
   private final Counters counters;
+  // one per partition: the writer learns the deployments' names into it, the bulk writers fill documents from it
+  private final DerivedFields derivedFields;
 
   private PartitionWriting(WriterSettings settings, int partitionId, InstantSource clock, Logger log,
       Counters counters) {
@@ -46,6 +49,7 @@ public final class PartitionWriting {
     this.clock = clock;
     this.log = log;
     this.counters = counters;
+    this.derivedFields = new DerivedFields(settings.indexPrefix());
   }
 
   /** The parts of partition {@code partitionId}, timed on {@code clock}. */
@@ -62,7 +66,7 @@ public final class PartitionWriting {
   /** The partition's writer with other handlers (tests make one throw). */
   public ReadModelWriter writer(List<ExportHandler> handlers) {
     return new ReadModelWriter(settings, handlers, settings.flushPolicy(), partitionId, clock, log,
-        counters.deadLetter());
+        counters.deadLetter(), derivedFields);
   }
 
   /** The retry policy of the writes, named {@code <name>-partition-<id>} in the log and the circuit breaker. */
@@ -72,14 +76,15 @@ public final class PartitionWriting {
   }
 
   /**
-   * Writes bulks into {@code store} on the caller's thread: documents the store refuses go to the dead letters, and
-   * each bulk marks the partition's export position.
+   * Writes bulks into {@code store} on the caller's thread: documents the store refuses go to the dead letters, each
+   * bulk's documents get what they take from others (names, root instances), and each bulk marks the partition's
+   * export position.
    */
   public BulkWriter bulkWriter(SearchStore store) {
     DeadLetters deadLetters = new DeadLetters(store, settings.indexPrefix(), partitionId, DeadLetters.MAX_COPY_CHARS,
         log, counters.deadLetter(), clock);
     return new BulkWriter(store, deadLetters, settings.bulkRefresh(),
-        new ExportPositionMarker(store, settings.indexPrefix(), partitionId, log));
+        new ExportPositionMarker(store, settings.indexPrefix(), partitionId, log), derivedFields);
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.flowpipe.writer.batch.BulkFlushPolicy.Reason;
 import dev.flowpipe.writer.batch.DocumentBuffer;
 import dev.flowpipe.writer.batch.RecentDocuments;
 import dev.flowpipe.writer.config.WriterSettings;
+import dev.flowpipe.writer.handler.DeploymentHandler;
 import dev.flowpipe.writer.handler.DocumentChange;
 import dev.flowpipe.writer.handler.ExportHandler;
 import dev.flowpipe.writer.handler.FlowNodeInstanceHandler;
@@ -16,6 +17,7 @@ import dev.flowpipe.writer.handler.ProcessInstanceHandler;
 import dev.flowpipe.writer.handler.SequenceFlowHandler;
 import dev.flowpipe.writer.handler.VariableHandler;
 import dev.flowpipe.writer.store.BulkWriter;
+import dev.flowpipe.writer.store.DerivedFields;
 import io.camunda.zeebe.protocol.record.Record;
 import io.camunda.zeebe.protocol.record.ValueType;
 import java.time.InstantSource;
@@ -47,6 +49,7 @@ public final class ReadModelWriter {
   private final DocumentBuffer buffer;
   private final BulkFlushPolicy policy;
   private final InstantSource clock;
+  private final DerivedFields derivedFields;
 
   /**
    * Built by {@link PartitionWriting}, the one place that makes a partition's writing parts.
@@ -55,13 +58,25 @@ public final class ReadModelWriter {
    *     throws)
    * @param policy when the buffer is due (the importer passes its own delay)
    * @param deadLetterCounter counts each record whose handler failed and that went to the dead letters
+   * @param derivedFields the partition's (learns the deployments' names from this writer's records)
    */
   public ReadModelWriter(WriterSettings settings, List<ExportHandler> handlers, BulkFlushPolicy policy, int partitionId,
-      InstantSource clock, Logger log, Runnable deadLetterCounter) {
-    this.recordChanges = new RecordChanges(handlers, settings.indexPrefix(), partitionId, clock, log, deadLetterCounter);
+      InstantSource clock, Logger log, Runnable deadLetterCounter, DerivedFields derivedFields) {
+    this.derivedFields = derivedFields;
+    List<ExportHandler> all = new java.util.ArrayList<>(handlers);
+    all.add(new DeploymentHandler(derivedFields));
+    this.recordChanges = new RecordChanges(all, settings.indexPrefix(), partitionId, clock, log, deadLetterCounter);
     this.buffer = new DocumentBuffer(new RecentDocuments(settings.recentDocuments()));
     this.policy = policy;
     this.clock = clock;
+  }
+
+  /**
+   * What the bulk writer of this partition fills in from other documents, with what this writer learned from the
+   * partition's deployment records: hand it to the {@link BulkWriter} (the store session's) that writes this buffer.
+   */
+  public DerivedFields derivedFields() {
+    return derivedFields;
   }
 
   /** The one record-to-document transformation. */

@@ -260,12 +260,12 @@ class CamundaV2ConformanceTest {
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({
       "process-definitions, isLatestVersion",
-      "process-definitions, versionTag",
-      "process-instances, processDefinitionName",
+      "process-definitions, hasStartForm",
       "process-instances, variables",
-      "element-instances, elementName",
-      "jobs, kind",
-      "jobs, listenerEventType"
+      "process-instances, elementId",
+      "element-instances, elementInstanceScopeKey",
+      "jobs, isDenied",
+      "jobs, deniedReason"
     })
     void aSpecFieldTheReadModelDoesNotHoldIsRefusedSayingSo(String entity, String field) {
       Answer answer = app.post("/v2/" + entity + "/search", "{\"filter\": {\"" + field + "\": \"x\"}}");
@@ -282,19 +282,22 @@ class CamundaV2ConformanceTest {
     static Stream<Arguments> everySortFieldOfTheSpecThatTheReadModelHolds() {
       return Stream.of(
           Arguments.of("process-definitions", List.of("processDefinitionKey", "name", "resourceName", "version",
-              "processDefinitionId", "tenantId")),
+              "versionTag", "processDefinitionId", "tenantId")),
           Arguments.of("process-instances", List.of("processInstanceKey", "processDefinitionId",
-              "processDefinitionVersion", "processDefinitionKey", "parentProcessInstanceKey", "parentElementInstanceKey",
-              "startDate", "endDate", "state", "hasIncident", "tenantId")),
+              "processDefinitionName", "processDefinitionVersion", "processDefinitionVersionTag", "processDefinitionKey",
+              "parentProcessInstanceKey", "parentElementInstanceKey", "startDate", "endDate", "state", "hasIncident",
+              "tenantId")),
           Arguments.of("element-instances", List.of("elementInstanceKey", "processInstanceKey", "processDefinitionKey",
-              "processDefinitionId", "startDate", "endDate", "elementId", "type", "state", "incidentKey", "tenantId")),
+              "processDefinitionId", "startDate", "endDate", "elementId", "elementName", "type", "state", "incidentKey",
+              "tenantId")),
           Arguments.of("variables", List.of("value", "name", "tenantId", "variableKey", "scopeKey", "processInstanceKey")),
           Arguments.of("incidents", List.of("incidentKey", "processDefinitionKey", "processDefinitionId",
-              "processInstanceKey", "errorType", "elementId", "elementInstanceKey", "creationTime", "state", "jobKey",
-              "tenantId")),
-          Arguments.of("jobs", List.of("deadline", "elementId", "elementInstanceKey", "errorCode", "jobKey",
-              "processDefinitionId", "processDefinitionKey", "processInstanceKey", "retries", "state", "tenantId", "type",
-              "worker")));
+              "processInstanceKey", "errorType", "errorMessage", "elementId", "elementInstanceKey", "creationTime", "state",
+              "jobKey", "tenantId")),
+          Arguments.of("jobs", List.of("deadline", "elementId", "elementInstanceKey", "errorCode", "errorMessage",
+              "jobKey", "kind", "listenerEventType", "hasFailedWithRetriesLeft", "creationTime", "lastUpdateTime",
+              "endTime", "processDefinitionId", "processDefinitionKey", "processInstanceKey", "retries", "state",
+              "tenantId", "type", "worker")));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -323,6 +326,95 @@ class CamundaV2ConformanceTest {
         assertThat(page.path("endCursor").isTextual()).isTrue();
       }
       assertThat(back.path("items")).isEqualTo(first.path("items"));
+    }
+  }
+
+  @Nested
+  class NamesAndJobFields {
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', value = {
+      "process-definitions | {\"versionTag\": \"v2\"} | processDefinitionKey | 2",
+      "process-instances | {\"processDefinitionName\": \"Payment\"} | processInstanceKey | 1020,1021,1022,1023,1024,1025,1026,1027,1028,1029",
+      "process-instances | {\"processDefinitionName\": {\"$like\": \"Pay*\"}, \"processInstanceKey\": {\"$lte\": 1021}} | processInstanceKey | 1020,1021",
+      "process-instances | {\"processDefinitionVersionTag\": \"v2\", \"processInstanceKey\": {\"$lte\": 1011}} | processInstanceKey | 1010,1011",
+      "process-instances | {\"rootProcessInstanceKey\": \"1005\"} | processInstanceKey | 1005",
+      "element-instances | {\"elementName\": \"Ship\"} | elementInstanceKey | 5002",
+      "element-instances | {\"elementName\": {\"$in\": [\"Ship\", \"Order placed\"]}} | elementInstanceKey | 5001,5002",
+      "incidents | {\"errorMessage\": \"boom\"} | incidentKey | 7002",
+      "incidents | {\"errorMessage\": {\"$like\": \"no retries*\"}} | incidentKey | 7001",
+      "jobs | {\"errorMessage\": \"no retries left\"} | jobKey | 8001",
+      "jobs | {\"kind\": \"EXECUTION_LISTENER\"} | jobKey | 8002",
+      "jobs | {\"listenerEventType\": {\"$in\": [\"UNSPECIFIED\"]}} | jobKey | 8001",
+      "jobs | {\"hasFailedWithRetriesLeft\": true} | jobKey | 8002",
+      "jobs | {\"creationTime\": {\"$gte\": \"2026-01-01T03:00:00Z\"}} | jobKey | 8002",
+      "jobs | {\"lastUpdateTime\": {\"$lt\": \"2026-01-01T03:00:00Z\"}} | jobKey | 8001",
+      "jobs | {\"endTime\": {\"$exists\": false}} | jobKey | 8001,8002",
+      "jobs | {\"rootProcessInstanceKey\": \"1004\"} | jobKey | 8002"
+    })
+    void filtersOnTheFieldsOperateShows(String entity, String filter, String key, String expected) {
+      JsonNode answer = app.search(entity, "{\"filter\": " + filter + ", \"page\": {\"limit\": 100}}");
+
+      assertThat(values(answer, key)).containsExactlyElementsOf(List.of(expected.split(",")));
+    }
+
+    @Test
+    void answersCarryTheNamesAndTheJobFields() {
+      JsonNode instance = app.get("/v2/process-instances/1020").json();
+      JsonNode element = app.get("/v2/element-instances/5002").json();
+      JsonNode job = app.get("/v2/jobs/8001").json();
+
+      assertThat(instance.path("processDefinitionName").asText()).isEqualTo("Payment");
+      assertThat(instance.path("rootProcessInstanceKey").asText()).isEqualTo("1020");
+      assertThat(element.path("elementName").asText()).isEqualTo("Ship");
+      assertThat(job.path("kind").asText()).isEqualTo("BPMN_ELEMENT");
+      assertThat(job.path("listenerEventType").asText()).isEqualTo("UNSPECIFIED");
+      assertThat(job.path("customHeaders").path("priority").asText()).isEqualTo("high");
+      assertThat(job.path("hasFailedWithRetriesLeft").isBoolean()).isTrue();
+      assertThat(job.path("creationTime").asText()).isEqualTo(ReadModelFixture.date(1));
+    }
+
+    @Test
+    void theStateSortFollowsTheOrderOfTheSpecEnum() {
+      JsonNode ascending = app.search("process-instances", "{\"sort\": [{\"field\": \"state\", \"order\": \"asc\"}], \"page\": {\"limit\": 100}}");
+      JsonNode descending = app.search("process-instances", "{\"sort\": [{\"field\": \"state\", \"order\": \"desc\"}], \"page\": {\"limit\": 100}}");
+
+      List<String> states = values(ascending, "state");
+      assertThat(states).containsExactlyElementsOf(states.stream()
+          .sorted(java.util.Comparator.comparingInt(PROCESS_INSTANCE_STATES::indexOf)).toList());
+      assertThat(states.getFirst()).isEqualTo("ACTIVE");
+      assertThat(states.getLast()).isEqualTo("TERMINATED");
+      assertThat(values(descending, "state").getFirst()).isEqualTo("TERMINATED");
+    }
+
+    @Test
+    void cursorsAreStandardBase64WithPaddingAndPageAfterPageFollowsTheStateOrder() {
+      // the spec's cursor pattern: standard base64 alphabet, padded to a multiple of four
+      java.util.regex.Pattern base64 =
+          java.util.regex.Pattern.compile("^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$");
+      List<String> paged = new ArrayList<>();
+      String after = null;
+      for (int i = 0; i < 10; i++) {
+        JsonNode answer = app.search("process-instances", "{\"sort\": [{\"field\": \"state\"}], \"page\": {\"limit\": 7"
+            + (after == null ? "" : ", \"after\": \"" + after + "\"") + "}}");
+        paged.addAll(values(answer, "processInstanceKey"));
+        if (answer.path("items").isEmpty()) {
+          break;
+        }
+        assertThat(answer.path("page").path("startCursor").asText()).matches(base64);
+        after = answer.path("page").path("endCursor").asText();
+        assertThat(after).matches(base64);
+      }
+      JsonNode all = app.search("process-instances", "{\"sort\": [{\"field\": \"state\"}], \"page\": {\"limit\": 100}}");
+      assertThat(paged).containsExactlyElementsOf(values(all, "processInstanceKey"));
+    }
+
+    @Test
+    void aPageOfTenThousandIsServed() {
+      JsonNode answer = app.search("variables", "{\"page\": {\"limit\": 10000}}");
+
+      assertThat(answer.path("items").size()).isEqualTo((int) answer.path("page").path("totalItems").asLong());
+      assertThat(app.post("/v2/variables/search", "{\"page\": {\"limit\": 10001}}").status()).isEqualTo(400);
     }
   }
 

@@ -37,7 +37,8 @@ public final class ReadModelFixture {
     List<DocumentWrite> writes = new ArrayList<>();
     String definitions = ReadModelIndex.PROCESS_DEFINITION.indexName(prefix);
     writes.add(doc(definitions, 1, Map.of("bpmnProcessId", "order", "version", 1, "name", "Order", "resourceName", "order.bpmn", "bpmnXml", XML)));
-    writes.add(doc(definitions, 2, Map.of("bpmnProcessId", "order", "version", 2, "name", "Order", "resourceName", "order.bpmn", "bpmnXml", XML)));
+    writes.add(doc(definitions, 2, Map.of("bpmnProcessId", "order", "version", 2, "name", "Order", "resourceName", "order.bpmn", "bpmnXml", XML,
+        "versionTag", "v2")));
     writes.add(doc(definitions, 3, Map.of("bpmnProcessId", "payment", "version", 1, "name", "Payment", "resourceName", "payment.bpmn", "bpmnXml", XML)));
     String instances = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
     for (int i = 0; i < 30; i++) {
@@ -45,9 +46,11 @@ public final class ReadModelFixture {
     }
     String elements = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(prefix);
     writes.add(doc(elements, 5001, Map.of("processInstanceKey", 1001, "processDefinitionKey", 1, "bpmnProcessId", "order",
-        "elementId", "start", "type", "START_EVENT", "state", "COMPLETED", "startDate", date(1), "endDate", date(1))));
+        "elementId", "start", "type", "START_EVENT", "state", "COMPLETED", "startDate", date(1), "endDate", date(1),
+        "elementName", "Order placed")));
     writes.add(doc(elements, 5002, Map.of("processInstanceKey", 1001, "processDefinitionKey", 1, "bpmnProcessId", "order",
-        "elementId", "task", "type", "SERVICE_TASK", "state", "ACTIVE", "startDate", date(1), "incidentKey", 7001)));
+        "elementId", "task", "type", "SERVICE_TASK", "state", "ACTIVE", "startDate", date(1), "incidentKey", 7001,
+        "elementName", "Ship")));
     String variables = ReadModelIndex.VARIABLE.indexName(prefix);
     writes.add(doc(variables, 6001, Map.of("scopeKey", 1001, "processInstanceKey", 1001, "name", "x", "value", "1", "truncated", false, "lastUpdate", date(1))));
     writes.add(doc(variables, 6002, Map.of("scopeKey", 1001, "processInstanceKey", 1001, "name", "note", "value", "\"hello\"", "truncated", false, "lastUpdate", date(1))));
@@ -57,10 +60,16 @@ public final class ReadModelFixture {
     writes.add(doc(incidents, 7002, incident(1013, 5100, "ACTIVE", "boom")));
     writes.add(doc(incidents, 7003, incident(1025, 5200, "RESOLVED", "fixed")));
     String jobs = ReadModelIndex.JOB.indexName(prefix);
-    writes.add(doc(jobs, 8001, Map.of("processInstanceKey", 1001, "processDefinitionKey", 1, "bpmnProcessId", "order", "elementInstanceKey", 5002,
-        "elementId", "task", "type", "work", "worker", "w1", "retries", 0, "state", "FAILED", "errorMessage", "no retries left")));
-    writes.add(doc(jobs, 8002, Map.of("processInstanceKey", 1004, "processDefinitionKey", 1, "bpmnProcessId", "order", "elementInstanceKey", 5300,
-        "elementId", "task", "type", "work", "worker", "w2", "retries", 3, "state", "ACTIVATED")));
+    writes.add(doc(jobs, 8001, with(Map.of("processInstanceKey", 1001, "processDefinitionKey", 1, "bpmnProcessId", "order", "elementInstanceKey", 5002,
+        "elementId", "task", "type", "work", "worker", "w1", "retries", 0, "state", "FAILED", "errorMessage", "no retries left"),
+        Map.of("jobKind", "BPMN_ELEMENT", "listenerEventType", "UNSPECIFIED", "customHeaders", Map.of("priority", "high"),
+            "hasFailedWithRetriesLeft", false, "creationTime", date(1), "lastUpdateTime", date(2),
+            "rootProcessInstanceKey", 1001))));
+    writes.add(doc(jobs, 8002, with(Map.of("processInstanceKey", 1004, "processDefinitionKey", 1, "bpmnProcessId", "order", "elementInstanceKey", 5300,
+        "elementId", "task", "type", "work", "worker", "w2", "retries", 3, "state", "ACTIVATED"),
+        Map.of("jobKind", "EXECUTION_LISTENER", "listenerEventType", "START", "customHeaders", Map.of(),
+            "hasFailedWithRetriesLeft", true, "creationTime", date(4), "lastUpdateTime", date(5),
+            "rootProcessInstanceKey", 1004))));
     var outcome = store.bulk(writes);
     if (!outcome.failures().isEmpty()) {
       throw new IllegalStateException("fixture not written: " + outcome.failures());
@@ -88,6 +97,12 @@ public final class ReadModelFixture {
     doc.put("bpmnProcessId", i < 20 ? "order" : "payment");
     doc.put("version", i < 10 || i >= 20 ? 1 : 2);
     doc.put("state", state(i));
+    doc.put("stateOrder", switch (state(i)) { case "ACTIVE" -> 0; case "COMPLETED" -> 1; default -> 2; });
+    doc.put("processDefinitionName", i < 20 ? "Order" : "Payment");
+    if (i >= 10 && i < 20) {
+      doc.put("processDefinitionVersionTag", "v2");
+    }
+    doc.put("rootProcessInstanceKey", 1000 + i);
     doc.put("incident", hasIncident(i));
     doc.put("startDate", date(i));
     if (!state(i).equals("ACTIVE")) {
@@ -106,6 +121,12 @@ public final class ReadModelFixture {
     return Map.of("processInstanceKey", instance, "processDefinitionKey", 1, "bpmnProcessId", "order",
         "elementInstanceKey", element, "elementId", "task", "errorType", "JOB_NO_RETRIES", "errorMessage", message,
         "state", state, "creationTime", date(1));
+  }
+
+  private static Map<String, Object> with(Map<String, Object> fields, Map<String, Object> more) {
+    Map<String, Object> all = new HashMap<>(fields);
+    all.putAll(more);
+    return all;
   }
 
   public static DocumentWrite doc(String index, long key, Map<String, Object> fields) {

@@ -26,7 +26,7 @@ class WebappPropertiesTest {
     runner.run(context -> {
       WebappProperties properties = context.getBean(WebappProperties.class);
       assertThat(properties.search().defaultPageSize()).isEqualTo(100);
-      assertThat(properties.search().maxPageSize()).isEqualTo(1000);
+      assertThat(properties.search().maxPageSize()).isEqualTo(10000);
       assertThat(properties.consistency().defaultTimeout()).hasSeconds(5);
       assertThat(properties.consistency().maxTimeout()).hasSeconds(30);
       assertThat(properties.consistency().pollInterval()).hasMillis(20);
@@ -47,7 +47,7 @@ class WebappPropertiesTest {
   @ParameterizedTest(name = "{0}={1}")
   @CsvSource({
     "flowpipe.webapp.search.max-page-size, 0, 'flowpipe.webapp.search.max-page-size must be 1 to 10000, was 0'",
-    "flowpipe.webapp.search.default-page-size, 5000, 'flowpipe.webapp.search.default-page-size must be 1 to max-page-size (1000), was 5000'",
+    "flowpipe.webapp.search.default-page-size, 20000, 'flowpipe.webapp.search.default-page-size must be 1 to max-page-size (10000), was 20000'",
     "flowpipe.webapp.consistency.poll-interval, 0ms, 'flowpipe.webapp.consistency.poll-interval must be a positive duration, was 0ms'",
     "flowpipe.webapp.consistency.default-timeout, 1m, 'flowpipe.webapp.consistency.default-timeout must be <= max-timeout (30000ms), was 60000ms'",
     "flowpipe.webapp.ui.refresh-interval, -1s, 'flowpipe.webapp.ui.refresh-interval must be a positive duration, was -1000ms'",

@@ -60,7 +60,7 @@ class ReadModelFromRealRunsTest {
       Bpmn.createExecutableProcess("main")
           .name("Main")
           .startEvent("start")
-          .serviceTask("prepare", t -> t.zeebeJobType("prepare"))
+          .serviceTask("prepare", t -> t.name("Prepare the order").zeebeJobType("prepare"))
           .exclusiveGateway("route")
           .defaultFlow()
           .endEvent("skipped")
@@ -213,6 +213,9 @@ class ReadModelFromRealRunsTest {
         .containsEntry("msg", "INTERMEDIATE_CATCH_EVENT").containsEntry("end", "END_EVENT");
     assertThat(typeById).doesNotContainKey("skipped");
     assertThat(stateById.values()).containsOnly("COMPLETED");
+    // names as the BPMN above gives them; an element it gives no name is named by its id
+    elements.forEach(e -> assertThat(e.get("elementName")).as((String) e.get("elementId"))
+        .isEqualTo("prepare".equals(e.get("elementId")) ? "Prepare the order" : e.get("elementId")));
 
     var cancelled = documentsOf(ReadModelIndex.FLOW_NODE_INSTANCE, "processInstanceKey", waitingKey);
     assertThat(cancelled).filteredOn(e -> "never".equals(e.get("elementId")))
@@ -226,6 +229,15 @@ class ReadModelFromRealRunsTest {
     assertThat(children).singleElement().satisfies(child -> {
       assertThat(((Number) child.get("parentProcessInstanceKey")).longValue()).isEqualTo(mainKey);
       assertThat(child).containsEntry("state", "COMPLETED");
+      // the root of the call hierarchy is the caller, on the child and on everything inside it
+      assertThat(((Number) child.get("rootProcessInstanceKey")).longValue()).isEqualTo(mainKey);
+      long childKey = ((Number) child.get("key")).longValue();
+      assertThat(documentsOf(ReadModelIndex.FLOW_NODE_INSTANCE, "processInstanceKey", childKey)).isNotEmpty()
+          .allSatisfy(e -> assertThat(((Number) e.get("rootProcessInstanceKey")).longValue()).isEqualTo(mainKey));
+    });
+    assertThat(documentsOf(ReadModelIndex.PROCESS_INSTANCE, "key", mainKey)).singleElement().satisfies(main -> {
+      assertThat(((Number) main.get("rootProcessInstanceKey")).longValue()).isEqualTo(mainKey);
+      assertThat(main).containsEntry("processDefinitionName", "Main");
     });
   }
 
@@ -261,7 +273,10 @@ class ReadModelFromRealRunsTest {
     var fragileJobs = documentsOf(ReadModelIndex.JOB, "processInstanceKey", fragileKey);
     assertThat(fragileJobs).singleElement().satisfies(j -> assertThat(j)
         .containsEntry("state", "COMPLETED").containsEntry("worker", "tester").containsEntry("errorMessage", "boom")
-        .containsEntry("type", "fragile"));
+        .containsEntry("type", "fragile").containsEntry("jobKind", "BPMN_ELEMENT")
+        .containsEntry("listenerEventType", "UNSPECIFIED").containsEntry("hasFailedWithRetriesLeft", false)
+        .containsKeys("creationTime", "lastUpdateTime", "endTime")
+        .containsEntry("rootProcessInstanceKey", fragileKey));
     var cancelledJobs = documentsOf(ReadModelIndex.JOB, "processInstanceKey", waitingKey);
     assertThat(cancelledJobs).singleElement().satisfies(j -> assertThat(j).containsEntry("state", "CANCELED"));
   }

@@ -45,6 +45,28 @@ public sealed interface FieldEdit {
     }
   }
 
+  /** Sets a field to a map of strings (a job's custom headers), held as an immutable copy. */
+  record PutStrings(String field, Map<String, String> values) implements FieldEdit {
+    public PutStrings {
+      Objects.requireNonNull(field);
+      values = Map.copyOf(values);
+    }
+
+    @Override
+    public void applyTo(Map<String, Object> document) {
+      document.put(field, values);
+    }
+
+    @Override
+    public long estimatedBytes() {
+      long bytes = 32L + field.length();
+      for (Map.Entry<String, String> entry : values.entrySet()) {
+        bytes += 48L + 2L * (entry.getKey().length() + entry.getValue().length());
+      }
+      return bytes;
+    }
+  }
+
   /** Puts a key into a list of keys (once), or takes it out. */
   record KeyInList(String field, long key, boolean present) implements FieldEdit {
     @Override

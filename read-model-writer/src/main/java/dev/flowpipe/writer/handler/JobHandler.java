@@ -7,6 +7,8 @@ import io.camunda.zeebe.protocol.record.ValueType;
 import io.camunda.zeebe.protocol.record.intent.JobBatchIntent;
 import io.camunda.zeebe.protocol.record.intent.JobIntent;
 import io.camunda.zeebe.protocol.record.value.JobBatchRecordValue;
+import io.camunda.zeebe.protocol.record.value.JobKind;
+import io.camunda.zeebe.protocol.record.value.JobListenerEventType;
 import io.camunda.zeebe.protocol.record.value.JobRecordValue;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +16,11 @@ import java.util.Set;
 
 /**
  * A job's life becomes its job document: created, activated by a worker (from the job-batch record), completed,
- * failed (with retries left and the error), retries updated, timed out, error thrown, canceled.
+ * failed (with retries left and the error), retries updated, timed out, error thrown, canceled. Zeebe 8.6 records
+ * carry the job's kind (BPMN_ELEMENT, or EXECUTION_LISTENER for an execution listener's job) and listener event type
+ * (START, END; UNSPECIFIED for a task's own job) and its custom headers; they carry nothing of task listeners' denials
+ * (8.8), so {@code isDenied} and {@code deniedReason} are not held. {@code creationTime}, {@code lastUpdateTime} and
+ * {@code endTime} (completed, error thrown, canceled) are the records' engine times.
  */
 public final class JobHandler implements ExportHandler {
 
@@ -51,6 +57,7 @@ public final class JobHandler implements ExportHandler {
         JobRecordValue job = jobs.get(i);
         changes.add(DocumentChange.update(index, keys.get(i), position)
             .put("state", "ACTIVATED")
+            .put("lastUpdateTime", Dates.of(record.getTimestamp()))
             .put("worker", job.getWorker())
             .put("retries", job.getRetries())
             .put("deadline", deadline(job))
@@ -61,6 +68,7 @@ public final class JobHandler implements ExportHandler {
     var job = (JobRecordValue) record.getValue();
     long key = record.getKey();
     JobIntent intent = (JobIntent) record.getIntent();
+    String time = Dates.of(record.getTimestamp());
     if (intent == JobIntent.CREATED) {
       return List.of(DocumentChange.create(index, key, position)
           .put("key", key)
@@ -70,22 +78,31 @@ public final class JobHandler implements ExportHandler {
           .put("elementId", job.getElementId())
           .put("bpmnProcessId", job.getBpmnProcessId())
           .put("type", job.getType())
+          .put("worker", job.getWorker())
           .put("retries", job.getRetries())
           .put("state", "CREATED")
+          .put("jobKind", job.getJobKind() == null ? JobKind.BPMN_ELEMENT.name() : job.getJobKind().name())
+          .put("listenerEventType", job.getJobListenerEventType() == null
+              ? JobListenerEventType.UNSPECIFIED.name() : job.getJobListenerEventType().name())
+          .edit(new FieldEdit.PutStrings("customHeaders", job.getCustomHeaders()))
+          .put("hasFailedWithRetriesLeft", false)
+          .put("creationTime", time)
+          .put("lastUpdateTime", time)
           .put("tenantId", job.getTenantId())
           .put("partitionId", record.getPartitionId())
           .build());
     }
-    var change = DocumentChange.update(index, key, position);
+    var change = DocumentChange.update(index, key, position).put("lastUpdateTime", time);
     switch (intent) {
-      case COMPLETED -> change.put("state", "COMPLETED");
+      case COMPLETED -> change.put("state", "COMPLETED").put("endTime", time).put("hasFailedWithRetriesLeft", false);
+      // the flag says the job's last failure left it retries and it has not ended since (Operate's "has retries left")
       case FAILED -> change.put("state", "FAILED").put("retries", job.getRetries())
-          .put("errorMessage", job.getErrorMessage());
+          .put("errorMessage", job.getErrorMessage()).put("hasFailedWithRetriesLeft", job.getRetries() > 0);
       case RETRIES_UPDATED -> change.put("retries", job.getRetries());
       case TIMED_OUT -> change.put("state", "TIMED_OUT");
       case ERROR_THROWN -> change.put("state", "ERROR_THROWN").put("errorMessage", job.getErrorMessage())
-          .put("errorCode", job.getErrorCode());
-      case CANCELED -> change.put("state", "CANCELED");
+          .put("errorCode", job.getErrorCode()).put("endTime", time).put("hasFailedWithRetriesLeft", false);
+      case CANCELED -> change.put("state", "CANCELED").put("endTime", time).put("hasFailedWithRetriesLeft", false);
       case RECURRED_AFTER_BACKOFF, YIELDED -> change.put("state", "CREATED");
       case TIMEOUT_UPDATED -> change.put("deadline", deadline(job));
       case UPDATED -> change.put("retries", job.getRetries()).put("deadline", deadline(job));

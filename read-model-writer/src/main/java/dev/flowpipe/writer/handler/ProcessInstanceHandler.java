@@ -15,6 +15,14 @@ import java.util.List;
  */
 public final class ProcessInstanceHandler implements ExportHandler {
 
+  /**
+   * The state's place in the order of Camunda's v2 enum (ACTIVE, COMPLETED, TERMINATED), which the stored names
+   * (ACTIVE, CANCELED, COMPLETED) do not sort in: the web app sorts {@code state} on this.
+   */
+  static final int STATE_ORDER_ACTIVE = 0;
+  static final int STATE_ORDER_COMPLETED = 1;
+  static final int STATE_ORDER_TERMINATED = 2;
+
   private final String index;
 
   public ProcessInstanceHandler(String indexPrefix) {
@@ -47,6 +55,7 @@ public final class ProcessInstanceHandler implements ExportHandler {
                   .put("bpmnProcessId", value.getBpmnProcessId())
                   .put("version", value.getVersion())
                   .put("state", "ACTIVE")
+                  .put("stateOrder", STATE_ORDER_ACTIVE)
                   .put("incident", false)
                   .put("startDate", date)
                   .put("parentProcessInstanceKey", Dates.key(value.getParentProcessInstanceKey()))
@@ -56,10 +65,10 @@ public final class ProcessInstanceHandler implements ExportHandler {
                   .build();
           case ELEMENT_COMPLETED ->
               DocumentChange.update(index, key, record.getPosition())
-                  .put("state", "COMPLETED").put("endDate", date).build();
+                  .put("state", "COMPLETED").put("stateOrder", STATE_ORDER_COMPLETED).put("endDate", date).build();
           default ->
               DocumentChange.update(index, key, record.getPosition())
-                  .put("state", "CANCELED").put("endDate", date).build();
+                  .put("state", "CANCELED").put("stateOrder", STATE_ORDER_TERMINATED).put("endDate", date).build();
         });
   }
 }

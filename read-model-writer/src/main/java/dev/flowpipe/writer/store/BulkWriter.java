@@ -15,7 +15,7 @@ import java.util.Map;
 
 /**
  * Writes a buffer to the store and reports what is durable. Documents still waiting for their base are read from the
- * store first (one multi-get per index). Item errors are sorted in one place: already applied (409) and written ones
+ * store first (one multi-get per index), then given what they take from other documents ({@link DerivedFields}). Item errors are sorted in one place: already applied (409) and written ones
  * leave the buffer, overload and server errors and the store's refusals (401/403) stay for the next attempt, everything
  * else goes to the dead letters.
  * A bulk the store refuses as too large (413) is split in halves until it passes; a single document that is still too
@@ -39,13 +39,19 @@ public final class BulkWriter {
   private final DeadLetters deadLetters;
   private final boolean refresh;
   private final ExportPositionMarker exportPosition;
+  private final DerivedFields derivedFields;
 
-  /** @param refresh ask the store to make each bulk searchable before it answers (see {@link SearchStore#bulk}) */
-  public BulkWriter(SearchStore store, DeadLetters deadLetters, boolean refresh, ExportPositionMarker exportPosition) {
+  /**
+   * @param refresh ask the store to make each bulk searchable before it answers (see {@link SearchStore#bulk})
+   * @param derivedFields fills in what documents take from others (names from the BPMN, root instances)
+   */
+  public BulkWriter(SearchStore store, DeadLetters deadLetters, boolean refresh, ExportPositionMarker exportPosition,
+      DerivedFields derivedFields) {
     this.store = store;
     this.deadLetters = deadLetters;
     this.refresh = refresh;
     this.exportPosition = exportPosition;
+    this.derivedFields = derivedFields;
   }
 
   /** After an acknowledgement: every record up to {@code position} is durable (see {@link ExportPositionMarker}). */
@@ -56,6 +62,7 @@ public final class BulkWriter {
   /** Writes what the buffer holds; the buffer keeps only what must be tried again. */
   public Result flush(DocumentBuffer buffer) {
     resolveBases(buffer);
+    derivedFields.fill(buffer.documents(), store);
     List<DocumentWrite> writes = new ArrayList<>(buffer.size());
     Map<DocumentWrite, PendingDocument> pending = new IdentityHashMap<>();
     for (PendingDocument document : buffer.documents()) {

@@ -117,6 +117,42 @@ class SchemaManagerTest {
   }
 
   @Test
+  void anExistingReadModelOfThisVersionGainsTheFieldsAddedSinceAtTheNextStart(
+      dev.flowpipe.embeddedstore.EmbeddedSearchStore node) throws Exception {
+    String prefix = SharedOpenSearch.uniquePrefix();
+    // the read model as a build before the names were added created it: the same version, fewer fields
+    ObjectMapper json = new ObjectMapper();
+    com.fasterxml.jackson.databind.node.ObjectNode older =
+        (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(ReadModelIndex.sharedIndexBody(prefix, "1s"));
+    com.fasterxml.jackson.databind.node.ObjectNode properties =
+        (com.fasterxml.jackson.databind.node.ObjectNode) older.path("mappings").path("properties");
+    properties.remove(java.util.List.of("elementName", "processDefinitionName", "rootProcessInstanceKey"));
+    properties.putObject("errorMessage").put("type", "text");
+    store.createIndex(ReadModelIndex.sharedIndexName(prefix), older.toString());
+    String period = prefix + "-p20260101000000-read-model-v2";
+    older.remove("aliases");
+    store.createIndex(period, older.toString());
+
+    new SchemaManager(store, prefix, "1s").ensureSchema();
+
+    for (String index : java.util.List.of(ReadModelIndex.sharedIndexName(prefix), period)) {
+      JsonNode mapped = json.readTree(java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+              java.net.URI.create(node.url() + "/" + index + "/_mapping")).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString()).body()).path(index).path("mappings").path("properties");
+      assertThat(mapped.path("elementName").path("type").asText()).as(index).isEqualTo("keyword");
+      assertThat(mapped.path("rootProcessInstanceKey").path("type").asText()).as(index).isEqualTo("long");
+      assertThat(mapped.path("errorMessage").path("fields").path("keyword").path("type").asText()).as(index)
+          .isEqualTo("keyword");
+    }
+    // a document with the new fields is accepted (the mapping is strict) and found by them
+    String elements = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(prefix);
+    var outcome = store.bulk(java.util.List.of(new dev.flowpipe.schema.store.DocumentWrite(elements, "7", 1,
+        java.util.Map.of("key", 7, "elementId", "ship", "elementName", "Ship it", "rootProcessInstanceKey", 5))), true);
+    assertThat(outcome.failures()).isEmpty();
+    assertThat(store.findByField(elements, "elementName", "Ship it", 10)).hasSize(1);
+  }
+
+  @Test
   void refusesAnExistingIndexOfAnotherSchemaVersionNamingIt() {
     String prefix = SharedOpenSearch.uniquePrefix();
     String clash = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);

@@ -51,7 +51,7 @@ public record WebappProperties(
    * @param storeTimeout how long the store may run one search (the search body's {@code timeout}); a search that
    *     runs longer is answered 400 naming this setting
    */
-  public record Search(@DefaultValue("100") int defaultPageSize, @DefaultValue("1000") int maxPageSize,
+  public record Search(@DefaultValue("100") int defaultPageSize, @DefaultValue("10000") int maxPageSize,
       @DefaultValue("10s") Duration storeTimeout) {
     public Search {
       positive(P + "search.store-timeout", storeTimeout);

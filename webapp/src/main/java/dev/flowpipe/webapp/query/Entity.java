@@ -28,47 +28,54 @@ public enum Entity {
       "process-definitions",
       ReadModelIndex.PROCESS_DEFINITION,
       List.of("bpmnXml"),
-      List.of("isLatestVersion", "versionTag", "hasStartForm"),
+      List.of("isLatestVersion", "hasStartForm"),
       of("processDefinitionKey", "key", KEY),
       of("processDefinitionId", "bpmnProcessId", STRING),
       of("version", "version", INTEGER),
       of("name", "name", STRING),
       of("resourceName", "resourceName", STRING),
+      of("versionTag", "versionTag", STRING),
       of("tenantId", "tenantId", STRING)),
   PROCESS_INSTANCES(
       "process-instances",
       ReadModelIndex.PROCESS_INSTANCE,
       List.of(),
-      List.of("processDefinitionName", "processDefinitionVersionTag", "variables", "batchOperationId", "errorMessage",
+      List.of("variables", "batchOperationId", "errorMessage",
           "hasRetriesLeft", "elementInstanceState", "elementId", "hasElementInstanceIncident", "incidentErrorHashCode",
           "tags"),
       of("processInstanceKey", "key", KEY),
       of("processDefinitionKey", "processDefinitionKey", KEY),
       of("processDefinitionId", "bpmnProcessId", STRING),
+      of("processDefinitionName", "processDefinitionName", STRING),
       of("processDefinitionVersion", "version", INTEGER),
-      oneOf("state", "state", V2Values.PROCESS_INSTANCE_STATE),
+      of("processDefinitionVersionTag", "processDefinitionVersionTag", STRING),
+      // sorted in the v2 enum's order (ACTIVE, COMPLETED, TERMINATED), which the stored names do not sort in
+      oneOf("state", "state", V2Values.PROCESS_INSTANCE_STATE).sortedBy("stateOrder", INTEGER),
       of("hasIncident", "incident", BOOLEAN),
       of("startDate", "startDate", DATE),
       of("endDate", "endDate", DATE),
       of("parentProcessInstanceKey", "parentProcessInstanceKey", KEY),
       of("parentElementInstanceKey", "parentElementInstanceKey", KEY),
+      of("rootProcessInstanceKey", "rootProcessInstanceKey", KEY),
       of("tenantId", "tenantId", STRING)),
   ELEMENT_INSTANCES(
       "element-instances",
       ReadModelIndex.FLOW_NODE_INSTANCE,
       List.of(),
-      List.of("elementName", "elementInstanceScopeKey"),
+      List.of("elementInstanceScopeKey"),
       of("elementInstanceKey", "key", KEY),
       of("processInstanceKey", "processInstanceKey", KEY),
       of("processDefinitionKey", "processDefinitionKey", KEY),
       of("processDefinitionId", "bpmnProcessId", STRING),
       of("elementId", "elementId", STRING),
+      of("elementName", "elementName", STRING),
       oneOf("type", "type", V2Values.ELEMENT_TYPE),
       oneOf("state", "state", V2Values.ELEMENT_INSTANCE_STATE),
       of("startDate", "startDate", DATE),
       of("endDate", "endDate", DATE),
       of("incidentKey", "incidentKey", KEY),
       of("hasIncident", "incidentKey", PRESENCE),
+      of("rootProcessInstanceKey", "rootProcessInstanceKey", KEY),
       of("tenantId", "tenantId", STRING)),
   VARIABLES(
       "variables",
@@ -95,7 +102,7 @@ public enum Entity {
       of("elementInstanceKey", "elementInstanceKey", KEY),
       of("elementId", "elementId", STRING),
       oneOf("errorType", "errorType", V2Values.INCIDENT_ERROR_TYPE),
-      of("errorMessage", "errorMessage", TEXT),
+      of("errorMessage", "errorMessage", STRING).searchedAs(V2Values.EXACT_ERROR_MESSAGE),
       of("jobKey", "jobKey", KEY),
       oneOf("state", "state", V2Values.INCIDENT_STATE),
       of("creationTime", "creationTime", DATE),
@@ -104,8 +111,7 @@ public enum Entity {
       "jobs",
       ReadModelIndex.JOB,
       List.of(),
-      List.of("kind", "listenerEventType", "hasFailedWithRetriesLeft", "isDenied", "deniedReason", "endTime",
-          "customHeaders"),
+      List.of("isDenied", "deniedReason"),
       of("jobKey", "key", KEY),
       of("processInstanceKey", "processInstanceKey", KEY),
       of("processDefinitionKey", "processDefinitionKey", KEY),
@@ -116,9 +122,17 @@ public enum Entity {
       of("worker", "worker", STRING),
       of("retries", "retries", INTEGER),
       oneOf("state", "state", V2Values.JOB_STATE),
-      of("errorMessage", "errorMessage", TEXT),
+      oneOf("kind", "jobKind", V2Values.JOB_KIND),
+      oneOf("listenerEventType", "listenerEventType", V2Values.JOB_LISTENER_EVENT_TYPE),
+      of("customHeaders", "customHeaders", TEXT),
+      of("hasFailedWithRetriesLeft", "hasFailedWithRetriesLeft", BOOLEAN),
+      of("errorMessage", "errorMessage", STRING).searchedAs(V2Values.EXACT_ERROR_MESSAGE),
       of("errorCode", "errorCode", STRING),
       of("deadline", "deadline", DATE),
+      of("creationTime", "creationTime", DATE),
+      of("lastUpdateTime", "lastUpdateTime", DATE),
+      of("endTime", "endTime", DATE),
+      of("rootProcessInstanceKey", "rootProcessInstanceKey", KEY),
       of("tenantId", "tenantId", STRING)),
   /** Searched only (the v2 API has no get by key); Zeebe 8.6's records carry no process definition key. */
   MESSAGE_SUBSCRIPTIONS(
@@ -163,6 +177,7 @@ public enum Entity {
       return List.of(key(), field("messageKey").orElseThrow());
     }
   };
+
 
   private final String path;
   private final ReadModelIndex index;
@@ -266,6 +281,20 @@ public enum Entity {
     static final Vocabulary JOB_STATE = Vocabulary.of(
             "CANCELED", "COMPLETED", "CREATED", "ERROR_THROWN", "FAILED", "MIGRATED", "RETRIES_UPDATED", "TIMED_OUT")
         .storing("CREATED", "CREATED", "ACTIVATED").storing("MIGRATED").storing("RETRIES_UPDATED");
+
+    /**
+     * An error message is free text in the read model, with its first 8,191 characters indexed as an exact keyword:
+     * filters match the whole message ($eq, $in, $like) and sorts order by it. Documents written before that sub-field
+     * existed are not in it (a filter does not find them).
+     */
+    static final String EXACT_ERROR_MESSAGE = "errorMessage.keyword";
+
+    /** Zeebe 8.6 writes BPMN_ELEMENT and EXECUTION_LISTENER (task listeners came with 8.7). */
+    static final Vocabulary JOB_KIND = Vocabulary.of("BPMN_ELEMENT", "EXECUTION_LISTENER", "TASK_LISTENER");
+
+    /** Zeebe 8.6 writes UNSPECIFIED, START and END; the user-task events belong to the task listeners of 8.7 on. */
+    static final Vocabulary JOB_LISTENER_EVENT_TYPE = Vocabulary.of(
+        "UNSPECIFIED", "START", "END", "CREATING", "ASSIGNING", "UPDATING", "COMPLETING", "CANCELING");
 
     /** The engine's intents by the same names; CREATING and DELETING are steps the API does not show. */
     static final Vocabulary MESSAGE_SUBSCRIPTION_STATE = Vocabulary.of("CORRELATED", "CREATED", "DELETED", "MIGRATED");

@@ -169,7 +169,7 @@ public final class SearchRequestParser {
     if (field.type() == FieldType.PRESENCE) {
       return presence(field, part, operator, operand);
     }
-    String stored = field.stored();
+    String stored = field.searched();
     return switch (operator) {
       case "$eq" -> oneOf(stored, values(field, part, operand));
       case "$neq" -> new Criterion.Not(oneOf(stored, values(field, part, operand)));
@@ -227,7 +227,7 @@ public final class SearchRequestParser {
     if (!operand.isBoolean()) {
       throw new BadRequestException(part, "expected true or false, was " + operand);
     }
-    Criterion exists = new Criterion.Exists(field.stored());
+    Criterion exists = new Criterion.Exists(field.searched());
     return operand.booleanValue() == operator.equals("$eq") ? exists : new Criterion.Not(exists);
   }
 
@@ -289,14 +289,14 @@ public final class SearchRequestParser {
           throw new BadRequestException(part + ".field", "'" + name + "' is sorted on twice");
         }
         sortFields.add(field);
-        keys.add(new SortField(field.stored(), descending, false));
+        keys.add(new SortField(field.sortedBy(), descending, false));
       }
     }
     for (ApiField unique : entity.uniqueOrder()) {
       // the key is unique: it makes every position in the order unique, so cursors never skip or repeat
       if (!sortFields.contains(unique)) {
         sortFields.add(unique);
-        keys.add(SortField.ascending(unique.stored()));
+        keys.add(SortField.ascending(unique.sortedBy()));
       }
     }
     return keys;
@@ -380,7 +380,7 @@ public final class SearchRequestParser {
       throw new BadRequestException(part, "the cursor belongs to another sort order than this request's");
     }
     for (int i = 0; i < sortFields.size(); i++) {
-      if (!sortFields.get(i).type().acceptsSortValue(sortValues.get(i))) {
+      if (!sortFields.get(i).sortType().acceptsSortValue(sortValues.get(i))) {
         throw new BadRequestException(part, "the cursor belongs to another sort order than this request's");
       }
     }

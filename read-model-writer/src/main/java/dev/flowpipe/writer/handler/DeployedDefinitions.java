@@ -1,0 +1,11 @@
+package dev.flowpipe.writer.handler;
+
+/**
+ * Where the names of deployed process definitions are learned as their records pass (the writer's
+ * {@link dev.flowpipe.writer.store.DerivedFields}).
+ */
+public interface DeployedDefinitions {
+
+  /** Learns what a deployed definition gives its instances. */
+  void deployed(long definitionKey, String name, String versionTag, BpmnNames names);
+}

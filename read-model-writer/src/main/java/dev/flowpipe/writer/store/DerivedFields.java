@@ -1,0 +1,244 @@
+package dev.flowpipe.writer.store;
+
+import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.writer.batch.PendingDocument;
+import dev.flowpipe.writer.handler.BpmnNames;
+import dev.flowpipe.writer.handler.DeployedDefinitions;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Fields a document takes from other documents, filled in just before a bulk writes it: the names the deployed BPMN
+ * gives (an instance's {@code processDefinitionName} and {@code processDefinitionVersionTag}, an element instance's
+ * {@code elementName}) and the root of the call hierarchy ({@code rootProcessInstanceKey} on instances, element
+ * instances and jobs). Zeebe 8.6 records carry none of them.
+ *
+ * <p>Why here and not in the handlers: a handler sees one record, on the broker's thread, and must not wait for the
+ * store; a definition deployed before the exporter's resume point is in no record it will see again. The bulk thread
+ * can read the store. Each value is a function of documents that never change once written (a definition's BPMN, an
+ * instance's parent), so filling it in at any flush gives the same document: exact under replay. A field is filled
+ * only while the document lacks it (absent, not null), so later flushes of the same document cost a map lookup.
+ *
+ * <p>Sources, in order: the documents of the same bulk, a bounded cache of what was read before or learned from the
+ * partition's own deployment records ({@link dev.flowpipe.writer.handler.DeploymentHandler}: every partition sees a
+ * deployment before any instance of it, so a partition never depends on another's exporter for the names), one
+ * multi-get per index for the rest (after a restart past the deployment's record). Where the source is not in the store yet (a definition another partition's exporter has not
+ * written), the field stays absent and the next flush of that document tries again.
+ */
+public final class DerivedFields implements DeployedDefinitions {
+
+  static final int MAX_DEFINITIONS = 1_000;
+  static final int MAX_ROOTS = 100_000;
+
+  private final String definitions;
+  private final String instances;
+  private final String elements;
+  private final String jobs;
+  private final Map<Long, Definition> definitionCache = lru(MAX_DEFINITIONS);
+  private final Map<Long, Long> rootCache = lru(MAX_ROOTS);
+
+  /** What an instance takes from its definition. */
+  record Definition(String name, String versionTag, BpmnNames names) {}
+
+  public DerivedFields(String indexPrefix) {
+    this.definitions = ReadModelIndex.PROCESS_DEFINITION.indexName(indexPrefix);
+    this.instances = ReadModelIndex.PROCESS_INSTANCE.indexName(indexPrefix);
+    this.elements = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(indexPrefix);
+    this.jobs = ReadModelIndex.JOB.indexName(indexPrefix);
+  }
+
+  @Override
+  public void deployed(long definitionKey, String name, String versionTag, BpmnNames names) {
+    cacheDefinition(definitionKey, new Definition(name, versionTag, names));
+  }
+
+  /** Which of the documents that take derived fields a document is. */
+  private enum Kind { INSTANCE, ELEMENT, JOB }
+
+  private record Target(Kind kind, Map<String, Object> state) {}
+
+  /** Fills in what the documents lack and their sources give, reading missing sources from {@code store}. */
+  public void fill(Collection<PendingDocument> documents, SearchStore store) {
+    Map<Long, Definition> batchDefinitions = new HashMap<>();
+    Map<Long, Map<String, Object>> batchInstances = new HashMap<>();
+    List<Target> targets = new ArrayList<>();
+    for (PendingDocument document : documents) {
+      Map<String, Object> state = document.state();
+      if (state == null || key(state, "key") == null) {
+        continue; // a partial document (an update of one the store does not hold): nothing to derive from
+      }
+      String index = document.index();
+      if (index.equals(definitions) && state.get("bpmnXml") != null) {
+        batchDefinitions.put(key(state, "key"), definition(state));
+      } else if (index.equals(instances)) {
+        batchInstances.put(key(state, "key"), state);
+        targets.add(new Target(Kind.INSTANCE, state));
+      } else if (index.equals(elements)) {
+        targets.add(new Target(Kind.ELEMENT, state));
+      } else if (index.equals(jobs)) {
+        targets.add(new Target(Kind.JOB, state));
+      }
+    }
+    Set<Long> missingDefinitions = new LinkedHashSet<>();
+    Set<Long> missingInstances = new LinkedHashSet<>();
+    for (Target target : targets) {
+      Long definitionKey = needsDefinition(target) ? key(target.state(), "processDefinitionKey") : null;
+      if (definitionKey != null && !batchDefinitions.containsKey(definitionKey)
+          && cachedDefinition(definitionKey) == null) {
+        missingDefinitions.add(definitionKey);
+      }
+      Long ancestor = rootSource(target);
+      if (ancestor != null && !batchInstances.containsKey(ancestor) && cachedRoot(ancestor) == null) {
+        missingInstances.add(ancestor);
+      }
+    }
+    if (!missingDefinitions.isEmpty()) {
+      store.getAll(definitions, missingDefinitions.stream().map(String::valueOf).toList()).values()
+          .forEach(stored -> {
+            if (key(stored, "key") != null && stored.get("bpmnXml") != null) {
+              batchDefinitions.put(key(stored, "key"), definition(stored));
+            }
+          });
+    }
+    if (!missingInstances.isEmpty()) {
+      store.getAll(instances, missingInstances.stream().map(String::valueOf).toList()).values()
+          .forEach(stored -> {
+            if (key(stored, "key") != null) {
+              batchInstances.putIfAbsent(key(stored, "key"), stored);
+            }
+          });
+    }
+    batchDefinitions.forEach(this::cacheDefinition);
+    // instances first: an element instance or a job of an instance in this bulk takes that instance's root
+    for (Target target : targets) {
+      if (target.kind() == Kind.INSTANCE) {
+        fillOne(target, batchDefinitions, batchInstances);
+      }
+    }
+    for (Target target : targets) {
+      if (target.kind() != Kind.INSTANCE) {
+        fillOne(target, batchDefinitions, batchInstances);
+      }
+    }
+  }
+
+  private void fillOne(Target target, Map<Long, Definition> batchDefinitions,
+      Map<Long, Map<String, Object>> batchInstances) {
+    Map<String, Object> state = target.state();
+    Long definitionKey = needsDefinition(target) ? key(state, "processDefinitionKey") : null;
+    if (definitionKey != null) {
+      Definition definition = batchDefinitions.get(definitionKey);
+      definition = definition != null ? definition : cachedDefinition(definitionKey);
+      if (definition != null && target.kind() == Kind.ELEMENT) {
+        state.put("elementName", definition.names().elementName(String.valueOf(state.get("elementId"))));
+      } else if (definition != null) {
+        state.put("processDefinitionName", definition.name());
+        state.put("processDefinitionVersionTag", definition.versionTag());
+      }
+    }
+    if (!state.containsKey("rootProcessInstanceKey")) {
+      Long root = target.kind() == Kind.INSTANCE
+          ? instanceRoot(state, batchInstances)
+          : rootOf(key(state, "processInstanceKey"), batchInstances);
+      if (root != null) {
+        state.put("rootProcessInstanceKey", root);
+      }
+    }
+  }
+
+  /** An instance lacking its definition's name, or an element instance lacking its element's; never a job. */
+  private static boolean needsDefinition(Target target) {
+    return switch (target.kind()) {
+      case INSTANCE -> !target.state().containsKey("processDefinitionName");
+      case ELEMENT -> !target.state().containsKey("elementName");
+      case JOB -> false;
+    };
+  }
+
+  /**
+   * The instance whose root this document takes: an instance's parent (an instance without one is its own root), an
+   * element instance's or a job's instance; null when the document has its root or names no such instance.
+   */
+  private static Long rootSource(Target target) {
+    if (target.state().containsKey("rootProcessInstanceKey")) {
+      return null;
+    }
+    return key(target.state(), target.kind() == Kind.INSTANCE ? "parentProcessInstanceKey" : "processInstanceKey");
+  }
+
+  private Long instanceRoot(Map<String, Object> instance, Map<Long, Map<String, Object>> batchInstances) {
+    long key = key(instance, "key");
+    Long parent = key(instance, "parentProcessInstanceKey");
+    Long root = parent == null ? Long.valueOf(key) : rootOf(parent, batchInstances);
+    if (root != null) {
+      cacheRoot(key, root);
+    }
+    return root;
+  }
+
+  /** The root of an instance: cached, or from its document in this bulk or read from the store. */
+  private Long rootOf(Long instanceKey, Map<Long, Map<String, Object>> batchInstances) {
+    if (instanceKey == null) {
+      return null;
+    }
+    Long cached = cachedRoot(instanceKey);
+    if (cached != null) {
+      return cached;
+    }
+    Map<String, Object> instance = batchInstances.get(instanceKey);
+    if (instance == null) {
+      return null;
+    }
+    Long root = key(instance, "rootProcessInstanceKey");
+    if (root == null && key(instance, "parentProcessInstanceKey") == null && instance.containsKey("startDate")) {
+      root = instanceKey; // an instance written before this field existed, without a parent: its own root
+    }
+    if (root != null) {
+      cacheRoot(instanceKey, root);
+    }
+    return root;
+  }
+
+  private static Definition definition(Map<String, Object> stored) {
+    String bpmnProcessId = String.valueOf(stored.get("bpmnProcessId"));
+    return new Definition((String) stored.get("name"), (String) stored.get("versionTag"),
+        BpmnNames.read(String.valueOf(stored.get("bpmnXml")), bpmnProcessId));
+  }
+
+  private static Long key(Map<String, Object> state, String field) {
+    return state.get(field) instanceof Number n && n.longValue() > 0 ? n.longValue() : null;
+  }
+
+  // the caches are read and written by the bulk threads (several with bulks in flight)
+  private synchronized Definition cachedDefinition(long key) {
+    return definitionCache.get(key);
+  }
+
+  private synchronized void cacheDefinition(long key, Definition definition) {
+    definitionCache.put(key, definition);
+  }
+
+  private synchronized Long cachedRoot(long key) {
+    return rootCache.get(key);
+  }
+
+  private synchronized void cacheRoot(long key, long root) {
+    rootCache.put(key, root);
+  }
+
+  private static <K, V> Map<K, V> lru(int max) {
+    return new LinkedHashMap<>(16, 0.75f, true) {
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
+        return size() > max;
+      }
+    };
+  }
+}

@@ -1,0 +1,174 @@
+package dev.flowpipe.writer.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.writer.batch.DocumentBuffer;
+import dev.flowpipe.writer.batch.PendingDocument;
+import dev.flowpipe.writer.batch.RecentDocuments;
+import dev.flowpipe.writer.handler.DocumentChange;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+class DerivedFieldsTest {
+
+  private static final String PREFIX = "t";
+  private static final String DEFINITIONS = ReadModelIndex.PROCESS_DEFINITION.indexName(PREFIX);
+  private static final String INSTANCES = ReadModelIndex.PROCESS_INSTANCE.indexName(PREFIX);
+  private static final String ELEMENTS = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(PREFIX);
+  private static final String JOBS = ReadModelIndex.JOB.indexName(PREFIX);
+  private static final String BPMN = """
+      <bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
+        <bpmn:process id="order" name="Order" isExecutable="true">
+          <bpmn:startEvent id="start"/>
+          <bpmn:serviceTask id="ship" name="Ship it"/>
+        </bpmn:process>
+      </bpmn:definitions>""";
+
+  /** A store that holds documents by index and id, and counts the multi-gets it answers. */
+  private final Map<String, Map<String, Map<String, Object>>> stored = new HashMap<>();
+  private final List<String> reads = new ArrayList<>();
+  private final SearchStore store = (SearchStore) Proxy.newProxyInstance(getClass().getClassLoader(),
+      new Class<?>[] {SearchStore.class}, (proxy, method, args) -> {
+        if (!method.getName().equals("getAll") || args.length != 2) {
+          throw new UnsupportedOperationException(method.getName());
+        }
+        String index = (String) args[0];
+        reads.add(index);
+        Map<String, Map<String, Object>> found = new HashMap<>();
+        for (Object id : (List<?>) args[1]) {
+          Map<String, Object> document = stored.getOrDefault(index, Map.of()).get((String) id);
+          if (document != null) {
+            found.put((String) id, document);
+          }
+        }
+        return found;
+      });
+  private final DerivedFields derived = new DerivedFields(PREFIX);
+
+  private long position = 1;
+
+  private Map<String, Object> definition(long key) {
+    return Map.of("key", key, "bpmnProcessId", "order", "name", "Order", "versionTag", "v3", "bpmnXml", BPMN);
+  }
+
+  private Map<String, Object> instance(long key, Long parent) {
+    Map<String, Object> fields = new HashMap<>(Map.of("key", key, "processDefinitionKey", 1L,
+        "bpmnProcessId", "order", "state", "ACTIVE", "incident", false, "startDate", "2026-01-01T00:00:00Z"));
+    fields.put("parentProcessInstanceKey", parent);
+    return fields;
+  }
+
+  private Map<String, Object> element(long key, long instance, String elementId) {
+    return Map.of("key", key, "processInstanceKey", instance, "processDefinitionKey", 1L, "bpmnProcessId", "order",
+        "elementId", elementId, "type", "SERVICE_TASK", "state", "ACTIVE");
+  }
+
+  /** Fills the documents as one bulk would and hands back their states by index and id. */
+  private Map<String, Map<String, Object>> flush(Object... indexAndFields) {
+    DocumentBuffer buffer = new DocumentBuffer(new RecentDocuments(100));
+    for (int i = 0; i < indexAndFields.length; i += 2) {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> fields = (Map<String, Object>) indexAndFields[i + 1];
+      DocumentChange.Builder change =
+          DocumentChange.create((String) indexAndFields[i], String.valueOf(fields.get("key")), position);
+      fields.forEach(change::put);
+      buffer.add(List.of(change.build()), position, 0, 0);
+      position++;
+    }
+    derived.fill(buffer.documents(), store);
+    Map<String, Map<String, Object>> states = new HashMap<>();
+    for (PendingDocument document : buffer.documents()) {
+      states.put(document.index() + "/" + document.id(), document.state());
+    }
+    return states;
+  }
+
+  @Nested
+  class NamesFromTheBpmn {
+
+    @Test
+    void aDefinitionInTheSameBulkNamesItsInstancesAndElements() {
+      var states = flush(DEFINITIONS, definition(1), INSTANCES, instance(10, null), ELEMENTS, element(11, 10, "ship"),
+          ELEMENTS, element(12, 10, "start"));
+
+      assertThat(states.get(INSTANCES + "/10")).containsEntry("processDefinitionName", "Order")
+          .containsEntry("processDefinitionVersionTag", "v3").containsEntry("rootProcessInstanceKey", 10L);
+      assertThat(states.get(ELEMENTS + "/11")).containsEntry("elementName", "Ship it")
+          .containsEntry("rootProcessInstanceKey", 10L);
+      // an element the BPMN gives no name is named by its id
+      assertThat(states.get(ELEMENTS + "/12")).containsEntry("elementName", "start");
+      assertThat(reads).isEmpty();
+    }
+
+    @Test
+    void aDefinitionOnlyInTheStoreIsReadOnceAndThenCached() {
+      stored.put(DEFINITIONS, Map.of("1", definition(1)));
+
+      var first = flush(ELEMENTS, element(11, 10, "ship"));
+      var second = flush(ELEMENTS, element(12, 10, "ship"));
+
+      assertThat(first.get(ELEMENTS + "/11")).containsEntry("elementName", "Ship it");
+      assertThat(second.get(ELEMENTS + "/12")).containsEntry("elementName", "Ship it");
+      assertThat(reads.stream().filter(DEFINITIONS::equals)).hasSize(1);
+    }
+
+    @Test
+    void aDefinitionLearnedFromThePartitionsOwnDeploymentRecordNamesWithoutReadingTheStore() {
+      derived.deployed(1, "Order", null, dev.flowpipe.writer.handler.BpmnNames.read(BPMN, "order"));
+
+      var states = flush(INSTANCES, instance(10, null), ELEMENTS, element(11, 10, "ship"));
+
+      assertThat(states.get(INSTANCES + "/10")).containsEntry("processDefinitionName", "Order")
+          .containsEntry("processDefinitionVersionTag", null);
+      assertThat(states.get(ELEMENTS + "/11")).containsEntry("elementName", "Ship it");
+      assertThat(reads).isEmpty();
+    }
+
+    @Test
+    void aDefinitionNotYetInTheStoreLeavesTheNameAbsentUntilALaterFlush() {
+      var before = flush(INSTANCES, instance(10, null));
+      stored.put(DEFINITIONS, Map.of("1", definition(1)));
+      var after = flush(INSTANCES, instance(10, null));
+
+      assertThat(before.get(INSTANCES + "/10")).doesNotContainKey("processDefinitionName");
+      assertThat(after.get(INSTANCES + "/10")).containsEntry("processDefinitionName", "Order");
+    }
+  }
+
+  @Nested
+  class RootInstances {
+
+    @Test
+    void aChildTakesTheRootOfItsParentFromTheStoreAndItsJobsTakeItToo() {
+      Map<String, Object> parent = new HashMap<>(instance(10, 5L));
+      parent.put("rootProcessInstanceKey", 5L);
+      stored.put(INSTANCES, Map.of("10", parent));
+      stored.put(DEFINITIONS, Map.of("1", definition(1)));
+
+      var states = flush(INSTANCES, instance(20, 10L), JOBS, Map.of("key", 21L, "processInstanceKey", 20L,
+          "processDefinitionKey", 1L, "elementId", "ship", "type", "work", "retries", 3, "state", "CREATED"));
+
+      assertThat(states.get(INSTANCES + "/20")).containsEntry("rootProcessInstanceKey", 5L);
+      assertThat(states.get(JOBS + "/21")).containsEntry("rootProcessInstanceKey", 5L)
+          .doesNotContainKey("elementName");
+    }
+
+    @Test
+    void anUpdateOfADocumentTheStoreDoesNotHoldGetsNothingDerived() {
+      DocumentBuffer buffer = new DocumentBuffer(new RecentDocuments(100));
+      buffer.add(List.of(DocumentChange.update(ELEMENTS, 11, 5).put("state", "COMPLETED").build()), 5, 0, 0);
+      buffer.withoutBase().forEach(document -> buffer.resolve(document, null));
+
+      derived.fill(buffer.documents(), store);
+
+      assertThat(buffer.documents().iterator().next().state()).containsOnlyKeys("state");
+    }
+  }
+}
