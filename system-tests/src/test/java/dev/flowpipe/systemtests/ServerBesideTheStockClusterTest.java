@@ -59,8 +59,12 @@ class ServerBesideTheStockClusterTest {
   private static final String STEADY = "server-steady";
   /** Instances of a start and an end event per second, about 13 records and 3 documents each. */
   private static final int LOAD_PER_SECOND = 24;
-  /** Bulk operations per second the degraded store takes: half of what the load needs. */
-  private static final double DEGRADED_OPERATIONS_PER_SECOND = 36;
+  /**
+   * Bulk operations per second the degraded store takes: about 60% of what the load needs, well above what the
+   * controller's floor lets through (a limit counts records, and the engine's follow-ups pass it: at the floor the
+   * writes are still above it).
+   */
+  private static final double DEGRADED_OPERATIONS_PER_SECOND = 60;
 
   private StockCluster stock;
   private ServerProcess server;
@@ -80,7 +84,7 @@ class ServerBesideTheStockClusterTest {
           broker.monitoring());
     }
     settings.put("flowpipe.server.flow-control.max-export-lag", TARGET.toMillis() + "ms");
-    settings.put("flowpipe.server.flow-control.warm-up", "0s");
+    // the warm-up as by default (60 s): the fresh cluster's light load runs within it, the degraded store after it
     // below the default floor of 100 records/s a partition: what the degraded store absorbs here is less
     settings.put("flowpipe.server.flow-control.min-write-rate", 20);
     server = ServerProcess.start(ScratchDirectories.create("server-beside-stock-"), settings);
@@ -106,16 +110,22 @@ class ServerBesideTheStockClusterTest {
     assertThat(server.flowControl().path("settings").path("enabled").asBoolean()).isTrue();
 
     // when the light mixed load runs, every other cancellation through the server's API
-    StockClusterCrash.Report report = StockClusterCrash.run(stock, store, openSearch.url(), LIGHT_LOAD, GATEWAY_NODE,
-        System.out::println, server.canceller());
+    StockClusterCrash.Report report;
+    LagFigures lag;
+    try (Timeline timeline = new Timeline(server)) {
+      timeline.start();
+      report = StockClusterCrash.run(stock, store, openSearch.url(), LIGHT_LOAD, GATEWAY_NODE, System.out::println,
+          server.canceller());
+      lag = LagFigures.of(timeline.samples("start"), TARGET);
+    }
 
     // then the read model is what the clients and the engine's records say, the server's operations among them
     CrashReport crash = report.crash();
     Map<String, Long> throughServer = commands(crash, server.canceller().kind());
     System.out.printf("server beside the stock cluster, light load: read model %s, checked %.1f s after the load's "
-        + "start; refused %s; cancellations through the server %s; server's flow control %s; load %s%n",
-        crash.passed() ? "exact" : "NOT exact", report.checkedAfterSeconds(), report.refusals(), throughServer,
-        server.flowControl(), crash.load());
+        + "start; refused %s; cancellations through the server %s; the server's view of the lag %s; server's flow "
+        + "control %s; load %s%n", crash.passed() ? "exact" : "NOT exact", report.checkedAfterSeconds(),
+        report.refusals(), throughServer, lag, server.flowControl(), crash.load());
     assertThat(crash.clientOracle().instances()).as("instances the clients know").isGreaterThan(20);
     assertThat(crash.clientOracle().incidents()).as("incidents raised").isPositive();
     assertThat(throughServer.getOrDefault("CONFIRMED", 0L)).as("cancellations the server confirmed: %s",
@@ -132,6 +142,7 @@ class ServerBesideTheStockClusterTest {
   void onADegradedStoreTheLimitHoldsTheLagAtTheTargetFollowsAKilledLeaderAndGoesWithinFiveSecondsOfRecovery(
       StoreProxy exportersStore, SearchStore store) throws Exception {
     Timeline timeline = new Timeline(server);
+    SoftAssertions soft = new SoftAssertions();
     try (ZeebeClient client = ZeebeClient.newClientBuilder().grpcAddress(stock.cluster().broker(GATEWAY_NODE)
             .gateway()).usePlaintext().useDefaultRetryPolicy(false).defaultRequestTimeout(Duration.ofSeconds(10))
             .build();
@@ -159,7 +170,8 @@ class ServerBesideTheStockClusterTest {
         JsonNode report = server.flowControl();
         System.out.printf("engaged %.1f s after the store degraded; settled: %s; brokers' limits %s; server %s%n",
             engageSeconds, lag, onBrokers, report);
-        assertThat(lag.meanRelativeError()).as("mean lag against the target of %s: %s", TARGET, lag)
+        // soft: the failover and the release below are worth seeing whatever the lag did
+        soft.assertThat(lag.meanRelativeError()).as("mean lag against the target of %s: %s", TARGET, lag)
             .isLessThanOrEqualTo(0.2);
         assertThat(onBrokers).as("the limit on every partition, as the server put it in force")
             .hasSize(SharedStockCluster.PARTITIONS).containsValue(report.path("clusterWriteLimit").asInt());
@@ -219,6 +231,7 @@ class ServerBesideTheStockClusterTest {
       System.out.printf("accepted %d, refused %d, unknown outcome %d, other errors %s%n", load.acceptedKeys().size(),
           load.rejected(), load.unknownOutcome(), load.errorKinds());
     }
+    soft.assertAll();
   }
 
   /** The write limit in force per partition, as each running broker's own endpoint reports it; none: empty. */
