@@ -49,8 +49,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ServerBesideTheStockClusterTest {
 
-  /** The controller's target: the age of the oldest record not yet durable in the store. */
-  private static final Duration TARGET = Duration.ofSeconds(2);
+  /**
+   * The controller's target: the age of the oldest record not yet durable in the store. Above the 2 s default: on two
+   * cores shared with other builds, three brokers replicating each record three times export a light load 1-1.5 s
+   * late at best (measured), and a release needs the lag below half the target.
+   */
+  private static final Duration TARGET = Duration.ofSeconds(4);
   /** The broker whose gateway the server and the clients use; never the one killed. */
   private static final int GATEWAY_NODE = 0;
   /** Light: no kill, 10 s of the mixed load, a cancellation a second (every other one through the server). */
@@ -76,6 +80,7 @@ class ServerBesideTheStockClusterTest {
     settings.put("flowpipe.webapp.store.url", openSearch.url());
     settings.put("flowpipe.webapp.store.index-prefix", stock.indexPrefix());
     settings.put("flowpipe.webapp.operations.enabled", true);
+    settings.put("flowpipe.server.gateway.request-timeout", "10s"); // as the load's own clients
     StockZeebeBroker gateway = stock.cluster().broker(GATEWAY_NODE);
     settings.put("flowpipe.server.gateway.address", "127.0.0.1:" + gateway.gateway().getPort());
     for (StockZeebeBroker broker : stock.cluster().brokers()) {

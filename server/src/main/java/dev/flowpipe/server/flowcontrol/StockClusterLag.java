@@ -46,11 +46,11 @@ public final class StockClusterLag implements ExporterLag {
       readings = Map.of();
       return view;
     }
-    Map<Integer, BrokerMonitoring.LogPositions> byLeader = new HashMap<>();
+    Map<Integer, BrokerMonitoring.LogPositions> byLeader = readLeaders(current);
     Map<Integer, Long> written = new HashMap<>();
     Map<Integer, Long> keptByLeader = new HashMap<>();
     current.leaders().forEach((partition, leader) -> {
-      BrokerMonitoring.LogPositions positions = byLeader.computeIfAbsent(leader, id -> positions(id, current));
+      BrokerMonitoring.LogPositions positions = byLeader.getOrDefault(leader, BrokerMonitoring.LogPositions.NONE);
       Long position = positions.appended().get(partition);
       if (position != null) {
         written.put(partition, position);
@@ -75,6 +75,21 @@ public final class StockClusterLag implements ExporterLag {
     view = current;
     readings = Map.copyOf(next);
     return current;
+  }
+
+  /**
+   * Every leader's positions, asked all at once: one slow broker delays a tick by its own answer only, not by the sum
+   * of all (a tick's age estimate is only as fine as the time between ticks).
+   */
+  private Map<Integer, BrokerMonitoring.LogPositions> readLeaders(ClusterView current) {
+    Map<Integer, java.util.concurrent.Future<BrokerMonitoring.LogPositions>> asked = new HashMap<>();
+    try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+      current.leaders().values().stream().distinct()
+          .forEach(leader -> asked.put(leader, threads.submit(() -> positions(leader, current))));
+    } // waits for every answer (each bounded by the request timeout)
+    Map<Integer, BrokerMonitoring.LogPositions> positions = new HashMap<>();
+    asked.forEach((leader, answer) -> positions.put(leader, answer.resultNow()));
+    return positions;
   }
 
   private BrokerMonitoring.LogPositions positions(int nodeId, ClusterView current) {
