@@ -62,13 +62,13 @@ class ServerBesideTheStockClusterTest {
       Duration.ZERO, Duration.ZERO, Duration.ofSeconds(10), new CrashLoad.Rates(6, 6, 1), List.of());
   private static final String STEADY = "server-steady";
   /** Instances of a start and an end event per second, about 13 records and 3 documents each. */
-  private static final int LOAD_PER_SECOND = 24;
+  private static final int LOAD_PER_SECOND = 12;
   /**
    * Bulk operations per second the degraded store takes: about 60% of what the load needs, well above what the
    * controller's floor lets through (a limit counts records, and the engine's follow-ups pass it: at the floor the
    * writes are still above it).
    */
-  private static final double DEGRADED_OPERATIONS_PER_SECOND = 60;
+  private static final double DEGRADED_OPERATIONS_PER_SECOND = 30;
 
   private StockCluster stock;
   private ServerProcess server;
