@@ -161,8 +161,9 @@ class ServerBesideTheStockClusterTest {
         timeline.phase("degraded");
         exportersStore.throttleBulksTo(DEGRADED_OPERATIONS_PER_SECOND);
         long degradedAt = System.nanoTime();
+        // a broker's endpoint not answering one poll in time (a loaded machine) is no answer yet, not a failure
         await("a write limit on the brokers").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
-            .until(() -> !brokerWriteLimits().isEmpty());
+            .ignoreExceptions().until(() -> !brokerWriteLimits().isEmpty());
         double engageSeconds = seconds(degradedAt);
 
         // then the controller holds the lag at its target through the brokers' endpoints
