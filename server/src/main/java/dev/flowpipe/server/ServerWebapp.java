@@ -6,6 +6,8 @@ import dev.flowpipe.server.flowcontrol.BrokerMonitoring;
 import dev.flowpipe.server.flowcontrol.ClusterView;
 import dev.flowpipe.server.flowcontrol.ClusterWrittenPositions;
 import dev.flowpipe.server.gateway.GatewayClient;
+import dev.flowpipe.server.health.GatewayHealthIndicator;
+import dev.flowpipe.server.health.SearchStoreHealthIndicator;
 import dev.flowpipe.webapp.WebappConfiguration;
 import dev.flowpipe.webapp.config.WebappProperties;
 import dev.flowpipe.webapp.operations.WrittenPositions;
@@ -55,6 +57,18 @@ public class ServerWebapp {
   BrokerMonitoring brokerMonitoring(FlowControllerProperties flowControl) {
     return new BrokerMonitoring(flowControl,
         HttpClient.newBuilder().connectTimeout(flowControl.requestTimeout()).build());
+  }
+
+  /** Readiness: the gateway answers with a leader for every partition ({@code /actuator/health/gateway}). */
+  @Bean("gateway")
+  GatewayHealthIndicator gatewayHealth(Supplier<ClusterView> clusterTopology, GatewayProperties gateway) {
+    return new GatewayHealthIndicator(clusterTopology, gateway.address());
+  }
+
+  /** Readiness: the store answers and holds the read model's schema ({@code /actuator/health/searchStore}). */
+  @Bean("searchStore")
+  SearchStoreHealthIndicator searchStoreHealth(ConnectingReadModel readModel) {
+    return new SearchStoreHealthIndicator(readModel);
   }
 
   @Bean

@@ -55,6 +55,8 @@ class ServerBesideAStockBrokerTest {
   private static final Duration TARGET = Duration.ofSeconds(1);
 
   private StoreProxy proxy;
+  /** Between the server and the store: the store as the server sees it, taken down for the readiness tests. */
+  private StoreProxy serverStore;
   private StockZeebeCluster cluster;
   private StockZeebeBroker broker;
   private ZeebeClient client;
@@ -66,6 +68,7 @@ class ServerBesideAStockBrokerTest {
   void startBrokerAndServer(@TempDir Path temp, EmbeddedSearchStore openSearch) throws Exception {
     String prefix = SharedOpenSearch.uniquePrefix();
     proxy = new StoreProxy(openSearch.url(), null, null);
+    serverStore = new StoreProxy(openSearch.url(), null, null);
     var exporter = new StockZeebeCluster.Exporter("flowpipe", "dev.flowpipe.exporter.ReadModelExporter", EXPORTER_JAR,
         Map.of("url", proxy.url(), "index-prefix", prefix, "bulk-delay", "50ms", "bulk-size", "50"));
     cluster = StockZeebeCluster.start(StockZeebeCluster.Settings.of(temp.resolve("broker"), 1, 1, 1, exporter));
@@ -73,7 +76,7 @@ class ServerBesideAStockBrokerTest {
     client = broker.client();
     server = new SpringApplicationBuilder(ServerApplication.class).run(
         "--server.port=0",
-        "--flowpipe.webapp.store.url=" + openSearch.url(),
+        "--flowpipe.webapp.store.url=" + serverStore.url(),
         "--flowpipe.webapp.store.index-prefix=" + prefix,
         "--flowpipe.webapp.operations.enabled=true",
         "--flowpipe.server.gateway.address=" + broker.gateway().getHost() + ":" + broker.gateway().getPort(),
@@ -103,6 +106,9 @@ class ServerBesideAStockBrokerTest {
     }
     if (proxy != null) {
       proxy.close();
+    }
+    if (serverStore != null) {
+      serverStore.close();
     }
   }
 
@@ -194,6 +200,53 @@ class ServerBesideAStockBrokerTest {
     } finally {
       load.shutdownNow();
     }
+  }
+
+  @Test
+  @Order(3)
+  void isReadyWithTheGatewayAndTheStoreUpNotReadyWhileTheStoreIsDownAndReadyAgainOnceItIsBack() throws Exception {
+    // given the gateway and the store up
+    assertThat(get("/actuator/health/readiness").statusCode()).isEqualTo(200);
+
+    // when the store is down, as the server reaches it
+    serverStore.down(true);
+    try {
+      // then not ready, naming the store
+      HttpResponse<String> down = get("/actuator/health/readiness");
+      System.out.println("readiness with the store down: " + down.statusCode() + " " + down.body());
+      assertThat(down.statusCode()).isEqualTo(503);
+      assertThat(component(down, "searchStore")).isEqualTo("DOWN");
+      assertThat(component(down, "gateway")).isEqualTo("UP");
+    } finally {
+      serverStore.down(false);
+    }
+
+    // and ready once it is back
+    HttpResponse<String> back = get("/actuator/health/readiness");
+    assertThat(back.statusCode()).as(back.body()).isEqualTo(200);
+    assertThat(component(back, "searchStore")).isEqualTo("UP");
+  }
+
+  @Test
+  @Order(4)
+  void isNotReadyWithoutAGatewayThatAnswers() throws Exception {
+    // when the one broker, whose gateway the server uses, is gone
+    cluster.kill(0);
+
+    // then not ready, naming the gateway
+    HttpResponse<String> down = get("/actuator/health/readiness");
+    System.out.println("readiness with the gateway gone: " + down.statusCode() + " " + down.body());
+    assertThat(down.statusCode()).isEqualTo(503);
+    assertThat(component(down, "gateway")).isEqualTo("DOWN");
+    assertThat(component(down, "searchStore")).isEqualTo("UP");
+  }
+
+  private HttpResponse<String> get(String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static String component(HttpResponse<String> health, String name) throws Exception {
+    return JSON.readTree(health.body()).path("components").path(name).path("status").asText();
   }
 
   /** The write limit in force on partition 1, as the broker's own endpoint reports it (null: none). */

@@ -110,6 +110,18 @@ public final class ClientOracle {
     return outcome;
   }
 
+  /**
+   * As {@link #answered(String, Throwable)}, for a command sent another way than the gRPC client (e.g. an HTTP API):
+   * its outcome as the caller read it, and {@code error} a short name of what went wrong (null: nothing).
+   */
+  public Outcome answered(String kind, Outcome outcome, String error) {
+    commands.computeIfAbsent(kind, k -> new ConcurrentHashMap<>()).merge(outcome.name(), 1L, Long::sum);
+    if (error != null) {
+      errors.merge(kind + " " + error, 1L, Long::sum);
+    }
+    return outcome;
+  }
+
   /** The node confirmed the creation of an instance, with the client's order id in its variables. */
   public void created(long key, String processId, String orderId) {
     instances.put(key, new Instance(key, processId, orderId));

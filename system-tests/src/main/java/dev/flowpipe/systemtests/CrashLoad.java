@@ -66,6 +66,21 @@ public final class CrashLoad implements AutoCloseable {
    */
   public record Rates(double instancesPerSecond, double variableWritesPerSecond, double cancellationsPerSecond) {}
 
+  /**
+   * Another way to cancel an instance than the client's gRPC command, e.g. an operation through a server's HTTP API;
+   * the future ends with the outcome as the caller read it (never exceptionally: no answer is {@link
+   * Outcome#UNKNOWN}).
+   */
+  public interface Canceller {
+    /** What the load's report calls these commands. */
+    String kind();
+
+    java.util.concurrent.CompletableFuture<Answered> cancel(long processInstanceKey);
+
+    /** An outcome and a short name of what went wrong (null: nothing). */
+    record Answered(Outcome outcome, String error) {}
+  }
+
   private URI gateway;
   private final SearchStore store;
   private final String indexPrefix;
@@ -90,6 +105,9 @@ public final class CrashLoad implements AutoCloseable {
   private final List<Long> parked = new ArrayList<>();
   private final AtomicLong heldBack = new AtomicLong();
   private volatile long lastJobActivityNanos = System.nanoTime();
+  // every other cancellation goes this way when set
+  private volatile Canceller otherCanceller;
+  private final AtomicLong cancellations = new AtomicLong();
 
   public CrashLoad(URI gateway, SearchStore store, String indexPrefix, Rates rates, long seed, ClientOracle oracle) {
     this.gateway = gateway;
@@ -114,6 +132,12 @@ public final class CrashLoad implements AutoCloseable {
             .serviceTask("child-work", t -> t.zeebeJobType(CHILD_WORK)).endEvent().done(),
         Bpmn.createExecutableProcess(PARKED).startEvent()
             .serviceTask("parked", t -> t.zeebeJobType("crash-nobody")).endEvent().done());
+  }
+
+  /** From now on, every other cancellation goes through {@code canceller} instead of the client. */
+  public CrashLoad cancelAlsoThrough(Canceller canceller) {
+    this.otherCanceller = canceller;
+    return this;
   }
 
   /** As {@link #connect()}, through another gateway from now on (a cluster's client whose gateway node was killed). */
@@ -281,8 +305,36 @@ public final class CrashLoad implements AutoCloseable {
       parked.remove(key);
       recentOrders.remove(key);
     }
+    Canceller other = otherCanceller;
+    if (other != null && cancellations.incrementAndGet() % 2 == 0) {
+      cancelThrough(other, key);
+      return;
+    }
     send("cancel", c -> c.newCancelInstanceCommand(key).send(),
         (response, outcome, sent) -> oracle.cancelled(key, outcome));
+  }
+
+  private void cancelThrough(Canceller canceller, long key) {
+    if (!inFlight.tryAcquire()) {
+      heldBack.incrementAndGet();
+      return;
+    }
+    java.util.concurrent.CompletableFuture<Canceller.Answered> answer;
+    try {
+      answer = canceller.cancel(key);
+    } catch (RuntimeException e) {
+      answer = java.util.concurrent.CompletableFuture.completedFuture(
+          new Canceller.Answered(Outcome.UNKNOWN, e.getClass().getSimpleName()));
+    }
+    answer.whenComplete((answered, error) -> {
+      try {
+        Canceller.Answered result = error == null ? answered
+            : new Canceller.Answered(Outcome.UNKNOWN, error.getClass().getSimpleName());
+        oracle.cancelled(key, oracle.answered(canceller.kind(), result.outcome(), result.error()));
+      } finally {
+        inFlight.release();
+      }
+    });
   }
 
   /** A parked instance with probability {@code parkedShare}, else a recent order; null if there is none yet. */

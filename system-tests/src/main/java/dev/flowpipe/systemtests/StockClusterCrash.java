@@ -70,13 +70,16 @@ public final class StockClusterCrash {
   private final StockCluster stock;
   private final CrashSettings settings;
   private final Consumer<String> progress;
+  private final CrashLoad.Canceller canceller;
   private int gatewayNode;
 
-  private StockClusterCrash(StockCluster stock, CrashSettings settings, int gatewayNode, Consumer<String> progress) {
+  private StockClusterCrash(StockCluster stock, CrashSettings settings, int gatewayNode, Consumer<String> progress,
+      CrashLoad.Canceller canceller) {
     this.stock = stock;
     this.settings = settings;
     this.gatewayNode = gatewayNode;
     this.progress = progress;
+    this.canceller = canceller;
   }
 
   /**
@@ -85,7 +88,17 @@ public final class StockClusterCrash {
    */
   public static Report run(StockCluster stock, SearchStore store, String storeUrl, CrashSettings settings,
       int gatewayNode, Consumer<String> progress) throws Exception {
-    return new StockClusterCrash(stock, settings, gatewayNode, CrashSuite.timed(progress)).run(store, storeUrl);
+    return run(stock, store, storeUrl, settings, gatewayNode, progress, null);
+  }
+
+  /**
+   * As {@link #run(StockCluster, SearchStore, String, CrashSettings, int, Consumer)}, every other cancellation sent
+   * through {@code canceller} (null: all through the client), e.g. the flowpipe server's API.
+   */
+  public static Report run(StockCluster stock, SearchStore store, String storeUrl, CrashSettings settings,
+      int gatewayNode, Consumer<String> progress, CrashLoad.Canceller canceller) throws Exception {
+    return new StockClusterCrash(stock, settings, gatewayNode, CrashSuite.timed(progress), canceller)
+        .run(store, storeUrl);
   }
 
   private Report run(SearchStore store, String storeUrl) throws Exception {
@@ -99,6 +112,9 @@ public final class StockClusterCrash {
     long heldBack;
     try (CrashLoad load = new CrashLoad(cluster.broker(gatewayNode).gateway(), store, stock.indexPrefix(),
         settings.rates(), settings.seed(), oracle)) {
+      if (canceller != null) {
+        load.cancelAlsoThrough(canceller);
+      }
       load.begin();
       for (int kill = 1; kill <= settings.kills(); kill++) {
         Thread.sleep(settings.uptime(kills).toMillis());

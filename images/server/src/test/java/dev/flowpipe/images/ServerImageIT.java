@@ -126,7 +126,7 @@ class ServerImageIT {
     }
 
     @Test
-    void startsTheServerAsItsUserWithTheMountedConfigurationAndAnswersItsProbes() throws Exception {
+    void startsTheServerAsItsUserWithTheMountedConfigurationAliveButNotReadyWithoutStoreAndGateway() throws Exception {
       int port = freePort();
       // the "mounted" configuration file: only it says which port to serve on
       Files.writeString(root.resolve("config/application.yaml"), "server:\n  port: " + port + "\n");
@@ -165,9 +165,10 @@ class ServerImageIT {
 
       HttpResponse<String> liveness = get(http, port, "/actuator/health/liveness");
       assertThat(liveness.body()).contains("\"status\":\"UP\"");
+      // nothing listens at the store's URL and no gateway runs here: alive, but not ready for traffic
       HttpResponse<String> readiness = get(http, port, "/actuator/health/readiness");
-      assertThat(readiness.statusCode()).isEqualTo(200);
-      assertThat(readiness.body()).contains("\"status\":\"UP\"");
+      assertThat(readiness.statusCode()).as(readiness.body()).isEqualTo(503);
+      assertThat(readiness.body()).contains("\"status\":\"DOWN\"");
       assertThat(ProcessHandle.of(server.pid()).orElseThrow().descendants()
               .map(process -> process.info().user().orElse("?")).distinct().toList())
           .as("the users of the server's processes (below unshare, which runs as the test's user)")

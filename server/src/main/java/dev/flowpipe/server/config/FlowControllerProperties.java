@@ -28,6 +28,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param monitoringPort the brokers' monitoring (management) port, for brokers not listed in {@code brokers}
  * @param monitoringScheme http or https, for brokers not listed in {@code brokers}
  * @param requestTimeout the longest a call to a broker's monitoring port or the gateway's topology may take
+ * @param exporterId our exporter's id in the brokers' configuration ({@code zeebe.broker.exporters.<id>}): the
+ *     broker's position for it counts the records our exporter's filter skips, which no mark in the store covers
  */
 @ConfigurationProperties("flowpipe.server.flow-control")
 public record FlowControllerProperties(
@@ -43,7 +45,8 @@ public record FlowControllerProperties(
     List<Broker> brokers,
     @DefaultValue("9600") int monitoringPort,
     @DefaultValue("http") String monitoringScheme,
-    @DefaultValue("2s") Duration requestTimeout) {
+    @DefaultValue("2s") Duration requestTimeout,
+    @DefaultValue("flowpipe") String exporterId) {
 
   private static final String P = "flowpipe.server.flow-control.";
 
@@ -78,6 +81,10 @@ public record FlowControllerProperties(
     }
     if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
       throw new IllegalArgumentException(P + "request-timeout must be a positive duration, was " + requestTimeout);
+    }
+    if (exporterId == null || !exporterId.matches("[A-Za-z0-9_-]+")) {
+      throw new IllegalArgumentException(P + "exporter-id must be the exporter's id in the brokers' configuration "
+          + "(letters, digits, - and _), was '" + exporterId + "'");
     }
     control(P, enabled, mode, maxExportLag, acceptableBacklog, minWriteRate, resolution, writeLimit, window, warmUp);
   }

@@ -17,8 +17,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A stock Zeebe 8.6 broker's monitoring port, as the server uses it: the log's last appended position per partition
- * from {@code GET /actuator/prometheus}, and the write limit through {@code POST /actuator/flowControl}. In 8.6 that
+ * A stock Zeebe 8.6 broker's monitoring port, as the server uses it: the log's last appended position and the
+ * broker's position for our exporter per partition from {@code GET /actuator/prometheus}, and the write limit through {@code POST /actuator/flowControl}. In 8.6 that
  * endpoint sends the configuration to every member of every partition of the cluster (the broker's own
  * {@code FlowControlServiceImpl} broadcasts it), so one call to any broker sets the limit cluster-wide.
  */
@@ -26,7 +26,23 @@ public final class BrokerMonitoring {
 
   /** The log appender's last appended position, per partition label. */
   static final String APPENDED_POSITION = "zeebe_log_appender_last_appended_position";
+  /**
+   * The position the broker keeps for an exporter (labels {@code exporter}, {@code partition}): what the exporter
+   * acknowledged, moved on past the records its filter skips while it has nothing unacknowledged.
+   */
+  static final String EXPORTER_POSITION = "zeebe_exporter_last_updated_exported_position";
   private static final Pattern PARTITION = Pattern.compile("[{,]partition=\"(\\d+)\"");
+  private static final Pattern EXPORTER = Pattern.compile("[{,]exporter=\"([^\"]*)\"");
+
+  /**
+   * A broker's log positions per partition, from one Prometheus text.
+   *
+   * @param appended the last position appended to the partition's log
+   * @param exported the position the broker keeps for our exporter (missing where it has none)
+   */
+  public record LogPositions(Map<Integer, Long> appended, Map<Integer, Long> exported) {
+    public static final LogPositions NONE = new LogPositions(Map.of(), Map.of());
+  }
 
   private final FlowControllerProperties settings;
   private final HttpClient http;
@@ -51,29 +67,46 @@ public final class BrokerMonitoring {
 
   /** Per partition, the last position appended to its log on this broker (as leader, or as it was when it led). */
   public Map<Integer, Long> appendedPositions(URI base) throws IOException, InterruptedException {
+    return logPositions(base).appended();
+  }
+
+  /** Per partition, the last appended position and the broker's position for our exporter (one request). */
+  public LogPositions logPositions(URI base) throws IOException, InterruptedException {
     HttpResponse<String> response = http.send(
         HttpRequest.newBuilder(base.resolve("/actuator/prometheus")).timeout(settings.requestTimeout()).GET().build(),
         HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() != 200) {
       throw new IOException("GET " + base + "/actuator/prometheus answered " + response.statusCode());
     }
-    return appendedPositions(response.body());
+    return logPositions(response.body(), settings.exporterId());
   }
 
-  static Map<Integer, Long> appendedPositions(String prometheusText) {
-    Map<Integer, Long> positions = new HashMap<>();
+  static LogPositions logPositions(String prometheusText, String exporterId) {
+    Map<Integer, Long> appended = new HashMap<>();
+    Map<Integer, Long> exported = new HashMap<>();
     for (String line : prometheusText.split("\n")) {
-      if (!line.startsWith(APPENDED_POSITION) || line.length() <= APPENDED_POSITION.length()
-          || line.charAt(APPENDED_POSITION.length()) != '{') {
-        continue;
-      }
-      Matcher partition = PARTITION.matcher(line);
-      if (partition.find()) {
-        String value = line.substring(line.lastIndexOf('}') + 1).trim().split("\\s+")[0];
-        positions.merge(Integer.parseInt(partition.group(1)), (long) Double.parseDouble(value), Math::max);
+      if (isSample(line, APPENDED_POSITION)) {
+        putByPartition(appended, line);
+      } else if (isSample(line, EXPORTER_POSITION)) {
+        Matcher exporter = EXPORTER.matcher(line);
+        if (exporter.find() && exporter.group(1).equals(exporterId)) {
+          putByPartition(exported, line);
+        }
       }
     }
-    return positions;
+    return new LogPositions(appended, exported);
+  }
+
+  private static boolean isSample(String line, String name) {
+    return line.startsWith(name) && line.length() > name.length() && line.charAt(name.length()) == '{';
+  }
+
+  private static void putByPartition(Map<Integer, Long> positions, String line) {
+    Matcher partition = PARTITION.matcher(line);
+    if (partition.find()) {
+      String value = line.substring(line.lastIndexOf('}') + 1).trim().split("\\s+")[0];
+      positions.merge(Integer.parseInt(partition.group(1)), (long) Double.parseDouble(value), Math::max);
+    }
   }
 
   /**

@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A stock cluster's exporter lag, refreshed once per tick: each partition's leader from the gateway's topology, the
- * leader's last appended position from its monitoring port, and our exporter's export position mark in the store.
+ * leader's last appended position and its position for our exporter from its monitoring port, and our exporter's
+ * export position mark in the store.
  * The age of the oldest record not yet durable is not known this way; the controller estimates it from the backlog
  * and the export rate.
  */
@@ -45,21 +46,29 @@ public final class StockClusterLag implements ExporterLag {
       readings = Map.of();
       return view;
     }
-    Map<Integer, Map<Integer, Long>> byLeader = new HashMap<>();
+    Map<Integer, BrokerMonitoring.LogPositions> byLeader = readLeaders(current);
     Map<Integer, Long> written = new HashMap<>();
+    Map<Integer, Long> keptByLeader = new HashMap<>();
     current.leaders().forEach((partition, leader) -> {
-      Map<Integer, Long> positions = byLeader.computeIfAbsent(leader, id -> appended(id, current));
-      Long position = positions.get(partition);
+      BrokerMonitoring.LogPositions positions = byLeader.getOrDefault(leader, BrokerMonitoring.LogPositions.NONE);
+      Long position = positions.appended().get(partition);
       if (position != null) {
         written.put(partition, position);
+        Long kept = positions.exported().get(partition);
+        if (kept != null) {
+          keptByLeader.put(partition, kept);
+        }
       }
     });
     Map<Integer, LagReading> next = new HashMap<>();
     try {
-      Map<Integer, Long> exported = marks.positions(written.keySet());
-      // no mark yet: nothing of the partition is durable in the store
-      written.forEach((partition, position) -> next.put(partition,
-          new LagReading(position, exported.getOrDefault(partition, -1L), Optional.empty())));
+      Map<Integer, Long> marked = marks.positions(written.keySet());
+      // durable: the store's mark, or the leader's position for our exporter where that is further; the latter moves
+      // past the records our exporter's filter skips (commands, other value types), which no bulk marks, so a quiet
+      // log whose last records are of that kind shows no backlog. No mark yet: nothing of the partition is durable.
+      written.forEach((partition, position) -> next.put(partition, new LagReading(position,
+          Math.max(marked.getOrDefault(partition, -1L), keptByLeader.getOrDefault(partition, -1L)),
+          Optional.empty())));
     } catch (RuntimeException e) {
       LOG.debug("no export position marks from the store: {}", e.toString());
     }
@@ -68,16 +77,31 @@ public final class StockClusterLag implements ExporterLag {
     return current;
   }
 
-  private Map<Integer, Long> appended(int nodeId, ClusterView current) {
+  /**
+   * Every leader's positions, asked all at once: one slow broker delays a tick by its own answer only, not by the sum
+   * of all (a tick's age estimate is only as fine as the time between ticks).
+   */
+  private Map<Integer, BrokerMonitoring.LogPositions> readLeaders(ClusterView current) {
+    Map<Integer, java.util.concurrent.Future<BrokerMonitoring.LogPositions>> asked = new HashMap<>();
+    try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+      current.leaders().values().stream().distinct()
+          .forEach(leader -> asked.put(leader, threads.submit(() -> positions(leader, current))));
+    } // waits for every answer (each bounded by the request timeout)
+    Map<Integer, BrokerMonitoring.LogPositions> positions = new HashMap<>();
+    asked.forEach((leader, answer) -> positions.put(leader, answer.resultNow()));
+    return positions;
+  }
+
+  private BrokerMonitoring.LogPositions positions(int nodeId, ClusterView current) {
     Optional<URI> url = monitoring.url(nodeId, current);
     if (url.isEmpty()) {
-      return Map.of();
+      return BrokerMonitoring.LogPositions.NONE;
     }
     try {
-      return monitoring.appendedPositions(url.get());
+      return monitoring.logPositions(url.get());
     } catch (Exception e) { // IO, a timeout, an interrupted tick: the partitions it leads are unknown this tick
       LOG.debug("no metrics from broker {} at {}: {}", nodeId, url.get(), e.toString());
-      return Map.of();
+      return BrokerMonitoring.LogPositions.NONE;
     }
   }
 

@@ -11,7 +11,8 @@ class FlowControllerPropertiesTest {
 
   private static FlowControllerProperties with(String mode, Duration window, List<FlowControllerProperties.Broker> b) {
     return new FlowControllerProperties(true, mode, Duration.ofSeconds(2), 100_000, 100, Duration.ofMillis(250), 0,
-        window, Duration.ofSeconds(60), b, 9600, "http", Duration.ofSeconds(2));
+        window, Duration.ofSeconds(60), b, 9600, "http", Duration.ofSeconds(2),
+        "flowpipe");
   }
 
   @Test

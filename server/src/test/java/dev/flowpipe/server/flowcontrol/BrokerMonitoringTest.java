@@ -26,4 +26,24 @@ class BrokerMonitoringTest {
       assertThat(monitoring.appendedPositions(port.url())).isEqualTo(Map.of(1, 4_294_967_321L, 2, 77L));
     }
   }
+
+  @Test
+  void theBrokersPositionForOurExporterIsReadByItsIdAndNoOtherExportersIs() throws Exception {
+    try (FakeMonitoringPort port = new FakeMonitoringPort()) {
+      port.prometheus = """
+          zeebe_log_appender_last_appended_position{partition="1",} 120.0
+          zeebe_exporter_last_updated_exported_position{exporter="flowpipe",partition="1",} 118.0
+          zeebe_exporter_last_updated_exported_position{exporter="recorder",partition="1",} 120.0
+          zeebe_exporter_last_updated_exported_position{exporter="recorder",partition="2",} 50.0
+          zeebe_exporter_last_exported_position{exporter="flowpipe",partition="1",} 120.0
+          """;
+      BrokerMonitoring monitoring =
+          new BrokerMonitoring(ManagementEndpointApplierTest.settings(List.of()), HttpClient.newHttpClient());
+
+      BrokerMonitoring.LogPositions positions = monitoring.logPositions(port.url());
+
+      assertThat(positions.appended()).isEqualTo(Map.of(1, 120L));
+      assertThat(positions.exported()).as("acknowledged, not merely handed out; ours only").isEqualTo(Map.of(1, 118L));
+    }
+  }
 }

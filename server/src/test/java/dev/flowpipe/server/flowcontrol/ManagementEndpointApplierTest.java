@@ -45,7 +45,8 @@ class ManagementEndpointApplierTest {
 
   static FlowControllerProperties settings(List<FlowControllerProperties.Broker> brokers) {
     return new FlowControllerProperties(true, "time", Duration.ofSeconds(2), 100_000, 100, Duration.ofMillis(250), 0,
-        Duration.ofSeconds(5), Duration.ofSeconds(60), brokers, 9600, "http", Duration.ofSeconds(2));
+        Duration.ofSeconds(5), Duration.ofSeconds(60), brokers, 9600, "http", Duration.ofSeconds(2),
+        "flowpipe");
   }
 
   private static JsonNode write(String body) throws Exception {
