@@ -39,6 +39,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LegacyPathEquivalenceTest {
 
+  /** The workload correlates no message: these two are compared (both empty), not required to hold documents. */
+  private static final java.util.Set<ReadModelIndex> NO_MESSAGES_IN_THE_WORKLOAD =
+      java.util.EnumSet.of(ReadModelIndex.MESSAGE_SUBSCRIPTION, ReadModelIndex.MESSAGE_CORRELATION);
+
   private static final String STOCK = "flowpipe.broker.additional-exporters.stock.";
   private static final String OURS = "flowpipe";
   private static final String IMPORTED = "imported";
@@ -80,7 +84,9 @@ class LegacyPathEquivalenceTest {
                 .containsPattern("\"importer\":\\{\"status\":\"UP\",\"details\":\\{\"caughtUp\":true");
             for (ReadModelIndex entity : ReadModelIndex.entities()) {
               List<Map<String, Object>> ours = documents(store, entity.indexName(OURS));
-              assertThat(ours).as("%s written by our exporter", entity).isNotEmpty();
+              if (!NO_MESSAGES_IN_THE_WORKLOAD.contains(entity)) {
+                assertThat(ours).as("%s written by our exporter", entity).isNotEmpty();
+              }
               assertThat(documents(store, entity.indexName(IMPORTED))).as("%s imported", entity).isEqualTo(ours);
             }
           });

@@ -25,7 +25,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class RetentionOnARealNodeTest {
 
-  private static final String PREFIX = "flowpipe";
   private static final Duration PERIOD = Duration.ofSeconds(2);
   private static final int INSTANCES = 20;
 
@@ -52,18 +51,18 @@ class RetentionOnARealNodeTest {
     List<Long> instances = new ArrayList<>(first.instanceKeys());
     instances.addAll(second.instanceKeys());
 
-    String index = ReadModelIndex.PROCESS_INSTANCE.indexName(PREFIX);
+    String index = ReadModelIndex.PROCESS_INSTANCE.indexName(NODE.prefix());
     await("every instance COMPLETED in the read model").atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofMillis(200)).untilAsserted(() -> assertThat(
             store.getAll(index, instances.stream().map(String::valueOf).toList()).values())
             .hasSize(instances.size()).allSatisfy(doc -> assertThat(doc).containsEntry("state", "COMPLETED")));
     for (TwoTaskInstances run : List.of(first, second)) {
-      InstanceOwnership.Report report = new InstanceOwnership(store, PREFIX).of(run);
+      InstanceOwnership.Report report = new InstanceOwnership(store, NODE.prefix()).of(run);
       assertThat(report.allRight()).as(report.toString()).isTrue();
     }
     assertThat(periodIndices(store)).as("the two runs' periods").hasSizeGreaterThanOrEqualTo(2);
-    store.refresh(ReadModelIndex.sharedIndexName(PREFIX));
-    assertThat(store.admin().request("base", "POST", "/" + ReadModelIndex.sharedIndexName(PREFIX) + "/_count",
+    store.refresh(ReadModelIndex.sharedIndexName(NODE.prefix()));
+    assertThat(store.admin().request("base", "POST", "/" + ReadModelIndex.sharedIndexName(NODE.prefix()) + "/_count",
         Map.of("query", Map.of("term", Map.of("kind", "process-instance")))).path("count").asLong())
         .as("no instance in the index of the layout before retention").isZero();
 
@@ -79,7 +78,7 @@ class RetentionOnARealNodeTest {
 
   private static List<String> periodIndices(SearchStore store) {
     List<String> names = new ArrayList<>();
-    store.admin().request("periods", "GET", "/_cat/indices/" + ReadModelIndex.sharedIndexName(PREFIX + "-p*")
+    store.admin().request("periods", "GET", "/_cat/indices/" + ReadModelIndex.sharedIndexName(NODE.prefix() + "-p*")
         + "?format=json", null).forEach(row -> names.add(row.path("index").asText()));
     return names;
   }

@@ -109,13 +109,15 @@ class SweepKilledMidDeletionTest {
       assertThat(new BucketTableStore(direct, prefix).read(PERIOD).state(period)).as("the mark the kill left")
           .isEqualTo(BucketTable.State.DELETING);
       assertThat(documents.indices()).as("the period's index, still there").contains(heldIndex);
-      assertThat(doomedBefore).as("each doomed instance whole: instance, 3 element instances, 2 variables, a job")
+      assertThat(doomedBefore)
+          .as("each doomed instance whole: instance, 3 element instances, 2 sequence flows, 2 variables, a job")
           .allSatisfy((key, kinds) -> assertThat(kinds).isEqualTo(Map.of("process-instance", 1,
-              "flow-node-instance", 3, "variable", 2, "job", 1)));
+              "flow-node-instance", 3, "sequence-flow", 2, "variable", 2, "job", 1)));
       assertThat(documents.countsByKind(doomed)).as("nothing of the period deleted before the kill")
           .isEqualTo(doomedBefore);
-      assertThat(longRunnerBefore).as("the long-runner: instance, 2 element instances, 2 variables, a job")
-          .hasSize(6);
+      assertThat(longRunnerBefore)
+          .as("the long-runner: instance, 2 element instances, the sequence flow to its task, 2 variables, a job")
+          .hasSize(7);
 
       // 3. restarted on its data: the sweep finishes the deletion while the exporter replays the whole log
       long restarted = System.nanoTime();
