@@ -71,11 +71,13 @@ public final class DecisionEvaluationHandler implements ExportHandler {
               .toList()))
           .edit(new FieldEdit.PutRows("matchedRules", decision.getMatchedRules().stream()
               .map(DecisionEvaluationHandler::matchedRule).toList()))
-          .put("processDefinitionKey", Dates.key(evaluation.getProcessDefinitionKey()))
-          .put("processInstanceKey", Dates.key(evaluation.getProcessInstanceKey()))
+          // -1 for a standalone evaluation, kept as the engine writes it: Camunda answers it so, and its 8.8 client
+          // reads these three keys as numbers that must be there
+          .put("processDefinitionKey", evaluation.getProcessDefinitionKey())
+          .put("processInstanceKey", evaluation.getProcessInstanceKey())
           .put("bpmnProcessId", emptyAsNull(evaluation.getBpmnProcessId()))
           .put("elementId", emptyAsNull(evaluation.getElementId()))
-          .put("elementInstanceKey", Dates.key(evaluation.getElementInstanceKey()))
+          .put("elementInstanceKey", evaluation.getElementInstanceKey())
           .put("tenantId", evaluation.getTenantId())
           .put("partitionId", record.getPartitionId())
           .build());
