@@ -2,6 +2,7 @@ package dev.flowpipe.webapp.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.query.SortField;
@@ -70,7 +71,7 @@ public final class SearchService {
     List<Object> cursor = backwards ? parsed.page().before() : parsed.page().after();
     SearchQuery query =
         new SearchQuery(
-            List.of(readModel.index(entity.index())), parsed.criteria(), sort, parsed.page().from(),
+            List.of(readModel.index(entity.index())), criteria(entity, parsed), sort, parsed.page().from(),
             parsed.page().limit(), cursor, entity.leftOutOfLists(), storeTimeout);
     SearchHits found;
     try {
@@ -92,6 +93,15 @@ public final class SearchService {
     return new SearchAnswer(items, new SearchAnswer.PageInfo(found.total(), false, startCursor, endCursor), consistency);
   }
 
+  private static List<Criterion> criteria(Entity entity, ParsedSearch parsed) {
+    if (entity.alwaysApplied().isEmpty()) {
+      return parsed.criteria();
+    }
+    List<Criterion> criteria = new ArrayList<>(parsed.criteria());
+    criteria.addAll(entity.alwaysApplied());
+    return criteria;
+  }
+
   /** A search or count the store stopped at its timeout, as the budget it ran into. */
   public static BadRequestException timedOut(Duration storeTimeout) {
     return LimitExceededException.ranOut("body", "the store stopped the search at its time budget of "
@@ -102,6 +112,10 @@ public final class SearchService {
   /** One entity by its key, read in real time (a document the exporter just wrote is there before any refresh). */
   public Map<String, Object> get(Entity entity, String key) {
     Map<String, Object> document = document(entity, key);
+    if (entity.hides(document)) {
+      throw new NotFoundException("no " + entity.key().name() + " " + key + " in " + entity.path()
+          + " (deleted in the engine)");
+    }
     Map<String, Object> item = item(entity, document);
     if (entity == Entity.VARIABLES && Boolean.TRUE.equals(document.get("truncated"))) {
       item.put("value", document.get("fullValue"));

@@ -11,6 +11,7 @@ import static dev.flowpipe.webapp.query.FieldType.STRING;
 import static dev.flowpipe.webapp.query.FieldType.TEXT;
 
 import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.query.Criterion;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +36,19 @@ public enum Entity {
       of("name", "name", STRING),
       of("resourceName", "resourceName", STRING),
       of("versionTag", "versionTag", STRING),
-      of("tenantId", "tenantId", STRING)),
+      of("tenantId", "tenantId", STRING)) {
+    /** A definition deleted in the engine is marked so in the read model; its instances keep naming it. */
+    @Override
+    public List<Criterion> alwaysApplied() {
+      return List.of(new Criterion.Not(
+          new Criterion.Equals(DELETED, true)));
+    }
+
+    @Override
+    public boolean hides(Map<String, Object> document) {
+      return Boolean.TRUE.equals(document.get(DELETED));
+    }
+  },
   PROCESS_INSTANCES(
       "process-instances",
       ReadModelIndex.PROCESS_INSTANCE,
@@ -218,6 +231,19 @@ public enum Entity {
   /** The fields that end every order, making each position in it unique (cursors never skip or repeat): the key. */
   public List<ApiField> uniqueOrder() {
     return List.of(key);
+  }
+
+  /** The read model's mark of a definition deleted in the engine (see the writer's {@code ProcessDefinitionHandler}). */
+  static final String DELETED = "deleted";
+
+  /** Conditions every search of this entity adds to the request's: documents the API does not show. */
+  public List<Criterion> alwaysApplied() {
+    return List.of();
+  }
+
+  /** Whether the API shows no such document (what {@link #alwaysApplied()} leaves out of searches). */
+  public boolean hides(Map<String, Object> document) {
+    return false;
   }
 
   /** Fields Camunda's REST API v2 defines for this entity that the read model does not hold. */
