@@ -55,7 +55,8 @@ class MigrationOnARealNodeTest {
 
   @RegisterExtension
   static final TwoTaskNode NODE =
-      new TwoTaskNode(Map.of("flowpipe.broker.additional-exporters.recorder.class-name", RecordingExporter.class.getName()));
+      new TwoTaskNode(Map.of("flowpipe.broker.additional-exporters.recorder.class-name",
+          RecordingExporter.class.getName()));
 
   private static final String PROCESS = "migrating";
 

@@ -11,9 +11,10 @@ import java.util.List;
 /**
  * A variable, created and updated, becomes one document per variable. A value longer than the limit is searchable by
  * its first {@code valueLimit} characters ({@code value}, {@code truncated = true}); the whole value is kept,
- * unindexed, in {@code fullValue}. The document also holds the key and process id of the definition its instance runs,
- * which a migration changes: Zeebe 8.6 then writes {@code MIGRATED} for each variable of each migrated element, with the
- * target definition and <em>no value</em> (msgpack nil), so that record changes those two fields and nothing else.
+ * unindexed, in {@code fullValue}. The document also holds the key and process id of the definition its instance
+ * runs, which a migration changes: Zeebe 8.6 then writes {@code MIGRATED} for each variable of each migrated element,
+ * with the target definition and <em>no value</em> (msgpack nil), so that record changes those two fields and nothing
+ * else.
  */
 public final class VariableHandler implements ExportHandler {
 

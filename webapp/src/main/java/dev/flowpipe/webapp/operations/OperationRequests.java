@@ -121,8 +121,8 @@ final class OperationRequests {
    * {@code POST /v2/process-instances/{key}/modification} (8.8): {@code activateInstructions} ({@code elementId},
    * {@code ancestorElementInstanceKey} (default -1: the engine finds the flow scope), {@code variableInstructions}
    * ({@code variables}, {@code scopeId})) and {@code terminateInstructions} ({@code elementInstanceKey}), at least one
-   * instruction. 8.9's {@code moveInstructions} and termination by {@code elementId} have no command in Zeebe 8.6: named
-   * as not supported.
+   * instruction. 8.9's {@code moveInstructions} and termination by {@code elementId} have no command in Zeebe 8.6:
+   * named as not supported.
    */
   static EngineCommands.Modification modification(JsonNode body) {
     requireObject(body);

@@ -129,8 +129,8 @@ public final class ZeebeEngineCommands implements EngineCommands, AutoCloseable 
   @Override
   public void migrateProcessInstance(long processInstanceKey, Migration migration) {
     requireKnownPartition("process instance", processInstanceKey);
-    MigrateProcessInstanceCommandStep2 plan =
-        client.newMigrateProcessInstanceCommand(processInstanceKey).migrationPlan(migration.targetProcessDefinitionKey());
+    MigrateProcessInstanceCommandStep2 plan = client.newMigrateProcessInstanceCommand(processInstanceKey)
+        .migrationPlan(migration.targetProcessDefinitionKey());
     MigrateProcessInstanceCommandFinalStep command = null;
     for (ElementMapping mapping : migration.mappings()) {
       command = (command == null ? plan : command).addMappingInstruction(mapping.sourceElementId(),
