@@ -86,8 +86,9 @@ class CamundaClientModifyAndMigrateOnNodeTest {
         .getProcessInstanceKey();
     long first = elementInstance(instance, "first");
 
-    client.newModifyProcessInstanceCommand(instance).activateElement("second").withVariables(Map.of("moved", true))
-        .and().terminateElement(first).useRest().send().join();
+    client.newModifyProcessInstanceCommand(instance).useRest().activateElement("second")
+        .withVariables(Map.of("moved", true))
+        .and().terminateElement(first).send().join();
 
     ActivatedJob second = jobOf("cc-second", instance);
     assertThat(second.getElementId()).isEqualTo("second");
@@ -100,8 +101,8 @@ class CamundaClientModifyAndMigrateOnNodeTest {
         .getProcessInstanceKey();
     elementInstance(instance, "a");
 
-    client.newMigrateProcessInstanceCommand(instance).migrationPlan(version2).addMappingInstruction("a", "a2")
-        .useRest().send().join();
+    client.newMigrateProcessInstanceCommand(instance).useRest().migrationPlan(version2).addMappingInstruction("a", "a2")
+        .send().join();
 
     ActivatedJob a = jobOf("cc-a", instance);
     assertThat(a.getElementId()).isEqualTo("a2");
@@ -118,15 +119,15 @@ class CamundaClientModifyAndMigrateOnNodeTest {
     elementInstance(instance, "a");
 
     // a mapping of an element version 1 does not have: a bad instruction
-    assertThatThrownBy(() -> client.newMigrateProcessInstanceCommand(instance).migrationPlan(version2)
-        .addMappingInstruction("not-in-v1", "a2").useRest().send().join())
+    assertThatThrownBy(() -> client.newMigrateProcessInstanceCommand(instance).useRest().migrationPlan(version2)
+        .addMappingInstruction("not-in-v1", "a2").send().join())
         .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.code()).isEqualTo(400));
     // the active task left unmapped: refused as the instance stands
-    assertThatThrownBy(() -> client.newMigrateProcessInstanceCommand(instance).migrationPlan(version2)
-        .addMappingInstruction("start", "start").useRest().send().join())
+    assertThatThrownBy(() -> client.newMigrateProcessInstanceCommand(instance).useRest().migrationPlan(version2)
+        .addMappingInstruction("start", "start").send().join())
         .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.code()).isEqualTo(409));
-    assertThatThrownBy(() -> client.newModifyProcessInstanceCommand(2251799813685249L).activateElement("a")
-        .useRest().send().join())
+    assertThatThrownBy(() -> client.newModifyProcessInstanceCommand(2251799813685249L).useRest().activateElement("a")
+        .send().join())
         .isInstanceOfSatisfying(ProblemException.class, e -> assertThat(e.code()).isEqualTo(404));
     // still in version 1, at its task: the engine's word
     assertThat(jobOf("cc-a", instance).getProcessDefinitionKey()).isEqualTo(version1);
