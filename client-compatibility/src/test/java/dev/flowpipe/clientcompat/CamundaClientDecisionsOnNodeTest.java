@@ -18,7 +18,6 @@ import io.camunda.client.api.search.response.DecisionInstance;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import io.camunda.zeebe.model.bpmn.BpmnModelInstance;
 import java.net.URI;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,6 +30,7 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Decisions through Camunda's official Java client (camunda-client-java 8.8, unchanged, REST preferred) against a
@@ -40,12 +40,14 @@ import org.junit.jupiter.api.TestFactory;
  *
  * <p>The runs: one {@code decide} instance whose business rule task evaluates "dish" (which requires "season"):
  * temperature 5 and 4 guests give "Winter" and rule 1, "Roastbeef"; and one standalone evaluation of "dish" (over
- * gRPC: the node's web app serves no evaluation) with temperature 20: "Summer" and rule 2, "Salad".
+ * gRPC: the node's web app serves no evaluation) with temperature 20: "Summer" and rule 2, "Salad". The node is shared
+ * with this module's other classes, which deploy and evaluate no decisions: the decision searches see these runs only.
  */
+@ExtendWith(SharedNode.class)
 class CamundaClientDecisionsOnNodeTest {
 
-  private static final String USER = "reader-writer";
-  private static final String PASSWORD = "reader-writer-secret";
+  private static final String USER = SharedNode.READER_WRITER;
+  private static final String PASSWORD = SharedNode.READER_WRITER_PASSWORD;
   private static final String TENANT = "<default>";
 
   private static final BpmnModelInstance DECIDE =
@@ -60,14 +62,8 @@ class CamundaClientDecisionsOnNodeTest {
   private static EvaluateDecisionResponse standalone;
 
   @BeforeAll
-  static void runDecisionsOnANode() throws Exception {
-    node = NodeInChildProcess.start(Files.createTempDirectory("client-compatibility-decisions"), Map.of(
-        "flowpipe.exporter.index-refresh-interval", "100ms",
-        "flowpipe.exporter.bulk.delay", "50ms",
-        "flowpipe.webapp.security.basic-auth", true,
-        "flowpipe.webapp.security.users[0].username", USER,
-        "flowpipe.webapp.security.users[0].password", PASSWORD,
-        "flowpipe.webapp.security.users[0].roles", "write"));
+  static void runDecisionsOnANode(NodeInChildProcess shared) {
+    node = shared;
     client = client(true);
     deployment = client.newDeployResourceCommand().useGrpc().addResourceFromClasspath("flowpipe/dmn/dish.dmn")
         .addProcessModel(DECIDE, "decide.bpmn").send().join();
@@ -96,9 +92,6 @@ class CamundaClientDecisionsOnNodeTest {
   static void stop() {
     if (client != null) {
       client.close();
-    }
-    if (node != null) {
-      node.close();
     }
   }
 

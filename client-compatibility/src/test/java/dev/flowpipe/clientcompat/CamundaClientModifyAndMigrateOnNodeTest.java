@@ -10,23 +10,25 @@ import io.camunda.client.api.response.ActivatedJob;
 import io.camunda.client.api.search.response.ElementInstance;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import io.camunda.zeebe.model.bpmn.BpmnModelInstance;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Single-instance modification and migration through Camunda's official Java client (camunda-client-java 8.8,
  * unchanged, over REST) against a real node with basic auth: the calls that were answered 403 before issue 35. The
  * effect is checked with the engine's own word (the jobs it then hands out over gRPC), the expectations come from the
- * models this test deploys. A node of its own, so that its runs change no other test's expectations.
+ * models this test deploys. The node is shared with this module's other classes: the process ids and job types are
+ * this class's own, and each check is on the instances it creates.
  */
+@ExtendWith(SharedNode.class)
 class CamundaClientModifyAndMigrateOnNodeTest {
 
-  private static final String USER = "operator";
-  private static final String PASSWORD = "operator-secret";
+  private static final String USER = SharedNode.OPERATOR;
+  private static final String PASSWORD = SharedNode.OPERATOR_PASSWORD;
 
   private static final BpmnModelInstance TWO_STEPS = Bpmn.createExecutableProcess("cc-two-steps").startEvent()
       .serviceTask("first", t -> t.zeebeJobType("cc-first")).serviceTask("second", t -> t.zeebeJobType("cc-second"))
@@ -39,15 +41,12 @@ class CamundaClientModifyAndMigrateOnNodeTest {
       .serviceTask("a2", t -> t.zeebeJobType("cc-a")).serviceTask("only-in-v2", t -> t.zeebeJobType("cc-v2"))
       .endEvent().done();
 
-  private static NodeInChildProcess node;
   private static CamundaClient client;
   private static long version1;
   private static long version2;
 
   @BeforeAll
-  static void startANode() throws Exception {
-    node = NodeInChildProcess.startWithWriter(Files.createTempDirectory("client-compatibility-modify"), USER,
-        PASSWORD);
+  static void deployOnTheSharedNode(NodeInChildProcess node) {
     client = node.client(USER, PASSWORD);
     version1 = client.newDeployResourceCommand().useGrpc().addProcessModel(TWO_STEPS, "cc-two-steps.bpmn")
         .addProcessModel(VERSION_1, "cc-migrating.bpmn").send().join().getProcesses().stream()
@@ -60,9 +59,6 @@ class CamundaClientModifyAndMigrateOnNodeTest {
   static void stop() {
     if (client != null) {
       client.close();
-    }
-    if (node != null) {
-      node.close();
     }
   }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.camunda.client.CamundaClient;
-import io.camunda.client.CredentialsProvider;
 import io.camunda.client.api.response.ActivatedJob;
 import io.camunda.client.api.response.DeploymentEvent;
 import io.camunda.client.api.response.PartitionBrokerHealth;
@@ -33,8 +32,6 @@ import io.camunda.client.api.search.response.Variable;
 import io.camunda.client.api.statistics.response.ProcessElementStatistics;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import io.camunda.zeebe.model.bpmn.BpmnModelInstance;
-import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -52,6 +49,7 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Camunda's official Java client (camunda-client-java 8.8, unchanged, REST preferred) against a real node with basic
@@ -63,12 +61,14 @@ import org.junit.jupiter.api.TestFactory;
  *
  * <p>The runs: three {@code client-order} instances (the first completed, the second waiting at {@code ship} with its
  * job held by a worker, the third cancelled there), and one {@code client-fragile} instance whose job failed without
- * retries (an incident).
+ * retries (an incident). The node is shared with this module's other classes: each search keeps the entities of these
+ * runs only, so the filters are checked on exactly these runs, whichever classes ran before.
  */
+@ExtendWith(SharedNode.class)
 class CamundaClientOnNodeTest {
 
-  private static final String USER = "operator";
-  private static final String PASSWORD = "operator-secret";
+  private static final String USER = SharedNode.OPERATOR;
+  private static final String PASSWORD = SharedNode.OPERATOR_PASSWORD;
   private static final String WORKER = "client-worker";
   private static final String TENANT = "<default>";
 
@@ -84,7 +84,6 @@ class CamundaClientOnNodeTest {
               .zeebeTaskHeader("priority", "high"))
           .endEvent("charged").done();
 
-  private static NodeInChildProcess node;
   private static CamundaClient client;
 
   private static long orderDefinition;
@@ -98,22 +97,8 @@ class CamundaClientOnNodeTest {
   private static ActivatedJob failedChargeJob;
 
   @BeforeAll
-  static void runProcessesOnANode() throws Exception {
-    node = NodeInChildProcess.start(Files.createTempDirectory("client-compatibility"), Map.of(
-        "flowpipe.exporter.index-refresh-interval", "100ms",
-        "flowpipe.exporter.bulk.delay", "50ms",
-        "flowpipe.webapp.security.basic-auth", true,
-        "flowpipe.webapp.security.users[0].username", USER,
-        "flowpipe.webapp.security.users[0].password", PASSWORD,
-        "flowpipe.webapp.security.users[0].roles", "write"));
-    client = CamundaClient.newClientBuilder()
-        .restAddress(URI.create(node.webUrl()))
-        .grpcAddress(URI.create(node.gatewayUrl()))
-        .preferRestOverGrpc(true)
-        .credentialsProvider(CredentialsProvider.newBasicAuthCredentialsProviderBuilder().username(USER)
-            .password(PASSWORD).applyEnvironmentOverrides(false).build())
-        .defaultRequestTimeout(Duration.ofSeconds(30))
-        .build();
+  static void runProcessesOnANode(NodeInChildProcess shared) {
+    client = shared.client(USER, PASSWORD);
 
     // the web app serves no deployments or job activation: these go to the gateway
     DeploymentEvent deployment = client.newDeployResourceCommand().useGrpc()
@@ -151,12 +136,19 @@ class CamundaClientOnNodeTest {
 
     // the last effects of the runs, through the client's own searches
     await("the runs' last effects in the read model").atMost(Duration.ofSeconds(60)).until(() ->
-        client.newProcessInstanceSearchRequest().filter(f -> f.state(ProcessInstanceState.TERMINATED)).send().join()
-            .items().size() == 1
-            && client.newIncidentSearchRequest().send().join().items().size() == 1
-            && client.newJobSearchRequest().filter(f -> f.state(JobState.CANCELED)).send().join().items().size() == 1
-            && client.newProcessInstanceSearchRequest().filter(f -> f.state(ProcessInstanceState.COMPLETED)).send()
-                .join().items().size() == 1);
+        client.newProcessInstanceSearchRequest().filter(f -> f.processDefinitionId("client-order")
+            .state(ProcessInstanceState.TERMINATED)).send().join().items().size() == 1
+            && client.newIncidentSearchRequest().filter(f -> f.processInstanceKey(fragile)).send().join().items()
+                .size() == 1
+            && client.newJobSearchRequest().filter(f -> f.type("client-ship").state(JobState.CANCELED)).send().join()
+                .items().size() == 1
+            && client.newProcessInstanceSearchRequest().filter(f -> f.processDefinitionId("client-order")
+                .state(ProcessInstanceState.COMPLETED)).send().join().items().size() == 1);
+  }
+
+  /** Whether a process instance is one of this class's runs (the node's read model holds other classes' too). */
+  private static boolean ours(long processInstanceKey) {
+    return processInstanceKey == fragile || orders.contains(processInstanceKey);
   }
 
   /** The ship job the runs completed (that of the first order). */
@@ -179,9 +171,6 @@ class CamundaClientOnNodeTest {
   static void stop() {
     if (client != null) {
       client.close();
-    }
-    if (node != null) {
-      node.close();
     }
   }
 
@@ -212,7 +201,8 @@ class CamundaClientOnNodeTest {
 
     private List<Long> search(Consumer<ProcessDefinitionFilter> filter) {
       return client.newProcessDefinitionSearchRequest().filter(filter).send().join().items().stream()
-          .map(ProcessDefinition::getProcessDefinitionKey).toList();
+          .map(ProcessDefinition::getProcessDefinitionKey)
+          .filter(key -> key == orderDefinition || key == fragileDefinition).toList();
     }
 
     @TestFactory
@@ -259,7 +249,7 @@ class CamundaClientOnNodeTest {
 
     private List<Long> search(Consumer<ProcessInstanceFilter> filter) {
       return client.newProcessInstanceSearchRequest().filter(filter).send().join().items().stream()
-          .map(ProcessInstance::getProcessInstanceKey).toList();
+          .map(ProcessInstance::getProcessInstanceKey).filter(CamundaClientOnNodeTest::ours).toList();
     }
 
     @TestFactory
@@ -322,7 +312,8 @@ class CamundaClientOnNodeTest {
 
     private List<Long> search(Consumer<ElementInstanceFilter> filter) {
       return client.newElementInstanceSearchRequest().filter(filter).send().join().items().stream()
-          .map(ElementInstance::getElementInstanceKey).toList();
+          .filter(element -> ours(element.getProcessInstanceKey())).map(ElementInstance::getElementInstanceKey)
+          .toList();
     }
 
     @TestFactory
@@ -331,7 +322,8 @@ class CamundaClientOnNodeTest {
       long cancelled = cancelledShipJob.getElementInstanceKey();
       long charging = failedChargeJob.getElementInstanceKey();
       long shipped = elementOf(orders.get(0), "ship").getElementInstanceKey();
-      long incident = client.newIncidentSearchRequest().send().join().singleItem().getIncidentKey();
+      long incident = client.newIncidentSearchRequest().filter(f -> f.processInstanceKey(fragile)).send().join()
+          .singleItem().getIncidentKey();
       OffsetDateTime started = client.newElementInstanceGetRequest(waiting).send().join().getStartDate();
       return run(List.<Case<ElementInstanceFilter>>of(
           finds("elementInstanceKey", f -> f.elementInstanceKey(waiting), waiting),
@@ -374,7 +366,7 @@ class CamundaClientOnNodeTest {
 
     private List<Long> search(Consumer<VariableFilter> filter) {
       return client.newVariableSearchRequest().filter(filter).send().join().items().stream()
-          .map(Variable::getVariableKey).toList();
+          .filter(variable -> ours(variable.getProcessInstanceKey())).map(Variable::getVariableKey).toList();
     }
 
     private Variable orderIdOf(long processInstanceKey) {
@@ -417,7 +409,7 @@ class CamundaClientOnNodeTest {
 
     private List<Long> search(Consumer<IncidentFilter> filter) {
       return client.newIncidentSearchRequest().filter(filter).send().join().items().stream()
-          .map(Incident::getIncidentKey).toList();
+          .filter(incident -> ours(incident.getProcessInstanceKey())).map(Incident::getIncidentKey).toList();
     }
 
     @TestFactory
@@ -446,7 +438,8 @@ class CamundaClientOnNodeTest {
 
     @Test
     void getByKeyAnswersTheIncident() {
-      long key = client.newIncidentSearchRequest().send().join().singleItem().getIncidentKey();
+      long key = client.newIncidentSearchRequest().filter(f -> f.processInstanceKey(fragile)).send().join()
+          .singleItem().getIncidentKey();
 
       Incident incident = client.newIncidentGetRequest(key).send().join();
 
@@ -463,7 +456,8 @@ class CamundaClientOnNodeTest {
   class Jobs {
 
     private List<Long> search(Consumer<JobFilter> filter) {
-      return client.newJobSearchRequest().filter(filter).send().join().items().stream().map(Job::getJobKey).toList();
+      return client.newJobSearchRequest().filter(filter).send().join().items().stream()
+          .filter(job -> ours(job.getProcessInstanceKey())).map(Job::getJobKey).toList();
     }
 
     @TestFactory

@@ -65,15 +65,23 @@ final class NodeInChildProcess implements AutoCloseable {
     return node;
   }
 
-  /** Starts a node as {@link #start} with basic auth, one user of the {@code write} role, and bulks written at once. */
-  static NodeInChildProcess startWithWriter(Path directory, String user, String password) throws IOException {
-    return start(directory, Map.of(
+  /**
+   * Starts a node as {@link #start} with basic auth, each user (name to password) of the {@code write} role, and bulks
+   * written at once.
+   */
+  static NodeInChildProcess startWithWriters(Path directory, Map<String, String> passwordByUser) throws IOException {
+    Map<String, Object> settings = new LinkedHashMap<>(Map.of(
         "flowpipe.exporter.index-refresh-interval", "100ms",
         "flowpipe.exporter.bulk.delay", "50ms",
-        "flowpipe.webapp.security.basic-auth", true,
-        "flowpipe.webapp.security.users[0].username", user,
-        "flowpipe.webapp.security.users[0].password", password,
-        "flowpipe.webapp.security.users[0].roles", "write"));
+        "flowpipe.webapp.security.basic-auth", true));
+    int index = 0;
+    for (Map.Entry<String, String> user : passwordByUser.entrySet()) {
+      String prefix = "flowpipe.webapp.security.users[" + index++ + "].";
+      settings.put(prefix + "username", user.getKey());
+      settings.put(prefix + "password", user.getValue());
+      settings.put(prefix + "roles", "write");
+    }
+    return start(directory, settings);
   }
 
   /** Camunda's client as {@code user}: REST preferred, at the web app; gRPC at the gateway. */
