@@ -83,7 +83,7 @@ class ServerLimitOnANewLeaderTest {
     settings.put("flowpipe.server.flow-control.write-limit", WRITE_LIMIT);
     server = ServerProcess.start(ScratchDirectories.create("server-limit-new-leader-"), settings);
     await("the server's limit on every partition").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
-        .ignoreExceptions().until(() -> limitsOn(gateway).size() == SharedStockCluster.PARTITIONS
+        .ignoreExceptions().dontCatchUncaughtExceptions().until(() -> limitsOn(gateway).size() == SharedStockCluster.PARTITIONS
             && limitsOn(gateway).values().stream().allMatch(limit -> limit == WRITE_LIMIT));
 
     // when the leader of a partition (not the gateway's broker) is killed with SIGKILL under the mixed load
@@ -102,6 +102,7 @@ class ServerLimitOnANewLeaderTest {
       // then the new leader runs with the server's limit, by its own endpoint
       LimitWatch.Sample inForce = await("the limit on broker " + failover.newLeader() + ", partition "
           + failover.partition() + "'s new leader").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+          .dontCatchUncaughtExceptions() // the load's and the watch's clients are not what is awaited
           .until(() -> watch.first(failover.newLeader(), failover.partition(), leaderKnownAt, WRITE_LIMIT),
               Optional::isPresent).orElseThrow();
       Optional<LimitWatch.Sample> without =
