@@ -69,16 +69,8 @@ class ServerLimitOnANewLeaderTest {
       SearchStore store, EmbeddedSearchStore openSearch) throws Exception {
     this.stock = stock;
     // given the server beside the cluster, holding a static write limit on it
-    Map<String, Object> settings = new LinkedHashMap<>();
-    settings.put("flowpipe.webapp.store.url", openSearch.url());
-    settings.put("flowpipe.webapp.store.index-prefix", stock.indexPrefix());
+    Map<String, Object> settings = ServerProcess.besideTheCluster(stock, openSearch.url(), GATEWAY_NODE);
     StockZeebeBroker gateway = stock.cluster().broker(GATEWAY_NODE);
-    settings.put("flowpipe.server.gateway.address", "127.0.0.1:" + gateway.gateway().getPort());
-    for (StockZeebeBroker broker : stock.cluster().brokers()) {
-      settings.put("flowpipe.server.flow-control.brokers[" + broker.nodeId() + "].node-id", broker.nodeId());
-      settings.put("flowpipe.server.flow-control.brokers[" + broker.nodeId() + "].monitoring-url",
-          broker.monitoring());
-    }
     settings.put("flowpipe.server.flow-control.enabled", false); // no controller's decisions: the static limit only
     settings.put("flowpipe.server.flow-control.write-limit", WRITE_LIMIT);
     server = ServerProcess.start(ScratchDirectories.create("server-limit-new-leader-"), settings);
