@@ -2,6 +2,7 @@ package dev.flowpipe.webapp.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.query.SortField;
@@ -29,6 +30,9 @@ import java.util.Map;
 
 /** Runs the API's searches and reads on the read model and writes the answers in the API's field names. */
 public final class SearchService {
+
+  /** The read-model flag of a deleted DMN resource's documents ({@link Entity#hidesDeleted()}). */
+  private static final String DELETED = "deleted";
 
   private final ReadModel readModel;
   private final SearchRequestParser parser;
@@ -68,9 +72,14 @@ public final class SearchService {
     boolean backwards = parsed.page().backwards();
     List<SortField> sort = backwards ? parsed.sort().stream().map(SortField::reversed).toList() : parsed.sort();
     List<Object> cursor = backwards ? parsed.page().before() : parsed.page().after();
+    List<Criterion> criteria = parsed.criteria();
+    if (entity.hidesDeleted()) {
+      criteria = new ArrayList<>(criteria);
+      criteria.add(new Criterion.Not(new Criterion.Equals(DELETED, true)));
+    }
     SearchQuery query =
         new SearchQuery(
-            List.of(readModel.index(entity.index())), parsed.criteria(), sort, parsed.page().from(),
+            List.of(readModel.index(entity.index())), criteria, sort, parsed.page().from(),
             parsed.page().limit(), cursor, entity.leftOutOfLists(), storeTimeout);
     SearchHits found;
     try {
@@ -119,17 +128,39 @@ public final class SearchService {
     return xml.toString();
   }
 
-  private Map<String, Object> document(Entity entity, String key) {
-    if (key == null || !key.matches("\\d{1,19}")) {
-      throw new BadRequestException("key", "expected a key (digits), was '" + key + "'");
+  /** The DMN XML of a DRD, or of the DRD a decision definition belongs to (as Camunda answers both). */
+  public String decisionXml(Entity entity, String key) {
+    Map<String, Object> requirements = entity == Entity.DECISION_DEFINITIONS
+        ? document(Entity.DECISION_REQUIREMENTS,
+            String.valueOf(document(Entity.DECISION_DEFINITIONS, key).get("decisionRequirementsKey")))
+        : document(Entity.DECISION_REQUIREMENTS, key);
+    Object xml = requirements.get("dmnXml");
+    if (xml == null) {
+      throw new NotFoundException(entity.key().name() + " " + key + " has no DMN XML");
     }
-    try {
-      Long.parseLong(key);
-    } catch (NumberFormatException e) {
-      throw new BadRequestException("key", "expected a key (digits), was '" + key + "'");
+    return xml.toString();
+  }
+
+  private Map<String, Object> document(Entity entity, String key) {
+    if (entity == Entity.DECISION_INSTANCES) {
+      // <decisionEvaluationKey>-<n>, as Camunda's
+      if (key == null || !key.matches("\\d{1,19}-\\d{1,9}")) {
+        throw new BadRequestException("key",
+            "expected a decision evaluation instance key (<digits>-<digits>), was '" + key + "'");
+      }
+    } else {
+      if (key == null || !key.matches("\\d{1,19}")) {
+        throw new BadRequestException("key", "expected a key (digits), was '" + key + "'");
+      }
+      try {
+        Long.parseLong(key);
+      } catch (NumberFormatException e) {
+        throw new BadRequestException("key", "expected a key (digits), was '" + key + "'");
+      }
     }
     ReadModelIndex index = entity.index();
     return readModel.store().get(readModel.index(index), key)
+        .filter(document -> !(entity.hidesDeleted() && Boolean.TRUE.equals(document.get(DELETED))))
         .orElseThrow(() -> new NotFoundException("no " + entity.key().name() + " " + key + " in " + entity.path()));
   }
 
