@@ -35,6 +35,8 @@ public final class RoutePolicy {
       Map.entry("POST /v2/{entity}/search", Access.READ),
       Map.entry("GET /v2/{entity}/{key}", Access.READ),
       Map.entry("GET /v2/process-definitions/{key}/xml", Access.READ),
+      Map.entry("GET /v2/decision-definitions/{key}/xml", Access.READ),
+      Map.entry("GET /v2/decision-requirements/{key}/xml", Access.READ),
       Map.entry("POST /v2/process-definitions/statistics/process-instances", Access.READ),
       Map.entry("POST /v2/process-definitions/{processDefinitionKey}/statistics/element-instances", Access.READ),
       Map.entry("GET /v2/process-instances/{processInstanceKey}/statistics/element-instances", Access.READ),
