@@ -28,6 +28,7 @@ import dev.flowpipe.benchmarks.scenario.importer.LegacyAvailability;
 import dev.flowpipe.benchmarks.scenario.importer.LegacyAvailabilitySettings;
 import dev.flowpipe.benchmarks.scenario.operations.OperationsScenario;
 import dev.flowpipe.benchmarks.scenario.migration.SchemaMigrationRun;
+import dev.flowpipe.benchmarks.report.Report;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
@@ -43,13 +44,10 @@ import java.util.Set;
  */
 public final class Scenarios {
 
-  /**
-   * One scenario: runs it and returns its report, a typed record of its own (or, for the scenarios not yet typed, a
-   * map), which {@link dev.flowpipe.benchmarks.report.ReportWriter} writes.
-   */
+  /** One scenario: runs it and returns its {@link Report}, which {@link dev.flowpipe.benchmarks.report.ReportWriter} writes. */
   @FunctionalInterface
   public interface Scenario {
-    Object run(Path root, String[] args) throws Exception;
+    Report run(Path root, String[] args) throws Exception;
   }
 
   private static final List<String> OURS_NOOP_NONE = List.of("ours", "noop", "none");
@@ -79,7 +77,7 @@ public final class Scenarios {
       List<String> modes = a.list("modes", OURS_NOOP_NONE);
       int warmUp = a.integer("warm-up-seconds", 60);
       a.requireAllKnown(names);
-      return Overhead.overhead(root, seconds, modes, warmUp);
+      return Report.of(Overhead.overhead(root, seconds, modes, warmUp));
     });
     scenarios.put("overhead-interleaved", (root, args) -> {
       List<String> names = List.of("window-seconds", "modes", "warm-up-seconds", "rounds");
@@ -89,7 +87,7 @@ public final class Scenarios {
       int warmUp = a.integer("warm-up-seconds", 120);
       int rounds = a.integer("rounds", 6);
       a.requireAllKnown(names);
-      return InterleavedOverhead.run(root, window, modes, warmUp, rounds);
+      return Report.of(InterleavedOverhead.run(root, window, modes, warmUp, rounds));
     });
     scenarios.put("cpu-cost", (root, args) -> {
       List<String> names = List.of("rate", "seconds", "modes", "warm-up-seconds", "rounds");
@@ -100,14 +98,14 @@ public final class Scenarios {
       int warmUp = a.integer("warm-up-seconds", 40);
       int rounds = a.integer("rounds", 2);
       a.requireAllKnown(names);
-      return CpuCost.run(root, rate, warmUp, seconds, modes, rounds);
+      return Report.of(CpuCost.run(root, rate, warmUp, seconds, modes, rounds));
     });
     scenarios.put("bulk-delay-sweep", (root, args) -> {
       List<String> names = List.of("probes");
       ScenarioArguments a = arguments(args, names);
       int probes = a.integer("probes", 20);
       a.requireAllKnown(names);
-      return BulkDelaySweep.run(root, probes);
+      return Report.of(BulkDelaySweep.run(root, probes));
     });
     scenarios.put("baseline", (root, args) -> {
       List<String> names = List.of("seconds", "probes");
@@ -115,7 +113,7 @@ public final class Scenarios {
       int seconds = a.integer("seconds", 20);
       int probes = a.integer("probes", 60);
       a.requireAllKnown(names);
-      return Baseline.run(root, seconds, probes);
+      return Report.of(Baseline.run(root, seconds, probes));
     });
     scenarios.put("availability", (root, args) -> {
       List<String> names = List.of("probes", "delays", "warm-up-seconds", "store-niceness", "node-settings");
@@ -128,7 +126,7 @@ public final class Scenarios {
       String settings = a.text("node-settings", null);
       List<String> variants = settings == null ? List.of() : AvailabilityRun.nodeSettingVariants(settings);
       a.requireAllKnown(names);
-      return AvailabilityRun.availability(root, probes, delays, warmUp, nicenesses, variants);
+      return Report.of(AvailabilityRun.availability(root, probes, delays, warmUp, nicenesses, variants));
     });
     scenarios.put("exporter-throughput", (root, args) -> {
       List<String> names = List.of("instances", "bulk-refresh");
@@ -136,18 +134,18 @@ public final class Scenarios {
       int instances = a.integer("instances", 20_000);
       List<Boolean> refresh = ExporterThroughputRun.bulkRefreshModes(a.text("bulk-refresh", "both"));
       a.requireAllKnown(names);
-      return ExporterThroughputRun.exporterThroughput(root, instances, refresh);
+      return Report.of(ExporterThroughputRun.exporterThroughput(root, instances, refresh));
     });
-    scenarios.put("exporter-slow-link", (root, args) -> ExporterSlowLink.run(root, List.of(args).subList(1, args.length)));
-    scenarios.put("slow-store", (root, args) -> ExporterSlowLink.run(root, ExporterSlowLink.slowStoreArguments(
-        List.of(args).subList(1, args.length))));
+    scenarios.put("exporter-slow-link", (root, args) -> Report.of(ExporterSlowLink.run(root, List.of(args).subList(1, args.length))));
+    scenarios.put("slow-store", (root, args) -> Report.of(ExporterSlowLink.run(root, ExporterSlowLink.slowStoreArguments(
+        List.of(args).subList(1, args.length)))));
     scenarios.put("flow-control", (root, args) -> {
       List<String> names = List.of("rate", "store-operations-per-second");
       ScenarioArguments a = arguments(args, names);
       int rate = a.integer("rate", 40);
       double storeOps = a.number("store-operations-per-second", 45);
       a.requireAllKnown(names);
-      return FlowControlScenario.run(root, rate, storeOps);
+      return Report.of(FlowControlScenario.run(root, rate, storeOps));
     });
     scenarios.put("search-latency", (root, args) -> {
       List<String> names = List.of("instances", "runs");
@@ -155,7 +153,7 @@ public final class Scenarios {
       int instances = a.integer("instances", 100_000);
       int runs = a.integer("runs", 500);
       a.requireAllKnown(names);
-      return SearchLatencyRun.searchLatency(root, instances, runs);
+      return Report.of(SearchLatencyRun.searchLatency(root, instances, runs));
     });
     scenarios.put("refresh-layout", (root, args) -> {
       List<String> names = List.of("instances-per-bulk", "bulks-per-second", "phase-seconds", "rounds");
@@ -165,7 +163,7 @@ public final class Scenarios {
       int phaseSeconds = a.integer("phase-seconds", 30);
       int rounds = a.integer("rounds", 3);
       a.requireAllKnown(names);
-      return RefreshLayoutRun.refreshLayout(root, perBulk, bulksPerSecond, phaseSeconds, rounds);
+      return Report.of(RefreshLayoutRun.refreshLayout(root, perBulk, bulksPerSecond, phaseSeconds, rounds));
     });
     scenarios.put("store-settings", (root, args) -> {
       List<String> names = List.of("settings", "instances-per-bulk", "bulks-per-second", "phase-seconds", "rounds");
@@ -176,27 +174,27 @@ public final class Scenarios {
       int phaseSeconds = a.integer("phase-seconds", 30);
       int rounds = a.integer("rounds", 3);
       a.requireAllKnown(names);
-      return StoreSettingsAB.run(root, StoreSettingsAB.parseSettings(settings), perBulk, bulksPerSecond, phaseSeconds,
-          rounds);
+      return Report.of(StoreSettingsAB.run(root, StoreSettingsAB.parseSettings(settings), perBulk, bulksPerSecond, phaseSeconds,
+          rounds));
     });
-    scenarios.put("load", (root, args) -> LoadScenario.run(root, List.of(args).subList(1, args.length)));
-    scenarios.put("ramp", (root, args) -> ThroughputRamp.run(root, List.of(args).subList(1, args.length)));
-    scenarios.put("scaling", (root, args) -> ScalingRamp.run(root, List.of(args).subList(1, args.length)));
-    scenarios.put("slow-network", (root, args) -> SlowNetwork.run(root, List.of(args).subList(1, args.length),
-        root.resolve("benchmarks/results/slow-network.html")));
-    scenarios.put("crash", (root, args) -> CrashSuite.run(root, List.of(args).subList(1, args.length)));
-    scenarios.put("cluster-crash", (root, args) -> ClusterCrashSuite.run(root, List.of(args).subList(1, args.length)));
-    scenarios.put("stock-cluster-crash", (root, args) -> StockClusterCrash.run(root,
-        List.of(args).subList(1, args.length)));
+    scenarios.put("load", (root, args) -> Report.of(LoadScenario.run(root, List.of(args).subList(1, args.length))));
+    scenarios.put("ramp", (root, args) -> Report.of(ThroughputRamp.run(root, List.of(args).subList(1, args.length))));
+    scenarios.put("scaling", (root, args) -> Report.of(ScalingRamp.run(root, List.of(args).subList(1, args.length))));
+    scenarios.put("slow-network", (root, args) -> Report.of(SlowNetwork.run(root, List.of(args).subList(1, args.length),
+        root.resolve("benchmarks/results/slow-network.html"))));
+    scenarios.put("crash", (root, args) -> Report.of(CrashSuite.run(root, List.of(args).subList(1, args.length))));
+    scenarios.put("cluster-crash", (root, args) -> Report.of(ClusterCrashSuite.run(root, List.of(args).subList(1, args.length))));
+    scenarios.put("stock-cluster-crash", (root, args) -> Report.of(StockClusterCrash.run(root,
+        List.of(args).subList(1, args.length))));
     scenarios.put("schema-migration", (root, args) -> {
       List<String> names = List.of("documents-per-entity");
       ScenarioArguments a = arguments(args, names);
       int perEntity = a.integer("documents-per-entity", 20_000);
       a.requireAllKnown(names);
-      return SchemaMigrationRun.run(root, perEntity);
+      return Report.of(SchemaMigrationRun.run(root, perEntity));
     });
-    scenarios.put("operations", (root, args) -> OperationsScenario.run(root, List.of(args).subList(1, args.length)));
-    scenarios.put("batch-restart", (root, args) -> BatchRestart.run(root, List.of(args).subList(1, args.length)));
+    scenarios.put("operations", (root, args) -> Report.of(OperationsScenario.run(root, List.of(args).subList(1, args.length))));
+    scenarios.put("batch-restart", (root, args) -> Report.of(BatchRestart.run(root, List.of(args).subList(1, args.length))));
     scenarios.put("import-drain", (root, args) -> {
       List<String> names = List.of("records", "recording-seconds");
       ScenarioArguments a = ScenarioArguments.positional(args[0], List.of(args).subList(1, args.length), names,
@@ -204,12 +202,12 @@ public final class Scenarios {
       long records = a.whole("records", 1_000_000);
       int recordingSeconds = a.integer("recording-seconds", 20);
       a.requireAllKnown(names);
-      return ImportDrain.run(root, records, recordingSeconds, a.passedThrough());
+      return Report.of(ImportDrain.run(root, records, recordingSeconds, a.passedThrough()));
     });
-    scenarios.put("legacy-availability", (root, args) -> LegacyAvailability.run(root,
-        LegacyAvailabilitySettings.parse(List.of(args).subList(1, args.length))));
-    scenarios.put("import-restart", (root, args) -> ImportRestart.run(root,
-        ImportRestartSettings.parse(List.of(args).subList(1, args.length))));
+    scenarios.put("legacy-availability", (root, args) -> Report.of(LegacyAvailability.run(root,
+        LegacyAvailabilitySettings.parse(List.of(args).subList(1, args.length)))));
+    scenarios.put("import-restart", (root, args) -> Report.of(ImportRestart.run(root,
+        ImportRestartSettings.parse(List.of(args).subList(1, args.length)))));
     return Collections.unmodifiableMap(scenarios);
   }
 
