@@ -175,7 +175,7 @@ public final class ReportWriter {
     out.append('\n');
   }
 
-  private static String inline(Value value) {
+  static String inline(Value value) {
     return switch (value) {
       case Text t -> t.text();
       case Flag f -> String.valueOf(f.value());

@@ -34,7 +34,7 @@ final class TypedValues {
 
   private static Section section(JsonNode object, Unit enclosing) {
     Section section = new Section();
-    object.fields().forEachRemaining(field ->
+    object.properties().forEach(field ->
         section.put(field.getKey(), value(field.getValue(), unit(field.getKey(), enclosing))));
     return section;
   }

@@ -36,7 +36,8 @@ class ReportWriterTest {
       String text = java.nio.file.Files.readString(file);
       assertThat(text).containsSubsequence("\"scenario\"", "\"probes\" : 20,", "\"meanInstancesPerSecond\" : 12.5",
           "\"storeSearchMillis\"", "\"p50\" : 44", "\"p99\" : 99", "\"perRound\"", "1.0", "2.5", "\"passed\" : true");
-      Map<?, ?> read = new ObjectMapper().readValue(text, Map.class);
+      Map<String, Object> read = new ObjectMapper().readValue(text,
+          new com.fasterxml.jackson.core.type.TypeReference<java.util.LinkedHashMap<String, Object>>() {});
       assertThat(read.keySet()).containsExactly("scenario", "probes", "meanInstancesPerSecond", "storeSearchMillis",
           "perRound", "passed");
     }
