@@ -204,8 +204,8 @@ class ScenarioSmokeTest {
     var p = dev.flowpipe.benchmarks.report.ReportWriter.tree(
         dev.flowpipe.benchmarks.report.Report.of(Figures.percentiles(histogram)));
 
-    assertThat(p).containsEntry("count", 100).containsEntry("p50", 50).containsEntry("p99", 99)
-        .containsEntry("max", 100);
+    assertThat(p).containsEntry("count", 100L).containsEntry("p50", 50L).containsEntry("p99", 99L)
+        .containsEntry("max", 100L);
   }
 
   @Test
