@@ -136,9 +136,10 @@ public final class Scenarios {
       a.requireAllKnown(names);
       return Report.of(ExporterThroughputRun.exporterThroughput(root, instances, refresh));
     });
-    scenarios.put("exporter-slow-link", (root, args) -> Report.of(ExporterSlowLink.run(root, List.of(args).subList(1, args.length))));
-    scenarios.put("slow-store", (root, args) -> Report.of(ExporterSlowLink.run(root, ExporterSlowLink.slowStoreArguments(
-        List.of(args).subList(1, args.length)))));
+    scenarios.put("exporter-slow-link", (root, args) -> ExporterSlowLink.run(root,
+        ExporterSlowLink.Settings.parse(List.of(args).subList(1, args.length))));
+    scenarios.put("slow-store", (root, args) -> ExporterSlowLink.run(root,
+        ExporterSlowLink.Settings.slowStore(List.of(args).subList(1, args.length))));
     scenarios.put("flow-control", (root, args) -> {
       List<String> names = List.of("rate", "store-operations-per-second");
       ScenarioArguments a = arguments(args, names);

@@ -115,11 +115,12 @@ class ScenarioSmokeTest {
 
   @Test
   void theSlowStoreIsTheSlowLinkAtTwentyAndOneHundredMillisWithOneTwoAndFourInFlight() {
-    var settings = ExporterSlowLink.Settings.parse(ExporterSlowLink.slowStoreArguments(List.of()));
+    var settings = ExporterSlowLink.Settings.slowStore(List.of());
     assertThat(settings.roundTripsMillis()).containsExactly(20, 100);
     assertThat(settings.inFlightOrder(1)).containsExactly(1, 2, 4);
-    assertThat(ExporterSlowLink.Settings.parse(ExporterSlowLink.slowStoreArguments(List.of("50"))).roundTripsMillis())
-        .containsExactly(50);
+    assertThat(ExporterSlowLink.Settings.slowStore(List.of("50")).roundTripsMillis()).containsExactly(50);
+    assertThat(ExporterSlowLink.Settings.slowStore(List.of("--in-flight=2", "--rounds=1")).inFlightOrder(1))
+        .containsExactly(2);
   }
 
   @Test

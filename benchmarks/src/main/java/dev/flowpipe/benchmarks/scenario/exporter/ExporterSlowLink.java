@@ -1,5 +1,6 @@
 package dev.flowpipe.benchmarks.scenario.exporter;
 
+import dev.flowpipe.benchmarks.cli.ScenarioArguments;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.flowpipe.benchmarks.report.Report;
 import dev.flowpipe.benchmarks.harness.ExporterOnActor;
@@ -77,18 +78,33 @@ public final class ExporterSlowLink {
       }
     }
 
+    /** The arguments' names, in the order {@code benchmarks/run} reads them positionally. */
+    public static final List<String> NAMES =
+        List.of("round-trips", "in-flight", "rounds", "measure-seconds", "throughput-instances");
+
+    /** {@code exporter-slow-link}'s arguments: round trips 0, 20 and 100 ms and 1 and 2 bulks in flight unless given. */
     public static Settings parse(List<String> args) {
-      return new Settings(numbers(args, 0, "0,20,100"), numbers(args, 1, "1,2"),
-          Integer.parseInt(argument(args, 2, "2")), Integer.parseInt(argument(args, 3, "30")),
-          Integer.parseInt(argument(args, 4, "10000")));
+      return parse("exporter-slow-link", args, "0,20,100", "1,2");
     }
 
-    private static String argument(List<String> args, int index, String fallback) {
-      return args.size() > index ? args.get(index) : fallback;
+    /**
+     * {@code slow-store}'s arguments: this scenario with the store 20 and 100 ms of round trip away and 1, 2 and 4
+     * bulks in flight unless given.
+     */
+    public static Settings slowStore(List<String> args) {
+      return parse("slow-store", args, "20,100", "1,2," + WriterSettings.MAX_BULKS_IN_FLIGHT);
     }
 
-    private static List<Integer> numbers(List<String> args, int index, String fallback) {
-      String value = argument(args, index, fallback);
+    private static Settings parse(String scenario, List<String> args, String roundTrips, String inFlight) {
+      ScenarioArguments a = ScenarioArguments.positional(scenario, args, NAMES, null);
+      Settings settings = new Settings(numbers(a.text("round-trips", roundTrips), roundTrips),
+          numbers(a.text("in-flight", inFlight), inFlight), a.integer("rounds", 2), a.integer("measure-seconds", 30),
+          a.integer("throughput-instances", 10_000));
+      a.requireAllKnown(NAMES);
+      return settings;
+    }
+
+    private static List<Integer> numbers(String value, String fallback) {
       try {
         return Arrays.stream(value.split(",")).map(String::trim).map(Integer::valueOf).toList();
       } catch (NumberFormatException e) {
@@ -121,23 +137,7 @@ public final class ExporterSlowLink {
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record Bulks(Long count, Double meanDocuments, Double meanMillis, Double maxMillis) {}
 
-  /**
-   * {@code slow-store [round trips ms] [in-flight values] [rounds] [measure seconds] [throughput instances]}: this
-   * scenario with the store 20 and 100 ms of round trip away and 1, 2 and 4 bulks in flight unless given.
-   */
-  public static List<String> slowStoreArguments(List<String> args) {
-    List<String> full = new ArrayList<>(args);
-    if (full.isEmpty()) {
-      full.add("20,100");
-    }
-    if (full.size() < 2) {
-      full.add("1,2," + WriterSettings.MAX_BULKS_IN_FLIGHT);
-    }
-    return full;
-  }
-
-  public static Report run(Path root, List<String> args) throws Exception {
-    Settings settings = Settings.parse(args);
+  public static Report run(Path root, Settings settings) throws Exception {
     String loadBefore = loadAverage();
     System.out.println("load average before: " + loadBefore);
     Map<Integer, Double> requestMillis = new LinkedHashMap<>();
