@@ -44,7 +44,10 @@ import java.util.Set;
  */
 public final class Scenarios {
 
-  /** One scenario: runs it and returns its {@link Report}, which {@link dev.flowpipe.benchmarks.report.ReportWriter} writes. */
+  /**
+   * One scenario: runs it and returns its {@link Report}, which {@link dev.flowpipe.benchmarks.report.ReportWriter}
+   * writes.
+   */
   @FunctionalInterface
   public interface Scenario {
     Report run(Path root, String[] args) throws Exception;
@@ -77,7 +80,7 @@ public final class Scenarios {
       List<String> modes = a.list("modes", OURS_NOOP_NONE);
       int warmUp = a.integer("warm-up-seconds", 60);
       a.requireAllKnown(names);
-      return Report.of(Overhead.overhead(root, seconds, modes, warmUp));
+      return Overhead.overhead(root, seconds, modes, warmUp);
     });
     scenarios.put("overhead-interleaved", (root, args) -> {
       List<String> names = List.of("window-seconds", "modes", "warm-up-seconds", "rounds");
@@ -98,14 +101,14 @@ public final class Scenarios {
       int warmUp = a.integer("warm-up-seconds", 40);
       int rounds = a.integer("rounds", 2);
       a.requireAllKnown(names);
-      return Report.of(CpuCost.run(root, rate, warmUp, seconds, modes, rounds));
+      return CpuCost.run(root, rate, warmUp, seconds, modes, rounds);
     });
     scenarios.put("bulk-delay-sweep", (root, args) -> {
       List<String> names = List.of("probes");
       ScenarioArguments a = arguments(args, names);
       int probes = a.integer("probes", 20);
       a.requireAllKnown(names);
-      return Report.of(BulkDelaySweep.run(root, probes));
+      return BulkDelaySweep.run(root, probes);
     });
     scenarios.put("baseline", (root, args) -> {
       List<String> names = List.of("seconds", "probes");
@@ -113,7 +116,7 @@ public final class Scenarios {
       int seconds = a.integer("seconds", 20);
       int probes = a.integer("probes", 60);
       a.requireAllKnown(names);
-      return Report.of(Baseline.run(root, seconds, probes));
+      return Baseline.run(root, seconds, probes);
     });
     scenarios.put("availability", (root, args) -> {
       List<String> names = List.of("probes", "delays", "warm-up-seconds", "store-niceness", "node-settings");
@@ -134,7 +137,7 @@ public final class Scenarios {
       int instances = a.integer("instances", 20_000);
       List<Boolean> refresh = ExporterThroughputRun.bulkRefreshModes(a.text("bulk-refresh", "both"));
       a.requireAllKnown(names);
-      return Report.of(ExporterThroughputRun.exporterThroughput(root, instances, refresh));
+      return ExporterThroughputRun.exporterThroughput(root, instances, refresh);
     });
     scenarios.put("exporter-slow-link", (root, args) -> ExporterSlowLink.run(root,
         ExporterSlowLink.Settings.parse(List.of(args).subList(1, args.length))));
@@ -146,7 +149,7 @@ public final class Scenarios {
       int rate = a.integer("rate", 40);
       double storeOps = a.number("store-operations-per-second", 45);
       a.requireAllKnown(names);
-      return Report.of(FlowControlScenario.run(root, rate, storeOps));
+      return FlowControlScenario.run(root, rate, storeOps);
     });
     scenarios.put("search-latency", (root, args) -> {
       List<String> names = List.of("instances", "runs");
@@ -154,7 +157,7 @@ public final class Scenarios {
       int instances = a.integer("instances", 100_000);
       int runs = a.integer("runs", 500);
       a.requireAllKnown(names);
-      return Report.of(SearchLatencyRun.searchLatency(root, instances, runs));
+      return SearchLatencyRun.searchLatency(root, instances, runs);
     });
     scenarios.put("refresh-layout", (root, args) -> {
       List<String> names = List.of("instances-per-bulk", "bulks-per-second", "phase-seconds", "rounds");
@@ -164,7 +167,7 @@ public final class Scenarios {
       int phaseSeconds = a.integer("phase-seconds", 30);
       int rounds = a.integer("rounds", 3);
       a.requireAllKnown(names);
-      return Report.of(RefreshLayoutRun.refreshLayout(root, perBulk, bulksPerSecond, phaseSeconds, rounds));
+      return RefreshLayoutRun.refreshLayout(root, perBulk, bulksPerSecond, phaseSeconds, rounds);
     });
     scenarios.put("store-settings", (root, args) -> {
       List<String> names = List.of("settings", "instances-per-bulk", "bulks-per-second", "phase-seconds", "rounds");
@@ -175,16 +178,17 @@ public final class Scenarios {
       int phaseSeconds = a.integer("phase-seconds", 30);
       int rounds = a.integer("rounds", 3);
       a.requireAllKnown(names);
-      return Report.of(StoreSettingsAB.run(root, StoreSettingsAB.parseSettings(settings), perBulk, bulksPerSecond, phaseSeconds,
-          rounds));
+      return StoreSettingsAB.run(root, StoreSettingsAB.parseSettings(settings), perBulk, bulksPerSecond, phaseSeconds,
+          rounds);
     });
-    scenarios.put("load", (root, args) -> Report.of(LoadScenario.run(root, List.of(args).subList(1, args.length))));
-    scenarios.put("ramp", (root, args) -> Report.of(ThroughputRamp.run(root, List.of(args).subList(1, args.length))));
-    scenarios.put("scaling", (root, args) -> Report.of(ScalingRamp.run(root, List.of(args).subList(1, args.length))));
-    scenarios.put("slow-network", (root, args) -> Report.of(SlowNetwork.run(root, List.of(args).subList(1, args.length),
-        root.resolve("benchmarks/results/slow-network.html"))));
+    scenarios.put("load", (root, args) -> LoadScenario.run(root, List.of(args).subList(1, args.length)));
+    scenarios.put("ramp", (root, args) -> ThroughputRamp.run(root, List.of(args).subList(1, args.length)));
+    scenarios.put("scaling", (root, args) -> ScalingRamp.run(root, List.of(args).subList(1, args.length)));
+    scenarios.put("slow-network", (root, args) -> SlowNetwork.run(root, List.of(args).subList(1, args.length),
+        root.resolve("benchmarks/results/slow-network.html")));
     scenarios.put("crash", (root, args) -> Report.of(CrashSuite.run(root, List.of(args).subList(1, args.length))));
-    scenarios.put("cluster-crash", (root, args) -> Report.of(ClusterCrashSuite.run(root, List.of(args).subList(1, args.length))));
+    scenarios.put("cluster-crash", (root, args) -> Report.of(ClusterCrashSuite.run(root,
+        List.of(args).subList(1, args.length))));
     scenarios.put("stock-cluster-crash", (root, args) -> Report.of(StockClusterCrash.run(root,
         List.of(args).subList(1, args.length))));
     scenarios.put("schema-migration", (root, args) -> {
@@ -192,10 +196,12 @@ public final class Scenarios {
       ScenarioArguments a = arguments(args, names);
       int perEntity = a.integer("documents-per-entity", 20_000);
       a.requireAllKnown(names);
-      return Report.of(SchemaMigrationRun.run(root, perEntity));
+      return SchemaMigrationRun.run(root, perEntity);
     });
-    scenarios.put("operations", (root, args) -> Report.of(OperationsScenario.run(root, List.of(args).subList(1, args.length))));
-    scenarios.put("batch-restart", (root, args) -> Report.of(BatchRestart.run(root, List.of(args).subList(1, args.length))));
+    scenarios.put("operations", (root, args) -> Report.of(OperationsScenario.run(root,
+        List.of(args).subList(1, args.length))));
+    scenarios.put("batch-restart", (root, args) -> Report.of(BatchRestart.run(root,
+        List.of(args).subList(1, args.length))));
     scenarios.put("import-drain", (root, args) -> {
       List<String> names = List.of("records", "recording-seconds");
       ScenarioArguments a = ScenarioArguments.positional(args[0], List.of(args).subList(1, args.length), names,

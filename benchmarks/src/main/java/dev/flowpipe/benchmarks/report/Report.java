@@ -27,9 +27,13 @@ public record Report(Section body) {
     return new Report(new Section().text(SCENARIO, scenario));
   }
 
-  /** A scenario's typed record (or a section already built) as its report. */
+  /** A scenario's typed record (or a section or report already built) as its report. */
   public static Report of(Object typed) {
-    return typed instanceof Section section ? new Report(section) : new Report(Section.of(typed));
+    return switch (typed) {
+      case Report report -> report;
+      case Section section -> new Report(section);
+      default -> new Report(Section.of(typed));
+    };
   }
 
   /** False only when the report says {@code passed: false}. */

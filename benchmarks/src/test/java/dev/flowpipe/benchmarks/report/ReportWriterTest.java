@@ -95,6 +95,19 @@ class ReportWriterTest {
   }
 
   @Nested
+  class Wrapping {
+
+    @Test
+    void aReportOrASectionBuiltAlreadyIsTakenAsItIs() throws Exception {
+      Report built = Report.describing("built");
+      built.body().figure("probes", 3);
+
+      assertThat(Report.of(built)).isSameAs(built);
+      assertThat(ReportWriter.text(Report.of(built.body()))).isEqualTo(ReportWriter.text(built));
+    }
+  }
+
+  @Nested
   class Verdict {
 
     @Test
