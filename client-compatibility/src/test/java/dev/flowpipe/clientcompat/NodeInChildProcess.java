@@ -115,6 +115,35 @@ final class NodeInChildProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts a node as the client tests want it: exporting within about a tenth of a second, basic authentication on,
+   * and one user of role {@code write}.
+   */
+  static NodeInChildProcess startWithWriter(Path directory, String user, String password) throws IOException {
+    return start(directory, Map.of(
+        "flowpipe.exporter.index-refresh-interval", "100ms",
+        "flowpipe.exporter.bulk.delay", "50ms",
+        "flowpipe.webapp.security.basic-auth", true,
+        "flowpipe.webapp.security.users[0].username", user,
+        "flowpipe.webapp.security.users[0].password", password,
+        "flowpipe.webapp.security.users[0].roles", "write"));
+  }
+
+  /**
+   * Camunda's client on this node as {@code user}: REST preferred (the web app), or gRPC (the gateway) for a command
+   * the web app does not serve.
+   */
+  CamundaClient client(String user, String password, boolean preferRest) {
+    return CamundaClient.newClientBuilder()
+        .restAddress(URI.create(webUrl()))
+        .grpcAddress(URI.create(gatewayUrl()))
+        .preferRestOverGrpc(preferRest)
+        .credentialsProvider(CredentialsProvider.newBasicAuthCredentialsProviderBuilder().username(user)
+            .password(password).applyEnvironmentOverrides(false).build())
+        .defaultRequestTimeout(Duration.ofSeconds(30))
+        .build();
+  }
+
   String webUrl() {
     return "http://127.0.0.1:" + httpPort;
   }
