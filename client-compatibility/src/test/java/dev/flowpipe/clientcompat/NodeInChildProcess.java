@@ -78,14 +78,7 @@ final class NodeInChildProcess implements AutoCloseable {
 
   /** Camunda's client as {@code user}: REST preferred, at the web app; gRPC at the gateway. */
   CamundaClient client(String user, String password) {
-    return CamundaClient.newClientBuilder()
-        .restAddress(URI.create(webUrl()))
-        .grpcAddress(URI.create(gatewayUrl()))
-        .preferRestOverGrpc(true)
-        .credentialsProvider(CredentialsProvider.newBasicAuthCredentialsProviderBuilder()
-            .username(user).password(password).applyEnvironmentOverrides(false).build())
-        .defaultRequestTimeout(Duration.ofSeconds(30))
-        .build();
+    return client(user, password, true);
   }
 
   private static String required(String property) {
@@ -113,20 +106,6 @@ final class NodeInChildProcess implements AutoCloseable {
       close();
       throw new AssertionError("node not ready; its log ends:\n" + logTail(), e);
     }
-  }
-
-  /**
-   * Starts a node as the client tests want it: exporting within about a tenth of a second, basic authentication on,
-   * and one user of role {@code write}.
-   */
-  static NodeInChildProcess startWithWriter(Path directory, String user, String password) throws IOException {
-    return start(directory, Map.of(
-        "flowpipe.exporter.index-refresh-interval", "100ms",
-        "flowpipe.exporter.bulk.delay", "50ms",
-        "flowpipe.webapp.security.basic-auth", true,
-        "flowpipe.webapp.security.users[0].username", user,
-        "flowpipe.webapp.security.users[0].password", password,
-        "flowpipe.webapp.security.users[0].roles", "write"));
   }
 
   /**
