@@ -48,6 +48,7 @@ export function decisionInstance(ui, key) {
   const mine = ui.route();
   view.innerHTML = `<div id="decision-page"><h1>Decision instance <span id="decision-key">${esc(key)}</span></h1>
     <div id="decision-facts" class="facts"></div>
+    <h2>Decision requirements <span id="drd-name"></span></h2>
     <div id="drd" class="diagram"></div>
     <h2>Inputs</h2><div id="decision-inputs"></div>
     <h2>Matched rules and outputs</h2><div id="decision-rules"></div>
@@ -97,9 +98,12 @@ async function drd(container, instance, api, mine, ui) {
     await viewer.importXML(xml);
     const drdView = viewer.getViews().find(v => v.type === 'drd');
     if (drdView) await viewer.open(drdView);
+    const definitions = viewer.getDefinitions();
+    // named above the diagram: dmn-js's own name box would sit on the top decisions of a fitted diagram
+    document.getElementById('drd-name').textContent = (definitions.name || definitions.id) + ' (' + definitions.id + ')';
     const active = viewer.getActiveViewer();
     const canvas = active.get('canvas');
-    canvas.zoom('fit-viewport');
+    canvas.zoom('fit-viewport', 'auto');
     if (active.get('elementRegistry').get(instance.decisionDefinitionId)) {
       canvas.addMarker(instance.decisionDefinitionId,
         instance.state === 'FAILED' ? 'element-incident' : 'element-completed');

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.camunda.client.CamundaClient;
-import io.camunda.client.CredentialsProvider;
 import io.camunda.client.api.response.Decision;
 import io.camunda.client.api.response.DeploymentEvent;
 import io.camunda.client.api.response.EvaluateDecisionResponse;
@@ -17,7 +16,6 @@ import io.camunda.client.api.search.filter.DecisionRequirementsFilter;
 import io.camunda.client.api.search.response.DecisionInstance;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import io.camunda.zeebe.model.bpmn.BpmnModelInstance;
-import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -64,28 +62,17 @@ class CamundaClientDecisionsOnNodeTest {
   @BeforeAll
   static void runDecisionsOnANode(NodeInChildProcess shared) {
     node = shared;
-    client = client(true);
+    client = node.client(USER, PASSWORD, true);
     deployment = client.newDeployResourceCommand().useGrpc().addResourceFromClasspath("flowpipe/dmn/dish.dmn")
         .addProcessModel(DECIDE, "decide.bpmn").send().join();
     decided = client.newCreateInstanceCommand().bpmnProcessId("decide").latestVersion()
         .variables(Map.of("temperature", 5, "guests", 4)).send().join().getProcessInstanceKey();
-    try (CamundaClient overGrpc = client(false)) {
+    try (CamundaClient overGrpc = node.client(USER, PASSWORD, false)) {
       standalone = overGrpc.newEvaluateDecisionCommand().decisionId("dish")
           .variables(Map.of("temperature", 20, "guests", 4)).send().join();
     }
     await("both evaluations in the read model").atMost(Duration.ofSeconds(60)).until(() ->
         client.newDecisionInstanceSearchRequest().send().join().items().size() == 4);
-  }
-
-  private static CamundaClient client(boolean preferRest) {
-    return CamundaClient.newClientBuilder()
-        .restAddress(URI.create(node.webUrl()))
-        .grpcAddress(URI.create(node.gatewayUrl()))
-        .preferRestOverGrpc(preferRest)
-        .credentialsProvider(CredentialsProvider.newBasicAuthCredentialsProviderBuilder().username(USER)
-            .password(PASSWORD).applyEnvironmentOverrides(false).build())
-        .defaultRequestTimeout(Duration.ofSeconds(30))
-        .build();
   }
 
   @AfterAll
@@ -208,16 +195,18 @@ class CamundaClientDecisionsOnNodeTest {
     }
 
     private String evaluationOf(long processInstanceKey) {
-      return String.valueOf(client.newDecisionInstanceSearchRequest().filter(f -> f.processInstanceKey(processInstanceKey))
-          .send().join().items().getFirst().getDecisionInstanceKey());
+      return String.valueOf(client.newDecisionInstanceSearchRequest()
+          .filter(f -> f.processInstanceKey(processInstanceKey)).send().join().items().getFirst()
+          .getDecisionInstanceKey());
     }
 
     @TestFactory
     Stream<DynamicTest> aFilterOnEachFieldFindsTheEvaluatedDecisions() {
       String task = evaluationOf(decided);
       String alone = String.valueOf(standalone.getDecisionInstanceKey());
-      long element = client.newElementInstanceSearchRequest().filter(f -> f.processInstanceKey(decided).elementId("choose"))
-          .send().join().singleItem().getElementInstanceKey();
+      long element = client.newElementInstanceSearchRequest()
+          .filter(f -> f.processInstanceKey(decided).elementId("choose")).send().join().singleItem()
+          .getElementInstanceKey();
       long processDefinition = deployment.getProcesses().getFirst().getProcessDefinitionKey();
       Map<String, Consumer<DecisionInstanceFilter>> cases = new LinkedHashMap<>();
       Map<String, List<String>> expected = new java.util.HashMap<>();

@@ -86,14 +86,7 @@ final class NodeInChildProcess implements AutoCloseable {
 
   /** Camunda's client as {@code user}: REST preferred, at the web app; gRPC at the gateway. */
   CamundaClient client(String user, String password) {
-    return CamundaClient.newClientBuilder()
-        .restAddress(URI.create(webUrl()))
-        .grpcAddress(URI.create(gatewayUrl()))
-        .preferRestOverGrpc(true)
-        .credentialsProvider(CredentialsProvider.newBasicAuthCredentialsProviderBuilder()
-            .username(user).password(password).applyEnvironmentOverrides(false).build())
-        .defaultRequestTimeout(Duration.ofSeconds(30))
-        .build();
+    return client(user, password, true);
   }
 
   private static String required(String property) {
@@ -121,6 +114,21 @@ final class NodeInChildProcess implements AutoCloseable {
       close();
       throw new AssertionError("node not ready; its log ends:\n" + logTail(), e);
     }
+  }
+
+  /**
+   * Camunda's client on this node as {@code user}: REST preferred (the web app), or gRPC (the gateway) for a command
+   * the web app does not serve.
+   */
+  CamundaClient client(String user, String password, boolean preferRest) {
+    return CamundaClient.newClientBuilder()
+        .restAddress(URI.create(webUrl()))
+        .grpcAddress(URI.create(gatewayUrl()))
+        .preferRestOverGrpc(preferRest)
+        .credentialsProvider(CredentialsProvider.newBasicAuthCredentialsProviderBuilder().username(user)
+            .password(password).applyEnvironmentOverrides(false).build())
+        .defaultRequestTimeout(Duration.ofSeconds(30))
+        .build();
   }
 
   String webUrl() {

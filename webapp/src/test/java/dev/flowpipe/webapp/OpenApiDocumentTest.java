@@ -22,7 +22,8 @@ import org.yaml.snakeyaml.Yaml;
 class OpenApiDocumentTest {
 
   private static final Map<Entity, String> SCHEMA_NAMES = Map.ofEntries(
-      Map.entry(Entity.PROCESS_DEFINITIONS, "ProcessDefinition"), Map.entry(Entity.PROCESS_INSTANCES, "ProcessInstance"),
+      Map.entry(Entity.PROCESS_DEFINITIONS, "ProcessDefinition"),
+      Map.entry(Entity.PROCESS_INSTANCES, "ProcessInstance"),
       Map.entry(Entity.ELEMENT_INSTANCES, "ElementInstance"), Map.entry(Entity.VARIABLES, "Variable"),
       Map.entry(Entity.INCIDENTS, "Incident"), Map.entry(Entity.JOBS, "Job"),
       Map.entry(Entity.MESSAGE_SUBSCRIPTIONS, "MessageSubscription"),

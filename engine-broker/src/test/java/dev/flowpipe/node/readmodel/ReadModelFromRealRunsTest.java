@@ -387,7 +387,7 @@ class ReadModelFromRealRunsTest {
               Map.of("inputId", "input-season", "inputName", "Season", "inputValue", "\"Winter\""),
               Map.of("inputId", "input-guests", "inputName", "Guests", "inputValue", "4")))
           .containsEntry("matchedRules", List.of(Map.of("ruleId", "rule-winter", "ruleIndex", 1,
-              "evaluatedOutputs", List.of(Map.of("outputId", "output-dish", "outputName", "dish",
+              "evaluatedOutputs", List.of(Map.of("outputId", "output-dish", "outputName", "Dish",
                   "outputValue", "\"Roastbeef\"")))));
     }
 

@@ -29,8 +29,8 @@ public final class DecisionRequirementsHandler implements ExportHandler {
         && record.getValueType() == ValueType.DECISION_REQUIREMENTS
         && (record.getIntent() == DecisionRequirementsIntent.CREATED
             || record.getIntent() == DecisionRequirementsIntent.DELETED)
-        && Protocol.decodePartitionId(((DecisionRequirementsRecordValue) record.getValue()).getDecisionRequirementsKey())
-            == record.getPartitionId();
+        && Protocol.decodePartitionId(
+            ((DecisionRequirementsRecordValue) record.getValue()).getDecisionRequirementsKey()) == record.getPartitionId();
   }
 
   @Override

@@ -1,9 +1,9 @@
 package dev.flowpipe.webapp.config;
 
-import static dev.flowpipe.schema.settings.SettingRules.positive;
-import static dev.flowpipe.schema.settings.SettingRules.print;
+import static dev.flowpipe.settings.SettingRules.positive;
+import static dev.flowpipe.settings.SettingRules.print;
 
-import dev.flowpipe.schema.store.Secrets;
+import dev.flowpipe.settings.Secrets;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreTls;
 import java.net.URI;
