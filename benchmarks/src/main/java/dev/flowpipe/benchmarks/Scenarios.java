@@ -16,6 +16,7 @@ import dev.flowpipe.benchmarks.scenario.exporter.ExporterSlowLink;
 import dev.flowpipe.benchmarks.scenario.store.RefreshLayoutRun;
 import dev.flowpipe.benchmarks.scenario.store.StoreSettingsAB;
 import dev.flowpipe.benchmarks.scenario.store.SearchLatencyRun;
+import dev.flowpipe.benchmarks.scenario.scale.Footprint;
 import dev.flowpipe.benchmarks.scenario.scale.ScaleRun;
 import dev.flowpipe.benchmarks.fixture.FixtureSettings;
 import dev.flowpipe.benchmarks.scenario.flowcontrol.FlowControlScenario;
@@ -167,6 +168,13 @@ public final class Scenarios {
       int runs = a.integer("runs", 200);
       a.requireAllKnown(names);
       return ScaleRun.run(root, settings, runs);
+    });
+    scenarios.put("footprint", (root, args) -> {
+      List<String> names = List.of("instances");
+      ScenarioArguments a = arguments(args, names);
+      int instances = a.integer("instances", 2_000);
+      a.requireAllKnown(names);
+      return Footprint.run(root, instances);
     });
     scenarios.put("refresh-layout", (root, args) -> {
       List<String> names = List.of("instances-per-bulk", "bulks-per-second", "phase-seconds", "rounds");

@@ -37,10 +37,11 @@ final class ScaleQueries {
    * The queries over a read model of these processes, definitions and instances, whose instances started from
    * {@code firstStart} over {@code spanDays}.
    */
-  List<Query> all(List<String> processes, List<Long> definitionKeys, List<Long> instanceKeys, Instant firstStart,
-      int spanDays) throws Exception {
+  List<Query> all(List<String> processes, List<Long> definitionKeys, List<Long> instanceKeys, long instanceCount,
+      Instant firstStart, int spanDays) throws Exception {
     String newestFirst = "\"sort\": [{\"field\": \"startDate\", \"order\": \"desc\"}], \"page\": {\"limit\": 50}";
-    String deepCursor = cursorAfterPages("{\"sort\": [{\"field\": \"startDate\", \"order\": \"desc\"}], ", 200);
+    int deepPages = (int) Math.max(1, Math.min(200, instanceCount / 50 - 1));
+    String deepCursor = cursorAfterPages("{\"sort\": [{\"field\": \"startDate\", \"order\": \"desc\"}], ", deepPages);
     long errorHash = post("/v2/incidents/statistics/process-instances-by-error", "{}").path("items").path(0)
         .path("errorHashCode").asLong();
     List<Query> queries = new ArrayList<>();
@@ -74,7 +75,7 @@ final class ScaleQueries {
           "process-instances", i -> "{\"sort\": [{\"field\": \"" + sort + "\", \"order\": \""
               + (sort.equals("processInstanceKey") ? "asc" : "desc") + "\"}], \"page\": {\"limit\": 50}}"));
     }
-    queries.add(search("page: by cursor after 200 pages (10,000 deep)", "process-instances",
+    queries.add(search("page: by cursor after " + deepPages + " pages of 50", "process-instances",
         i -> "{\"sort\": [{\"field\": \"startDate\", \"order\": \"desc\"}], \"page\": {\"limit\": 50, \"after\": \""
             + deepCursor + "\"}}"));
     queries.add(search("page: offset from 5,000", "process-instances",

@@ -50,9 +50,10 @@ public final class ScaleRun {
       report.put("loadAverageAfterLoading", loadAverage());
       report.put("documents", loaded.documentsByEntity());
       report.put("loadSeconds", round(loaded.seconds()));
+      report.put("loadFlushSecondsSummedOverPartitions", round(loaded.flushSeconds()));
       report.put("documentsPerSecond", Math.round(loaded.documentsPerSecond()));
-      System.out.printf("loaded %,d documents in %.1f s (%,.0f/s)%n", loaded.documents(), loaded.seconds(),
-          loaded.documentsPerSecond());
+      System.out.printf("loaded %,d documents in %.1f s (%,.0f/s; %.1f s in bulks, summed over partitions)%n",
+          loaded.documents(), loaded.seconds(), loaded.documentsPerSecond(), loaded.flushSeconds());
       report.putAll(measure(node.url(), settings, runs));
     }
     return report;
@@ -81,7 +82,7 @@ public final class ScaleRun {
       }
       java.util.Collections.shuffle(instanceKeys, new java.util.Random(7));
       int spanDays = (int) Math.max(1, settings.span().toDays() - 7);
-      List<ScaleQueries.Query> queries = client.all(processes, definitionKeys, instanceKeys, settings.firstStart(),
+      List<ScaleQueries.Query> queries = client.all(processes, definitionKeys, instanceKeys, settings.instances(), settings.firstStart(),
           spanDays);
       Map<String, Object> report = new LinkedHashMap<>();
       report.put("completeness", ScaleCompleteness.check(client, settings, processes, definitionKeys));
