@@ -161,10 +161,11 @@ public final class Scenarios {
       return SearchLatencyRun.searchLatency(root, instances, runs);
     });
     scenarios.put("scale", (root, args) -> {
-      List<String> names = List.of("instances", "definitions", "versions", "partitions", "runs");
+      List<String> names = List.of("instances", "definitions", "versions", "partitions", "runs", "active-per-mille");
       ScenarioArguments a = arguments(args, names);
       FixtureSettings settings = FixtureSettings.of(a.whole("instances", 100_000), a.integer("definitions", 5),
-          a.integer("versions", 3)).withPartitions(a.integer("partitions", 2));
+          a.integer("versions", 3)).withPartitions(a.integer("partitions", 2))
+          .withActivePerMille(a.integer("active-per-mille", 50));
       int runs = a.integer("runs", 200);
       a.requireAllKnown(names);
       return ScaleRun.run(root, settings, runs);

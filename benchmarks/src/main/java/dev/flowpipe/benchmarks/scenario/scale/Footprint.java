@@ -46,7 +46,9 @@ public final class Footprint {
         + "fixture's 3-task process with 15 short variables, after a refresh and a force-merge to one segment");
     report.put("instances", instances);
     report.put("loadAverageAtStart", ScaleRun.loadAverage());
-    try (NodeProcess node = NodeProcess.start(root, ScratchDirectories.create("bench-footprint"), List.of());
+    // given 10 minutes to be ready: on a machine shared with other builds it has taken longer than the default 2
+    try (NodeProcess node = NodeProcess.launch(root, ScratchDirectories.create("bench-footprint"),
+            NodeProcess.Ports.free(), List.of("--flowpipe.store.embedded.start-timeout=10m"), null).awaitReady("/actuator/health/readiness", Duration.ofMinutes(10));
         ZeebeClient client = ScenarioNodes.client(node);
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.storeUrl()))) {
       client.newDeployResourceCommand().addProcessModel(FixtureProcess.model("footprint"), "footprint.bpmn")

@@ -33,6 +33,16 @@ final class ScaleCompleteness {
     }
     checks.add(check("dashboard: processes with active instances", processesWithActive,
         dashboard.path("page").path("totalItems").asLong()));
+    long named = 0;
+    long multipleVersions = 0;
+    for (JsonNode item : dashboard.path("items")) {
+      named += item.path("latestProcessDefinitionName").isTextual() ? 1 : 0;
+      multipleVersions += item.path("hasMultipleVersions").asBoolean() ? 1 : 0;
+    }
+    long dashboardItems = dashboard.path("items").size();
+    checks.add(check("dashboard: processes with their latest definition's name", dashboardItems, named));
+    checks.add(check("dashboard: processes with more than one version (every process has " + settings.versions()
+        + ")", settings.versions() > 1 ? dashboardItems : 0, multipleVersions));
     String process = processes.getFirst();
     JsonNode byVersion = client.post("/v2/process-definitions/statistics/process-instances-by-version",
         "{\"filter\": {\"processDefinitionId\": \"" + process + "\"}, \"page\": {\"limit\": 10000}}");
