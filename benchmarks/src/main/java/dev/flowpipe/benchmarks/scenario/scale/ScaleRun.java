@@ -43,7 +43,9 @@ public final class ScaleRun {
         "span", settings.span().toString()));
     try (EmbeddedSearchStore node = EmbeddedSearchStore.start(ScratchDirectories.create("bench-scale"),
         patientStore(root));
-        SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.url()))) {
+        // a bulk can take longer than the default 30 s on a machine shared with other builds
+        SearchStore store = SearchStoreConnector.connect(new StoreConnection(java.net.URI.create(node.url()), null,
+            null, null, java.time.Duration.ofMinutes(5)))) {
       report.put("loadAverageBeforeLoading", loadAverage());
       ReadModelFixture.Result loaded = new ReadModelFixture(store, node.url(), PREFIX, settings, System.out::println)
           .write();
