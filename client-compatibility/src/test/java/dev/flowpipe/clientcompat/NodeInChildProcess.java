@@ -2,6 +2,8 @@ package dev.flowpipe.clientcompat;
 
 import static org.awaitility.Awaitility.await;
 
+import io.camunda.client.CamundaClient;
+import io.camunda.client.CredentialsProvider;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -63,6 +65,22 @@ final class NodeInChildProcess implements AutoCloseable {
     return node;
   }
 
+  /** Starts a node as {@link #start} with basic auth, one user of the {@code write} role, and bulks written at once. */
+  static NodeInChildProcess startWithWriter(Path directory, String user, String password) throws IOException {
+    return start(directory, Map.of(
+        "flowpipe.exporter.index-refresh-interval", "100ms",
+        "flowpipe.exporter.bulk.delay", "50ms",
+        "flowpipe.webapp.security.basic-auth", true,
+        "flowpipe.webapp.security.users[0].username", user,
+        "flowpipe.webapp.security.users[0].password", password,
+        "flowpipe.webapp.security.users[0].roles", "write"));
+  }
+
+  /** Camunda's client as {@code user}: REST preferred, at the web app; gRPC at the gateway. */
+  CamundaClient client(String user, String password) {
+    return client(user, password, true);
+  }
+
   private static String required(String property) {
     String value = System.getProperty(property);
     if (value == null || value.isBlank()) {
@@ -88,6 +106,21 @@ final class NodeInChildProcess implements AutoCloseable {
       close();
       throw new AssertionError("node not ready; its log ends:\n" + logTail(), e);
     }
+  }
+
+  /**
+   * Camunda's client on this node as {@code user}: REST preferred (the web app), or gRPC (the gateway) for a command
+   * the web app does not serve.
+   */
+  CamundaClient client(String user, String password, boolean preferRest) {
+    return CamundaClient.newClientBuilder()
+        .restAddress(URI.create(webUrl()))
+        .grpcAddress(URI.create(gatewayUrl()))
+        .preferRestOverGrpc(preferRest)
+        .credentialsProvider(CredentialsProvider.newBasicAuthCredentialsProviderBuilder().username(user)
+            .password(password).applyEnvironmentOverrides(false).build())
+        .defaultRequestTimeout(Duration.ofSeconds(30))
+        .build();
   }
 
   String webUrl() {

@@ -10,8 +10,12 @@ import io.camunda.zeebe.protocol.record.ImmutableRecord;
 import io.camunda.zeebe.protocol.record.Record;
 import io.camunda.zeebe.protocol.record.RecordType;
 import io.camunda.zeebe.protocol.record.ValueType;
+import dev.flowpipe.writer.handler.DecisionEvaluationHandler;
+import io.camunda.zeebe.protocol.record.intent.DecisionEvaluationIntent;
 import io.camunda.zeebe.protocol.record.intent.JobBatchIntent;
 import io.camunda.zeebe.protocol.record.intent.ProcessIntent;
+import io.camunda.zeebe.protocol.record.value.ImmutableDecisionEvaluationRecordValue;
+import io.camunda.zeebe.protocol.record.value.ImmutableEvaluatedDecisionValue;
 import io.camunda.zeebe.protocol.record.value.ImmutableJobBatchRecordValue;
 import io.camunda.zeebe.protocol.record.value.ImmutableJobRecordValue;
 import io.camunda.zeebe.protocol.record.value.deployment.ImmutableProcess;
@@ -44,6 +48,30 @@ class PeriodRouterTest {
     assertThat(routed).extracting(change -> RoutedIndex.parse(change.index()).orElseThrow().instanceKey())
         .containsExactly(10L, 20L);
     assertThat(routed.getFirst().edits()).isEqualTo(changes.getFirst().edits());
+  }
+
+  @Test
+  void routesABusinessRuleTasksDecisionInstancesWithTheirProcessInstanceAndLeavesStandaloneOnesInTheBase() {
+    PeriodRouter router = new PeriodRouter(PREFIX, 1, ON, IndexLayout.singleNode("1s"));
+    String decisions = ReadModelIndex.DECISION_INSTANCE.indexName(PREFIX);
+
+    DecisionEvaluationHandler handler = new DecisionEvaluationHandler(PREFIX);
+
+    List<DocumentChange> ofTask = router.route(evaluation(40), handler.changes(evaluation(40)));
+    List<DocumentChange> standalone = router.route(evaluation(-1), handler.changes(evaluation(-1)));
+
+    assertThat(ofTask).extracting(DocumentChange::index).containsExactly(decisions + "|1|40");
+    assertThat(standalone).extracting(DocumentChange::index).containsExactly(decisions);
+  }
+
+  private static Record<?> evaluation(long processInstanceKey) {
+    return ImmutableRecord.builder().withPosition(9).withKey(50).withPartitionId(1)
+        .withRecordType(RecordType.EVENT).withValueType(ValueType.DECISION_EVALUATION)
+        .withIntent(DecisionEvaluationIntent.EVALUATED)
+        .withValue(ImmutableDecisionEvaluationRecordValue.builder().withProcessInstanceKey(processInstanceKey)
+            .withEvaluatedDecisions(List.of(ImmutableEvaluatedDecisionValue.builder().withDecisionId("d").build()))
+            .build())
+        .build();
   }
 
   @Test
