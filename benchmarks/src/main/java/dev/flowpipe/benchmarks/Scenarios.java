@@ -170,14 +170,14 @@ public final class Scenarios {
           .withActivePerMille(a.integer("active-per-mille", 50));
       int runs = a.integer("runs", 200);
       a.requireAllKnown(names);
-      return ScaleRun.run(root, settings, runs);
+      return Report.of(ScaleRun.run(root, settings, runs));
     });
     scenarios.put("footprint", (root, args) -> {
       List<String> names = List.of("instances");
       ScenarioArguments a = arguments(args, names);
       int instances = a.integer("instances", 2_000);
       a.requireAllKnown(names);
-      return Footprint.run(root, instances);
+      return Report.of(Footprint.run(root, instances));
     });
     scenarios.put("refresh-layout", (root, args) -> {
       List<String> names = List.of("instances-per-bulk", "bulks-per-second", "phase-seconds", "rounds");
