@@ -99,6 +99,55 @@ public sealed interface FieldEdit {
     }
   }
 
+  /**
+   * Sets the variable filter's entry of one variable (one name in one scope) on a process-instance document: the
+   * scoped list ({@code <scopeKey>:<entry>}, one per variable) gets this variable's entry in place of its earlier one,
+   * and the indexed list becomes the distinct entries of all of them, sorted. The scoped list is what makes an update
+   * exact: the record of an update carries the new value only, and the old entry must go unless another scope holds
+   * it too. Both lists are sorted, so a replay writes the same document.
+   *
+   * @param scopedField the stored list of {@code <scopeKey>:<entry>}
+   * @param indexedField the indexed list of distinct entries
+   * @param scopeKey the variable's scope
+   * @param namePrefix what every entry of this variable's name starts with (the escaped name and {@code =})
+   * @param entry this variable's entry now
+   */
+  record ScopedEntry(String scopedField, String indexedField, long scopeKey, String namePrefix, String entry)
+      implements FieldEdit {
+    public ScopedEntry {
+      Objects.requireNonNull(scopedField);
+      Objects.requireNonNull(indexedField);
+      Objects.requireNonNull(namePrefix);
+      Objects.requireNonNull(entry);
+    }
+
+    @Override
+    public void applyTo(Map<String, Object> document) {
+      String variable = scopeKey + ":" + namePrefix;
+      java.util.TreeSet<String> scoped = new java.util.TreeSet<>();
+      if (document.get(scopedField) instanceof List<?> stored) {
+        for (Object item : stored) {
+          if (item instanceof String text && !text.startsWith(variable)) {
+            scoped.add(text);
+          }
+        }
+      }
+      scoped.add(scopeKey + ":" + entry);
+      java.util.TreeSet<String> entries = new java.util.TreeSet<>();
+      for (String item : scoped) {
+        entries.add(item.substring(item.indexOf(':') + 1));
+      }
+      // new lists: the old ones may belong to a version of the document a bulk is writing
+      document.put(scopedField, List.copyOf(scoped));
+      document.put(indexedField, List.copyOf(entries));
+    }
+
+    @Override
+    public long estimatedBytes() {
+      return 64L + 2L * (scopedField.length() + indexedField.length() + namePrefix.length() + entry.length());
+    }
+  }
+
   /** The keys a document holds in a field, as a new mutable list (stored numbers come back as Integer or Long). */
   private static List<Long> keys(Map<String, Object> document, String field) {
     List<Long> keys = new ArrayList<>();

@@ -25,11 +25,14 @@ public final class SearchRequestParser {
   /** Operators that take a list; an empty list is no constraint. */
   private static final Set<String> LIST_OPERATORS = Set.of("$in", "$notIn");
   /** List-valued v2 filter fields the read model does not hold (process instances'). */
-  private static final Set<String> NOT_HELD_LISTS = Set.of("tags", "variables");
+  private static final Set<String> NOT_HELD_LISTS = Set.of("tags");
+  /** The process-instance filter by variable name and value, read by {@link VariableFilter}. */
+  private static final String VARIABLES = "variables";
 
   private final WebappProperties.Search limits;
   private final WebappProperties.Consistency consistency;
   private final WebappProperties.Limits budgets;
+  private final VariableFilter variables;
   private static final String LIMITS = "flowpipe.webapp.limits.";
 
   public SearchRequestParser(WebappProperties.Search limits, WebappProperties.Consistency consistency,
@@ -37,6 +40,7 @@ public final class SearchRequestParser {
     this.limits = limits;
     this.consistency = consistency;
     this.budgets = budgets;
+    this.variables = new VariableFilter(budgets);
   }
 
   /**
@@ -97,6 +101,10 @@ public final class SearchRequestParser {
         criteria.add(anyOf(entity, part, entry.getValue()));
         continue;
       }
+      if (entity == Entity.PROCESS_INSTANCES && entry.getKey().equals(VARIABLES)) {
+        criteria.addAll(variables.criteria(part, entry.getValue()));
+        continue;
+      }
       ApiField field = field(entity, entry.getKey(), part, "filtered");
       if (!field.type().filterable()) {
         throw new BadRequestException(part, "free text cannot be filtered on");
@@ -139,6 +147,8 @@ public final class SearchRequestParser {
         for (JsonNode branch : entry.getValue()) {
           count += branch.size();
         }
+      } else if (entry.getKey().equals(VARIABLES) && entry.getValue().isArray()) {
+        count += entry.getValue().size(); // each {name, value} is a condition of its own
       } else {
         count++;
       }
