@@ -1,6 +1,7 @@
 package dev.flowpipe.exporter;
 
 import static dev.flowpipe.exporter.Records.processInstance;
+import static dev.flowpipe.exporter.Records.variable;
 import static io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent.ELEMENT_ACTIVATING;
 import static io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent.ELEMENT_COMPLETED;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -9,6 +10,7 @@ import static org.awaitility.Awaitility.await;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.index.VariableEntries;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.store.SearchStore;
@@ -19,6 +21,9 @@ import io.camunda.zeebe.exporter.test.ExporterTestContext;
 import io.camunda.zeebe.exporter.test.ExporterTestController;
 import io.camunda.zeebe.protocol.record.Record;
 import io.camunda.zeebe.protocol.record.intent.JobIntent;
+import io.camunda.zeebe.protocol.record.intent.VariableIntent;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.Nested;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -55,9 +60,13 @@ class ReadModelExporterTest {
   }
 
   private ReadModelExporter open(String url, Map<String, Object> overrides) {
+    return open(url, prefix, overrides);
+  }
+
+  private ReadModelExporter open(String url, String indexPrefix, Map<String, Object> overrides) {
     Map<String, Object> args = new HashMap<>();
     args.put(WriterSettings.URL, url);
-    args.put(WriterSettings.INDEX_PREFIX, prefix);
+    args.put(WriterSettings.INDEX_PREFIX, indexPrefix);
     args.put(WriterSettings.REFRESH_INTERVAL, "100ms");
     args.put(WriterSettings.BULK_DELAY, "50ms");
     args.put(WriterSettings.BULK_SIZE, 1000);
@@ -185,6 +194,87 @@ class ReadModelExporterTest {
     assertThat(instance(200)).hasValue(first200);
     assertThat(instance(201)).hasValue(first201);
     assertThat(first200).containsEntry("state", "COMPLETED").containsEntry("position", 3);
+  }
+
+  @Nested
+  class TheVariableFilterEntriesOfAnInstance {
+
+    private static final long INSTANCE = 400;
+    private static final long TASK_SCOPE = 410;
+
+    /**
+     * The engine's order: the creation command's variables come before the process element activates; then a local
+     * variable of a task, an update of one, and a second scope holding a name the instance holds too.
+     */
+    private final List<Record<?>> stream = List.of(
+        variable(1, 401, VariableIntent.CREATED, INSTANCE, INSTANCE, "tier", "\"gold\""),
+        variable(2, 402, VariableIntent.CREATED, INSTANCE, INSTANCE, "total", "120"),
+        variable(3, 403, VariableIntent.CREATED, INSTANCE, INSTANCE, "a=b", "1"),
+        processInstance(4, INSTANCE, ELEMENT_ACTIVATING),
+        variable(5, 411, VariableIntent.CREATED, TASK_SCOPE, INSTANCE, "tier", "\"gold\""),
+        variable(6, 401, VariableIntent.UPDATED, INSTANCE, INSTANCE, "tier", "\"silver\""),
+        variable(7, 412, VariableIntent.CREATED, TASK_SCOPE, INSTANCE, "note", "\"" + "x".repeat(9000) + "\""),
+        processInstance(8, INSTANCE, ELEMENT_COMPLETED));
+
+    private final String[] expected = {
+        "a\\=b=1", VariableEntries.entry("note", "\"" + "x".repeat(9000) + "\""), "tier=\"gold\"",
+        "tier=\"silver\"", "total=120"};
+
+    private Map<String, Object> instanceIn(String indexPrefix) {
+      return store.get(ReadModelIndex.PROCESS_INSTANCE.indexName(indexPrefix), String.valueOf(INSTANCE)).orElseThrow();
+    }
+
+    @Test
+    void holdEveryVariableOfAnyScopeByItsLastValueAndKeepTheInstanceFieldsWrittenAfterThem() {
+      open(sharedNode.url(), Map.of());
+      stream.forEach(exporter::export);
+      exporter.close();
+
+      Map<String, Object> document = instance(INSTANCE).orElseThrow();
+      assertThat(document).containsEntry("state", "COMPLETED").containsEntry("bpmnProcessId", "order");
+      // tier is silver in the instance's scope now, and still gold in the task's
+      assertThat(document.get(VariableEntries.FIELD)).asInstanceOf(InstanceOfAssertFactories.LIST)
+          .containsExactly((Object[]) expected);
+      // a long value is held shortened, with a hash of it: the filter's entry for the same value is the same
+      assertThat(((String) ((List<?>) document.get(VariableEntries.FIELD)).get(1)))
+          .hasSize(VariableEntries.SHORTENED_CHARS).startsWith("note=\"xxx");
+    }
+
+    @Test
+    void areTheSameAfterAReplayFromAnyPosition() {
+      open(sharedNode.url(), Map.of());
+      stream.forEach(exporter::export);
+      exporter.close();
+      Map<String, Object> clean = instance(INSTANCE).orElseThrow();
+
+      for (int cut = 1; cut < stream.size(); cut++) {
+        // what was written up to a cut, then the stream again from an earlier position (a replay is a suffix)
+        String replayed = SharedOpenSearch.uniquePrefix();
+        open(sharedNode.url(), replayed, Map.of());
+        stream.subList(0, cut).forEach(exporter::export);
+        exporter.close();
+        open(sharedNode.url(), replayed, Map.of());
+        stream.subList(cut / 2, stream.size()).forEach(exporter::export);
+        exporter.close();
+        assertThat(instanceIn(replayed)).as("replayed from %d after a cut at %d", cut / 2, cut).isEqualTo(clean);
+      }
+    }
+
+    @Test
+    void findTheInstanceByAnEntryAndNotByAValueItNoLongerHoldsAnywhere() {
+      open(sharedNode.url(), Map.of());
+      stream.forEach(exporter::export);
+      exporter.export(variable(9, 411, VariableIntent.UPDATED, TASK_SCOPE, INSTANCE, "tier", "\"bronze\""));
+      exporter.close();
+      String index = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
+      java.util.function.Function<String, Long> found = entry -> store.search(
+          SearchQuery.of(index, List.of(new Criterion.Equals(VariableEntries.FIELD, entry)), List.of(), 10)).total();
+
+      assertThat(found.apply("tier=\"silver\"")).isEqualTo(1);
+      assertThat(found.apply("tier=\"bronze\"")).isEqualTo(1);
+      assertThat(found.apply("tier=\"gold\"")).as("no scope holds gold any more").isZero();
+      assertThat(found.apply("total=120")).isEqualTo(1);
+    }
   }
 
   @Test

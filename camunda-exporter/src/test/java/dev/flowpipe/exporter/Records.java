@@ -48,6 +48,23 @@ final class Records {
         .build();
   }
 
+  /** A variable of one instance in one scope, as the engine writes it (value as JSON text). */
+  static Record<?> variable(long position, long key, io.camunda.zeebe.protocol.record.intent.VariableIntent intent,
+      long scopeKey, long instanceKey, String name, String value) {
+    return event(position, key, ValueType.VARIABLE, intent)
+        .withValue(
+            io.camunda.zeebe.protocol.record.value.ImmutableVariableRecordValue.builder()
+                .withName(name)
+                .withValue(value)
+                .withScopeKey(scopeKey)
+                .withProcessInstanceKey(instanceKey)
+                .withBpmnProcessId("order")
+                .withProcessDefinitionKey(DEFINITION_KEY)
+                .withTenantId("<default>")
+                .build())
+        .build();
+  }
+
   static Record<?> job(long position, long jobKey, long instanceKey, JobIntent intent, int retries, String error) {
     return event(position, jobKey, ValueType.JOB, intent)
         .withValue(

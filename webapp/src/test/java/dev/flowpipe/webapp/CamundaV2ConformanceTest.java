@@ -246,7 +246,27 @@ class CamundaV2ConformanceTest {
           Arguments.of("process-instances", "{\"state\": {\"$in\": [\"TERMINATED\", \"ACTIVE\"]}}", 20),
           Arguments.of("process-instances", "{\"state\": {\"$like\": \"?OMPLETED\"}}", 10),
           // booleans: a plain value
-          Arguments.of("process-instances", "{\"hasIncident\": false}", 27));
+          Arguments.of("process-instances", "{\"hasIncident\": false}", 27),
+          // the filters on other entities (counts from ReadModelFixture's literal terms)
+          Arguments.of("process-instances", "{\"variables\": [{\"name\": \"tier\", \"value\": \"\\\"gold\\\"\"}]}", 9),
+          Arguments.of("process-instances", "{\"variables\": [{\"name\": \"tier\", \"value\": {\"$neq\": \"\\\"gold\\\"\"}}]}", 21),
+          Arguments.of("process-instances", "{\"variables\": [{\"name\": \"x\", \"value\": {\"$exists\": true}}]}", 1),
+          Arguments.of("process-instances", "{\"variables\": [{\"name\": \"tier\", \"value\": {\"$in\": [\"\\\"gold\\\"\"]}}]}", 9),
+          Arguments.of("process-instances", "{\"variables\": [{\"name\": \"tier\", \"value\": {\"$notIn\": [\"\\\"gold\\\"\"]}}]}", 21),
+          Arguments.of("process-instances", "{\"variables\": [{\"name\": \"tier\", \"value\": {\"$like\": \"*ol*\"}}]}", 9),
+          Arguments.of("process-instances", "{\"errorMessage\": {\"$eq\": \"boom\"}}", 1),
+          Arguments.of("process-instances", "{\"errorMessage\": {\"$neq\": \"boom\"}}", 29),
+          Arguments.of("process-instances", "{\"errorMessage\": {\"$in\": [\"boom\", \"no retries left\"]}}", 2),
+          Arguments.of("process-instances", "{\"errorMessage\": {\"$notIn\": [\"boom\"]}}", 29),
+          Arguments.of("process-instances", "{\"errorMessage\": {\"$like\": \"*retries*\"}}", 1),
+          Arguments.of("process-instances", "{\"incidentErrorHashCode\": {\"$gt\": " + Integer.MIN_VALUE + "}}", 2),
+          Arguments.of("process-instances", "{\"hasRetriesLeft\": true}", 1),
+          Arguments.of("process-instances", "{\"elementId\": {\"$in\": [\"start\", \"task\"]}}", 3),
+          Arguments.of("process-instances", "{\"elementId\": {\"$exists\": false}}", 27),
+          Arguments.of("process-instances", "{\"elementInstanceState\": {\"$notIn\": [\"ACTIVE\"]}}", 2),
+          Arguments.of("process-instances", "{\"elementInstanceState\": {\"$like\": \"COMP*\"}}", 2),
+          Arguments.of("process-instances", "{\"elementInstanceState\": {\"$exists\": true}}", 3),
+          Arguments.of("process-instances", "{\"hasElementInstanceIncident\": false}", 2));
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -261,8 +281,7 @@ class CamundaV2ConformanceTest {
     @CsvSource({
       "process-definitions, isLatestVersion",
       "process-definitions, hasStartForm",
-      "process-instances, variables",
-      "process-instances, elementId",
+      "process-instances, batchOperationId",
       "element-instances, elementInstanceScopeKey",
       "jobs, isDenied",
       "jobs, deniedReason"

@@ -60,9 +60,9 @@ public final class VariableHandler implements ExportHandler {
         // the variable filter's entry on its instance (any scope counts, as in Camunda): an update of that document,
         // ordered by position like every other, so a replay leaves it as one clean pass would (ADR 15)
         DocumentChange.update(instances, variable.getProcessInstanceKey(), record.getPosition())
-            .edit(new FieldEdit.ScopedEntry(VariableEntries.SCOPED_FIELD, VariableEntries.FIELD,
-                variable.getScopeKey(), VariableEntries.namePrefix(variable.getName()),
-                VariableEntries.entry(variable.getName(), value)))
+            .edit(new FieldEdit.KeyedEntries(VariableEntries.SCOPED_FIELD, VariableEntries.FIELD,
+                variable.getScopeKey() + ":" + VariableEntries.namePrefix(variable.getName()),
+                List.of(VariableEntries.entry(variable.getName(), value))))
             .build());
   }
 }
