@@ -21,6 +21,8 @@ import io.camunda.zeebe.exporter.test.ExporterTestContext;
 import io.camunda.zeebe.exporter.test.ExporterTestController;
 import io.camunda.zeebe.protocol.record.Record;
 import io.camunda.zeebe.protocol.record.intent.JobIntent;
+import io.camunda.zeebe.protocol.record.intent.IncidentIntent;
+import io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent;
 import io.camunda.zeebe.protocol.record.intent.VariableIntent;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Nested;
@@ -196,6 +198,24 @@ class ReadModelExporterTest {
     assertThat(first200).containsEntry("state", "COMPLETED").containsEntry("position", 3);
   }
 
+  /**
+   * For cuts every {@code step} records: the stream written up to the cut (durable), then again from an earlier
+   * position (a replay is a suffix of the log), each into a read model of its own; the instance must be {@code clean}.
+   */
+  private void assertReplaysLeave(Map<String, Object> clean, List<Record<?>> stream, long instanceKey, int step) {
+    for (int cut = 1; cut < stream.size(); cut += step) {
+      String replayed = SharedOpenSearch.uniquePrefix();
+      open(sharedNode.url(), replayed, Map.of());
+      stream.subList(0, cut).forEach(exporter::export);
+      exporter.close();
+      open(sharedNode.url(), replayed, Map.of());
+      stream.subList(cut / 2, stream.size()).forEach(exporter::export);
+      exporter.close();
+      assertThat(store.get(ReadModelIndex.PROCESS_INSTANCE.indexName(replayed), String.valueOf(instanceKey)))
+          .as("replayed from %d after a cut at %d", cut / 2, cut).hasValue(clean);
+    }
+  }
+
   @Nested
   class TheVariableFilterEntriesOfAnInstance {
 
@@ -220,10 +240,6 @@ class ReadModelExporterTest {
         "a\\=b=1", VariableEntries.entry("note", "\"" + "x".repeat(9000) + "\""), "tier=\"gold\"",
         "tier=\"silver\"", "total=120"};
 
-    private Map<String, Object> instanceIn(String indexPrefix) {
-      return store.get(ReadModelIndex.PROCESS_INSTANCE.indexName(indexPrefix), String.valueOf(INSTANCE)).orElseThrow();
-    }
-
     @Test
     void holdEveryVariableOfAnyScopeByItsLastValueAndKeepTheInstanceFieldsWrittenAfterThem() {
       open(sharedNode.url(), Map.of());
@@ -247,17 +263,7 @@ class ReadModelExporterTest {
       exporter.close();
       Map<String, Object> clean = instance(INSTANCE).orElseThrow();
 
-      for (int cut = 1; cut < stream.size(); cut++) {
-        // what was written up to a cut, then the stream again from an earlier position (a replay is a suffix)
-        String replayed = SharedOpenSearch.uniquePrefix();
-        open(sharedNode.url(), replayed, Map.of());
-        stream.subList(0, cut).forEach(exporter::export);
-        exporter.close();
-        open(sharedNode.url(), replayed, Map.of());
-        stream.subList(cut / 2, stream.size()).forEach(exporter::export);
-        exporter.close();
-        assertThat(instanceIn(replayed)).as("replayed from %d after a cut at %d", cut / 2, cut).isEqualTo(clean);
-      }
+      assertReplaysLeave(clean, stream, INSTANCE, 1);
     }
 
     @Test
@@ -274,6 +280,63 @@ class ReadModelExporterTest {
       assertThat(found.apply("tier=\"bronze\"")).isEqualTo(1);
       assertThat(found.apply("tier=\"gold\"")).as("no scope holds gold any more").isZero();
       assertThat(found.apply("total=120")).isEqualTo(1);
+    }
+  }
+
+  @Nested
+  class TheTermsOfTheFiltersOnOtherEntities {
+
+    private static final long INSTANCE = 500;
+
+    /**
+     * A task that fails without retries (an incident), is retried and completes; a second task whose job failed with
+     * retries left; a third task terminated while its incident is open, its resolution written after.
+     */
+    private final List<Record<?>> stream = List.of(
+        processInstance(1, INSTANCE, ELEMENT_ACTIVATING),
+        Records.element(2, 510, INSTANCE, "charge", ELEMENT_ACTIVATING),
+        Records.job(3, 520, INSTANCE, JobIntent.CREATED, 1, null),
+        Records.job(4, 520, INSTANCE, JobIntent.FAILED, 0, "card declined"),
+        Records.incident(5, 530, INSTANCE, 510, "charge", IncidentIntent.CREATED, "card declined"),
+        Records.incident(6, 530, INSTANCE, 510, "charge", IncidentIntent.RESOLVED, "card declined"),
+        Records.element(7, 510, INSTANCE, "charge", ELEMENT_COMPLETED),
+        Records.element(8, 511, INSTANCE, "ship", ELEMENT_ACTIVATING),
+        Records.job(9, 521, INSTANCE, JobIntent.CREATED, 3, null),
+        Records.job(10, 521, INSTANCE, JobIntent.FAILED, 2, "try again"),
+        Records.element(11, 512, INSTANCE, "pack", ELEMENT_ACTIVATING),
+        Records.incident(12, 531, INSTANCE, 512, "pack", IncidentIntent.CREATED, "no box"),
+        Records.element(13, 512, INSTANCE, "pack", ProcessInstanceIntent.ELEMENT_TERMINATED),
+        Records.incident(14, 531, INSTANCE, 512, "pack", IncidentIntent.RESOLVED, "no box"));
+
+    private Map<String, Object> afterExporting(List<Record<?>> records) {
+      open(sharedNode.url(), Map.of());
+      records.forEach(exporter::export);
+      exporter.close();
+      return instance(INSTANCE).orElseThrow();
+    }
+
+    @Test
+    void holdTheOpenIncidentsMessagesTheJobsWithRetriesLeftAndEachElementsStateAndFlag() {
+      Map<String, Object> whileOpen = afterExporting(stream.subList(0, 12));
+      assertThat(whileOpen.get("incidentErrorMessages")).isEqualTo(List.of("no box"));
+      assertThat(whileOpen.get("incidentErrorHashCodes")).isEqualTo(List.of(String.valueOf("no box".hashCode())));
+      assertThat(whileOpen.get("retriesLeftJobKeys")).isEqualTo(List.of(521));
+      assertThat(whileOpen.get("elementInstanceEntries")).asInstanceOf(InstanceOfAssertFactories.LIST)
+          .contains("id=pack|state=ACTIVE|inc=true", "id=charge|state=COMPLETED|inc=false",
+              "id=ship|state=ACTIVE|inc=false")
+          .doesNotContain("id=charge|state=ACTIVE|inc=false", "id=charge|inc=true");
+
+      Map<String, Object> after = afterExporting(stream.subList(12, stream.size()));
+      assertThat(after.get("incidentErrorMessages")).isEqualTo(List.of());
+      assertThat(after.get("elementInstanceEntries")).asInstanceOf(InstanceOfAssertFactories.LIST)
+          .contains("id=pack|state=TERMINATED|inc=false")
+          .doesNotContain("id=pack|state=ACTIVE|inc=true", "id=pack|state=ACTIVE|inc=false", "inc=true");
+    }
+
+    @Test
+    void areTheSameAfterAReplayFromAnyPosition() {
+      Map<String, Object> clean = afterExporting(stream);
+      assertReplaysLeave(clean, stream, INSTANCE, 3);
     }
   }
 

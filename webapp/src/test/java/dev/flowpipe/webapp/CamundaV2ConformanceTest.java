@@ -247,6 +247,10 @@ class CamundaV2ConformanceTest {
           Arguments.of("process-instances", "{\"state\": {\"$like\": \"?OMPLETED\"}}", 10),
           // booleans: a plain value
           Arguments.of("process-instances", "{\"hasIncident\": false}", 27),
+          // the latest version of each process id: order v2 (2) and payment v1 (3)
+          Arguments.of("process-definitions", "{\"isLatestVersion\": true}", 2),
+          Arguments.of("process-definitions", "{\"isLatestVersion\": false}", 1),
+          Arguments.of("process-definitions", "{\"isLatestVersion\": true, \"processDefinitionId\": \"order\"}", 1),
           // the filters on other entities (counts from ReadModelFixture's literal terms)
           Arguments.of("process-instances", "{\"variables\": [{\"name\": \"tier\", \"value\": \"\\\"gold\\\"\"}]}", 9),
           Arguments.of("process-instances", "{\"variables\": [{\"name\": \"tier\", \"value\": {\"$neq\": \"\\\"gold\\\"\"}}]}", 21),
@@ -279,8 +283,6 @@ class CamundaV2ConformanceTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({
-      "process-definitions, isLatestVersion",
-      "process-definitions, hasStartForm",
       "process-instances, batchOperationId",
       "element-instances, elementInstanceScopeKey",
       "jobs, isDenied",

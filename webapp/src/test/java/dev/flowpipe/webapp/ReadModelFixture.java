@@ -45,7 +45,8 @@ public final class ReadModelFixture {
     writes.add(doc(definitions, 1, Map.of("bpmnProcessId", "order", "version", 1, "name", "Order", "resourceName", "order.bpmn", "bpmnXml", XML)));
     writes.add(doc(definitions, 2, Map.of("bpmnProcessId", "order", "version", 2, "name", "Order", "resourceName", "order.bpmn", "bpmnXml", XML,
         "versionTag", "v2")));
-    writes.add(doc(definitions, 3, Map.of("bpmnProcessId", "payment", "version", 1, "name", "Payment", "resourceName", "payment.bpmn", "bpmnXml", XML)));
+    writes.add(doc(definitions, 3, Map.of("bpmnProcessId", "payment", "version", 1, "name", "Payment", "resourceName", "payment.bpmn", "bpmnXml", XML,
+        "hasStartForm", true)));
     String instances = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
     for (int i = 0; i < 30; i++) {
       writes.add(doc(instances, 1000 + i, instance(i)));

@@ -348,6 +348,21 @@ class SearchApiTest {
     }
 
     @Test
+    void isLatestVersionIsTheHighestVersionOfEachProcessId() {
+      assertThat(keys(search("process-definitions", "{\"filter\": {\"isLatestVersion\": true}}"), "processDefinitionKey"))
+          .containsExactly("2", "3");
+      assertThat(keys(search("process-definitions", "{\"filter\": {\"isLatestVersion\": false}}"), "processDefinitionKey"))
+          .containsExactly("1");
+    }
+
+    @Test
+    void hasStartFormIsAnsweredAndFiltered() {
+      JsonNode answer = search("process-definitions", "{\"filter\": {\"hasStartForm\": true}}");
+      assertThat(keys(answer, "processDefinitionKey")).containsExactly("3");
+      assertThat(answer.path("items").get(0).path("hasStartForm").asBoolean()).isTrue();
+    }
+
+    @Test
     void tagsAreNoneOnZeebe86SoOnlyAnEmptyListMatches() {
       assertThat(instances("{\"tags\": []}")).hasSize(30);
       assertThat(instances("{\"tags\": [\"gold\"]}")).isEmpty();

@@ -67,7 +67,8 @@ public final class IncidentHandler implements ExportHandler {
     // the instance keeps the keys of its open incidents, and a flag for whether there are any; and, for the filters
     // errorMessage and incidentErrorHashCode, their messages and hash codes (ADR 15)
     String message = value.getErrorMessage();
-    changes.add(DocumentChange.update(instances, instanceKey, position)
+    // one change of the instance per record: a second one at the same position would be taken as already applied
+    var instance = DocumentChange.update(instances, instanceKey, position)
         .edit(new FieldEdit.KeyInList("incidentKeys", key, created))
         .edit(new FieldEdit.FlagNotEmpty("incident", "incidentKeys"))
         .edit(new FieldEdit.KeyedEntries(ElementEntries.INCIDENT_ERROR_MESSAGE_ITEMS,
@@ -75,14 +76,15 @@ public final class IncidentHandler implements ExportHandler {
             created && message != null ? List.of(VariableEntries.cut(message)) : List.of()))
         .edit(new FieldEdit.KeyedEntries(ElementEntries.INCIDENT_ERROR_HASH_CODE_ITEMS,
             ElementEntries.INCIDENT_ERROR_HASH_CODES, String.valueOf(key),
-            created ? List.of(String.valueOf(java.util.Objects.hashCode(message))) : List.of()))
-        .build());
+            created ? List.of(String.valueOf(java.util.Objects.hashCode(message))) : List.of()));
     // an incident on the process element itself has no flow-node document
-    if (elementInstanceKey != instanceKey) {
-      // the element filter's incident flag of that element instance, on its instance
-      changes.add(DocumentChange.update(instances, instanceKey, position)
-          .edit(new FieldEdit.ElementCount(value.getElementId(), "ACTIVE", !created, "ACTIVE", created))
-          .build());
+    boolean onAnElement = elementInstanceKey != instanceKey;
+    if (onAnElement) {
+      // the element filter's incident flag of that element instance
+      instance.edit(new FieldEdit.ElementCount(value.getElementId(), "ACTIVE", !created, "ACTIVE", created));
+    }
+    changes.add(instance.build());
+    if (onAnElement) {
       changes.add(DocumentChange.update(elements, elementInstanceKey, position)
           .edit(created ? new FieldEdit.Put("incidentKey", key) : new FieldEdit.ClearKeyIfEquals("incidentKey", key))
           .build());

@@ -30,13 +30,16 @@ public enum Entity {
       "process-definitions",
       ReadModelIndex.PROCESS_DEFINITION,
       List.of("bpmnXml"),
-      List.of("isLatestVersion", "hasStartForm"),
+      // isLatestVersion is read apart (SearchRequestParser) and resolved by the searcher
+      List.of(),
       of("processDefinitionKey", "key", KEY),
       of("processDefinitionId", "bpmnProcessId", STRING),
       of("version", "version", INTEGER),
       of("name", "name", STRING),
       of("resourceName", "resourceName", STRING),
       of("versionTag", "versionTag", STRING),
+      // a start event of the process with a Zeebe form (from the BPMN at deployment; absent on older documents)
+      of("hasStartForm", "hasStartForm", BOOLEAN),
       of("tenantId", "tenantId", STRING)),
   PROCESS_INSTANCES(
       "process-instances",

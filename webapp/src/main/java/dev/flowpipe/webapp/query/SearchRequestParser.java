@@ -29,6 +29,8 @@ public final class SearchRequestParser {
    * non-empty one (tags the instance must all hold) matches no instance.
    */
   private static final String TAGS = "tags";
+  /** The process-definition filter on the latest versions, which the searcher resolves. */
+  private static final String LATEST_VERSION = "isLatestVersion";
   /** The process-instance filter by variable name and value, read by {@link VariableFilter}. */
   private static final String VARIABLES = "variables";
 
@@ -53,10 +55,12 @@ public final class SearchRequestParser {
    *
    * @param sort the requested keys followed by the entity key, which makes every position unique
    * @param sortFields the API fields of {@code sort}, in the same order
+   * @param latestVersion a process-definition filter's {@code isLatestVersion}, or null: the searcher adds it, as only
+   *     the stored definitions tell which are the latest
    */
   public record ParsedSearch(
       List<Criterion> criteria, List<SortField> sort, List<ApiField> sortFields, Page page,
-      ConsistencyRequest consistency) {}
+      ConsistencyRequest consistency, Boolean latestVersion) {}
 
   public ParsedSearch parse(Entity entity, JsonNode request) {
     if (request == null || request.isNull() || request.isMissingNode()) {
@@ -71,11 +75,24 @@ public final class SearchRequestParser {
         throw new BadRequestException(name, "unknown part of a search request; expected " + TOP_LEVEL);
       }
     }
+    Boolean latestVersion = latestVersion(entity, request.path("filter"));
     List<Criterion> criteria = filter(entity, request.path("filter"));
     List<ApiField> sortFields = new ArrayList<>();
     List<SortField> sort = sort(entity, request.path("sort"), sortFields);
     Page page = page(request.path("page"), sortFields);
-    return new ParsedSearch(criteria, sort, sortFields, page, consistency(request.path("consistency")));
+    return new ParsedSearch(criteria, sort, sortFields, page, consistency(request.path("consistency")), latestVersion);
+  }
+
+  /** A process-definition filter's {@code isLatestVersion} (true or false), or null. */
+  private static Boolean latestVersion(Entity entity, JsonNode filter) {
+    JsonNode value = filter.path(LATEST_VERSION);
+    if (entity != Entity.PROCESS_DEFINITIONS || value.isMissingNode()) {
+      return null;
+    }
+    if (!value.isBoolean()) {
+      throw new BadRequestException("filter." + LATEST_VERSION, "expected true or false, was " + value);
+    }
+    return value.booleanValue();
   }
 
   private List<Criterion> filter(Entity entity, JsonNode filter) {
@@ -105,6 +122,12 @@ public final class SearchRequestParser {
       }
       if (instances && ElementInstanceFilter.FIELDS.contains(entry.getKey())) {
         continue; // read above, together
+      }
+      if (entity == Entity.PROCESS_DEFINITIONS && entry.getKey().equals(LATEST_VERSION)) {
+        if (!orAllowed) {
+          throw new BadRequestException(part, "isLatestVersion is taken beside $or, not inside it");
+        }
+        continue; // read by latestVersion
       }
       if (instances && entry.getKey().equals(TAGS)) {
         criteria.addAll(tags(part, entry.getValue()));
