@@ -128,7 +128,7 @@ class SearchRequestParserTest {
           "{\"variables\": [{\"name\": \"orderId\", \"value\": \"\\\"o-1\\\"\"},"
               + " {\"name\": \"a=b\", \"value\": {\"$like\": \"1*\"}}]}"))
           .containsExactly(new Criterion.Equals("variableEntries", "orderId=\"o-1\""),
-              new Criterion.Like("variableEntries", "a\\=b=1*"));
+              new Criterion.Like("variableEntries", "a\\\\=b=1*"));
     }
 
     @Test
