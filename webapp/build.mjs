@@ -1,6 +1,6 @@
 // Bundles the UI (src/main/frontend) with esbuild into the directory given as the first argument
-// (the Maven build passes target/classes/static), copying the HTML, the CSS, the API page and bpmn-js's stylesheets
-// beside it.
+// (the Maven build passes target/classes/static), copying the HTML, the CSS, the API page and bpmn-js's and dmn-js's
+// stylesheets beside it.
 import { build } from 'esbuild';
 import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,4 +28,9 @@ for (const sheet of ['diagram-js.css', 'bpmn-js.css']) {
   cpSync(join('node_modules/bpmn-js/dist/assets', sheet), join(out, 'css', sheet));
 }
 cpSync('node_modules/bpmn-js/dist/assets/bpmn-font', join(out, 'css', 'bpmn-font'), { recursive: true });
+// dmn-js's, for the Decisions view's DRD (the DRD viewer shares diagram-js.css above)
+for (const sheet of ['dmn-js-shared.css', 'dmn-js-drd.css']) {
+  cpSync(join('node_modules/dmn-js/dist/assets', sheet), join(out, 'css', sheet));
+}
+cpSync('node_modules/dmn-js/dist/assets/dmn-font', join(out, 'css', 'dmn-font'), { recursive: true });
 console.log('UI built into ' + out);

@@ -1,6 +1,7 @@
 // The flowpipe UI: a few views over the search API (/v2), routed by the URL hash; pages reload themselves while the
 // tab is visible. Where the user may, it also acts: operations and batch operations through the v2 command endpoints.
 import Viewer from 'bpmn-js/lib/NavigatedViewer';
+import { decisionInstance, decisionInstances } from './decisions.js';
 
 const view = document.getElementById('view');
 const status = document.getElementById('status');
@@ -535,7 +536,14 @@ function show() {
   else if (parts[0] === 'instances') instances(params);
   else if (parts[0] === 'processes' && parts[1]) process(parts[1]);
   else if (parts[0] === 'batches' && parts[1]) batchPage(parts[1]);
+  else if (parts[0] === 'decisions' && parts[1]) decisionInstance(decisionUi(), parts[1]);
+  else if (parts[0] === 'decisions') decisionInstances(decisionUi(), params);
   else dashboard();
+}
+
+/** What the Decisions views (decisions.js) use of this module. */
+function decisionUi() {
+  return { view, api, search, esc, date, table, every, setStatus, route: () => route, current: mine => mine === route };
 }
 
 // Where the node runs the importer (the legacy path), whether it has caught up with the raw records, from its health.

@@ -308,7 +308,7 @@ class CamundaClientOnNodeTest {
           finds("variables $neq", f -> f.variables(List.of(v -> v.name("orderId").value(p -> p.neq("\"o-1\"")))),
               orders.get(1), orders.get(2)),
           finds("errorMessage", f -> f.errorMessage("card declined"), fragile),
-          finds("errorMessage $like", f -> f.errorMessage(p -> p.like("card*"))), fragile),
+          finds("errorMessage $like", f -> f.errorMessage(p -> p.like("card*")), fragile),
           finds("incidentErrorHashCode", f -> f.incidentErrorHashCode("card declined".hashCode()), fragile),
           finds("elementId", f -> f.elementId("ship"), orders.toArray(Long[]::new)),
           finds("elementId and elementInstanceState", f -> f.elementId("ship")

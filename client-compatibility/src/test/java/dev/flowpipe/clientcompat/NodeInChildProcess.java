@@ -2,6 +2,8 @@ package dev.flowpipe.clientcompat;
 
 import static org.awaitility.Awaitility.await;
 
+import io.camunda.client.CamundaClient;
+import io.camunda.client.CredentialsProvider;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -61,6 +63,29 @@ final class NodeInChildProcess implements AutoCloseable {
         (int) all.get("flowpipe.gateway.port"), log);
     node.awaitReady();
     return node;
+  }
+
+  /** Starts a node as {@link #start} with basic auth, one user of the {@code write} role, and bulks written at once. */
+  static NodeInChildProcess startWithWriter(Path directory, String user, String password) throws IOException {
+    return start(directory, Map.of(
+        "flowpipe.exporter.index-refresh-interval", "100ms",
+        "flowpipe.exporter.bulk.delay", "50ms",
+        "flowpipe.webapp.security.basic-auth", true,
+        "flowpipe.webapp.security.users[0].username", user,
+        "flowpipe.webapp.security.users[0].password", password,
+        "flowpipe.webapp.security.users[0].roles", "write"));
+  }
+
+  /** Camunda's client as {@code user}: REST preferred, at the web app; gRPC at the gateway. */
+  CamundaClient client(String user, String password) {
+    return CamundaClient.newClientBuilder()
+        .restAddress(URI.create(webUrl()))
+        .grpcAddress(URI.create(gatewayUrl()))
+        .preferRestOverGrpc(true)
+        .credentialsProvider(CredentialsProvider.newBasicAuthCredentialsProviderBuilder()
+            .username(user).password(password).applyEnvironmentOverrides(false).build())
+        .defaultRequestTimeout(Duration.ofSeconds(30))
+        .build();
   }
 
   private static String required(String property) {

@@ -5,6 +5,9 @@ import dev.flowpipe.writer.batch.BulkFlushPolicy.Reason;
 import dev.flowpipe.writer.batch.DocumentBuffer;
 import dev.flowpipe.writer.batch.RecentDocuments;
 import dev.flowpipe.writer.config.WriterSettings;
+import dev.flowpipe.writer.handler.DecisionEvaluationHandler;
+import dev.flowpipe.writer.handler.DecisionHandler;
+import dev.flowpipe.writer.handler.DecisionRequirementsHandler;
 import dev.flowpipe.writer.handler.DeploymentHandler;
 import dev.flowpipe.writer.handler.DocumentChange;
 import dev.flowpipe.writer.handler.ExportHandler;
@@ -43,7 +46,8 @@ public final class ReadModelWriter {
   /** The value types the handlers read (events only): what the exporter takes and the importer reads. */
   public static final Set<ValueType> VALUE_TYPES =
       Set.of(ValueType.PROCESS, ValueType.PROCESS_INSTANCE, ValueType.VARIABLE, ValueType.INCIDENT, ValueType.JOB,
-          ValueType.JOB_BATCH, ValueType.PROCESS_MESSAGE_SUBSCRIPTION);
+          ValueType.JOB_BATCH, ValueType.PROCESS_MESSAGE_SUBSCRIPTION, ValueType.DECISION,
+          ValueType.DECISION_REQUIREMENTS, ValueType.DECISION_EVALUATION);
 
   private final RecordChanges recordChanges;
   private final DocumentBuffer buffer;
@@ -94,7 +98,10 @@ public final class ReadModelWriter {
         new IncidentHandler(prefix),
         new JobHandler(prefix),
         new SequenceFlowHandler(prefix),
-        new MessageSubscriptionHandler(prefix));
+        new MessageSubscriptionHandler(prefix),
+        new DecisionHandler(prefix),
+        new DecisionRequirementsHandler(prefix),
+        new DecisionEvaluationHandler(prefix));
   }
 
   /**

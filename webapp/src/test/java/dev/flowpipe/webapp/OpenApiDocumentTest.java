@@ -21,11 +21,15 @@ import org.yaml.snakeyaml.Yaml;
 /** The hand-written OpenAPI document is served and says what the code does: the same paths and the same fields. */
 class OpenApiDocumentTest {
 
-  private static final Map<Entity, String> SCHEMA_NAMES = Map.of(
-      Entity.PROCESS_DEFINITIONS, "ProcessDefinition", Entity.PROCESS_INSTANCES, "ProcessInstance",
-      Entity.ELEMENT_INSTANCES, "ElementInstance", Entity.VARIABLES, "Variable", Entity.INCIDENTS, "Incident",
-      Entity.JOBS, "Job", Entity.MESSAGE_SUBSCRIPTIONS, "MessageSubscription",
-      Entity.CORRELATED_MESSAGE_SUBSCRIPTIONS, "CorrelatedMessageSubscription");
+  private static final Map<Entity, String> SCHEMA_NAMES = Map.ofEntries(
+      Map.entry(Entity.PROCESS_DEFINITIONS, "ProcessDefinition"), Map.entry(Entity.PROCESS_INSTANCES, "ProcessInstance"),
+      Map.entry(Entity.ELEMENT_INSTANCES, "ElementInstance"), Map.entry(Entity.VARIABLES, "Variable"),
+      Map.entry(Entity.INCIDENTS, "Incident"), Map.entry(Entity.JOBS, "Job"),
+      Map.entry(Entity.MESSAGE_SUBSCRIPTIONS, "MessageSubscription"),
+      Map.entry(Entity.CORRELATED_MESSAGE_SUBSCRIPTIONS, "CorrelatedMessageSubscription"),
+      Map.entry(Entity.DECISION_DEFINITIONS, "DecisionDefinition"),
+      Map.entry(Entity.DECISION_REQUIREMENTS, "DecisionRequirements"),
+      Map.entry(Entity.DECISION_INSTANCES, "DecisionInstance"));
 
   private static TestWebapp app;
   private static Map<String, Object> document;

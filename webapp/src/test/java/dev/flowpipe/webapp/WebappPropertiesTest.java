@@ -64,7 +64,8 @@ class WebappPropertiesTest {
     "flowpipe.webapp.limits.max-filter-conditions, -1, 'flowpipe.webapp.limits.max-filter-conditions must be 1 to 10000, was -1'",
     "flowpipe.webapp.limits.max-sort-fields, 101, 'flowpipe.webapp.limits.max-sort-fields must be 1 to 100, was 101'",
     "flowpipe.webapp.limits.max-consistency-positions, 0, 'flowpipe.webapp.limits.max-consistency-positions must be 1 to 10000, was 0'",
-    "flowpipe.webapp.limits.max-value-length, 0, 'flowpipe.webapp.limits.max-value-length must be 1 to 1000000, was 0'"
+    "flowpipe.webapp.limits.max-value-length, 0, 'flowpipe.webapp.limits.max-value-length must be 1 to 1000000, was 0'",
+    "flowpipe.webapp.operations.migration-role, admin, 'flowpipe.webapp.operations.migration-role must be write or migrate, was admin'"
   })
   void aBadValueFailsNamingTheKeyAndTheValue(String key, String value, String message) {
     runner.withPropertyValues(key + "=" + value).run(context -> {

@@ -15,6 +15,8 @@ import dev.flowpipe.testsupport.StoreProxy;
 import dev.flowpipe.writer.config.WriterSettings;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.response.ActivatedJob;
+import io.camunda.zeebe.client.api.response.DeploymentEvent;
+import io.camunda.zeebe.client.api.response.EvaluateDecisionResponse;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
 import io.camunda.zeebe.exporter.test.ExporterTestContext;
 import io.camunda.zeebe.exporter.test.ExporterTestController;
@@ -32,6 +34,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -90,6 +93,12 @@ class ReadModelFromRealRunsTest {
       Bpmn.createExecutableProcess("waiting").startEvent().serviceTask("never", t -> t.zeebeJobType("never"))
           .endEvent().done();
 
+  /** A business rule task calling the DRD of test-support's flowpipe/dmn/dish.dmn ("dish" requires "season"). */
+  static final BpmnModelInstance DECIDE =
+      Bpmn.createExecutableProcess("decide").startEvent()
+          .businessRuleTask("choose", t -> t.zeebeCalledDecisionId("dish").zeebeResultVariable("meal")).endEvent()
+          .done();
+
   @TempDir static Path data;
 
   private TestNode node;
@@ -98,6 +107,10 @@ class ReadModelFromRealRunsTest {
   private long fragileKey;
   private long waitingKey;
   private long goMessageKey;
+  private DeploymentEvent dmnDeployment;
+  private long decidedKey;
+  private long undecidedKey;
+  private EvaluateDecisionResponse standalone;
 
   @BeforeAll
   void runProcesses() {
@@ -138,11 +151,28 @@ class ReadModelFromRealRunsTest {
           .getProcessInstanceKey();
       activate(client, "never");
       client.newCancelInstanceCommand(waitingKey).send().join();
+
+      dmnDeployment = client.newDeployResourceCommand().addResourceFromClasspath("flowpipe/dmn/dish.dmn")
+          .addProcessModel(DECIDE, "decide.bpmn").send().join();
+      // temperature 5: "Winter"; 4 guests match rule 1 of "dish" only
+      decidedKey = client.newCreateInstanceCommand().bpmnProcessId("decide").latestVersion()
+          .variables(Map.of("temperature", 5, "guests", 4)).send().join().getProcessInstanceKey();
+      // 200 guests match rules 1 and 3, which the UNIQUE hit policy refuses: the evaluation fails, an incident opens
+      undecidedKey = client.newCreateInstanceCommand().bpmnProcessId("decide").latestVersion()
+          .variables(Map.of("temperature", 5, "guests", 200)).send().join().getProcessInstanceKey();
+      awaitIncident(undecidedKey);
+      client.newCancelInstanceCommand(undecidedKey).send().join();
+      standalone = client.newEvaluateDecisionCommand().decisionId("dish")
+          .variables(Map.of("temperature", 20, "guests", 4)).send().join();
     }
     await("all three instances ended in the store").atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
       assertThat(document(ReadModelIndex.PROCESS_INSTANCE, mainKey)).containsEntry("state", "COMPLETED");
       assertThat(document(ReadModelIndex.PROCESS_INSTANCE, fragileKey)).containsEntry("state", "COMPLETED");
       assertThat(document(ReadModelIndex.PROCESS_INSTANCE, waitingKey)).containsEntry("state", "CANCELED");
+      assertThat(document(ReadModelIndex.PROCESS_INSTANCE, decidedKey)).containsEntry("state", "COMPLETED");
+      assertThat(document(ReadModelIndex.PROCESS_INSTANCE, undecidedKey)).containsEntry("state", "CANCELED");
+      assertThat(documentsOf(ReadModelIndex.DECISION_INSTANCE, "evaluationKey", standalone.getDecisionInstanceKey()))
+          .hasSize(2);
     });
   }
 
@@ -339,6 +369,95 @@ class ReadModelFromRealRunsTest {
       assertThat(c).containsEntry("messageName", "go").containsEntry("correlationKey", "o-1")
           .containsEntry("elementId", "msg");
     });
+  }
+
+  @Nested
+  @Order(6)
+  class Decisions {
+
+    @Test
+    void theDeployedDecisionsAndTheirDrdAreDocumentsWithTheEnginesKeys() {
+      var deployed = dmnDeployment.getDecisionRequirements().getFirst();
+      var requirements = document(ReadModelIndex.DECISION_REQUIREMENTS, deployed.getDecisionRequirementsKey());
+      assertThat(requirements).containsEntry("decisionRequirementsId", "dish-drd")
+          .containsEntry("name", "Dish for the season").containsEntry("version", 1)
+          .containsEntry("resourceName", "flowpipe/dmn/dish.dmn");
+      assertThat((String) requirements.get("dmnXml")).contains("<decisionTable id=\"dish-table\" hitPolicy=\"UNIQUE\">");
+
+      assertThat(dmnDeployment.getDecisions()).hasSize(2).allSatisfy(decision ->
+          assertThat(document(ReadModelIndex.DECISION_DEFINITION, decision.getDecisionKey()))
+              .containsEntry("decisionId", decision.getDmnDecisionId())
+              .containsEntry("name", decision.getDmnDecisionName())
+              .containsEntry("version", decision.getVersion())
+              .containsEntry("decisionRequirementsId", "dish-drd")
+              .containsEntry("decisionRequirementsKey", deployed.getDecisionRequirementsKey()));
+    }
+
+    @Test
+    void aBusinessRuleTasksEvaluationIsOneInstancePerDecisionWithInputsMatchedRuleAndOutput() {
+      var instances = byId(documentsOf(ReadModelIndex.DECISION_INSTANCE, "processInstanceKey", decidedKey));
+      long evaluationKey = ((Number) instances.values().iterator().next().get("evaluationKey")).longValue();
+      long element = ((Number) documentsOf(ReadModelIndex.FLOW_NODE_INSTANCE, "processInstanceKey", decidedKey).stream()
+          .filter(e -> "choose".equals(e.get("elementId"))).findFirst().orElseThrow().get("key")).longValue();
+
+      assertThat(instances).containsOnlyKeys(evaluationKey + "-1", evaluationKey + "-2");
+      assertThat(instances.get(evaluationKey + "-1")).containsEntry("decisionId", "season")
+          .containsEntry("decisionType", "LITERAL_EXPRESSION").containsEntry("state", "EVALUATED")
+          .containsEntry("result", "\"Winter\"");
+      assertThat(instances.get(evaluationKey + "-2")).containsEntry("decisionId", "dish")
+          .containsEntry("decisionName", "Dish").containsEntry("decisionType", "DECISION_TABLE")
+          .containsEntry("state", "EVALUATED").containsEntry("result", "\"Roastbeef\"")
+          .containsEntry("bpmnProcessId", "decide").containsEntry("elementId", "choose")
+          .containsEntry("elementInstanceKey", element)
+          .containsEntry("evaluatedInputs", List.of(
+              Map.of("inputId", "input-season", "inputName", "Season", "inputValue", "\"Winter\""),
+              Map.of("inputId", "input-guests", "inputName", "Guests", "inputValue", "4")))
+          .containsEntry("matchedRules", List.of(Map.of("ruleId", "rule-winter", "ruleIndex", 1,
+              "evaluatedOutputs", List.of(Map.of("outputId", "output-dish", "outputName", "dish",
+                  "outputValue", "\"Roastbeef\"")))));
+    }
+
+    @Test
+    void aFailedEvaluationIsFailedAtTheDecisionTheEngineNamedWithItsIncidentsMessage() {
+      var instances = byId(documentsOf(ReadModelIndex.DECISION_INSTANCE, "processInstanceKey", undecidedKey));
+      String incidentMessage = (String) documentsOf(ReadModelIndex.INCIDENT, "processInstanceKey", undecidedKey)
+          .getFirst().get("errorMessage");
+
+      assertThat(instances.values()).filteredOn(i -> "FAILED".equals(i.get("state"))).singleElement()
+          .satisfies(failed -> {
+            assertThat(failed).containsEntry("decisionId", "dish");
+            assertThat(incidentMessage).contains((String) failed.get("evaluationFailure"));
+          });
+      assertThat(instances.values()).filteredOn(i -> "season".equals(i.get("decisionId"))).singleElement()
+          .satisfies(season -> assertThat(season).containsEntry("state", "EVALUATED"));
+    }
+
+    @Test
+    void aStandaloneEvaluationHasTheEnginesAnswerAndNoInstance() {
+      var instances = byId(documentsOf(ReadModelIndex.DECISION_INSTANCE, "evaluationKey",
+          standalone.getDecisionInstanceKey()));
+
+      assertThat(instances).hasSize(standalone.getEvaluatedDecisions().size());
+      for (int n = 1; n <= standalone.getEvaluatedDecisions().size(); n++) {
+        var answered = standalone.getEvaluatedDecisions().get(n - 1);
+        var document = instances.get(standalone.getDecisionInstanceKey() + "-" + n);
+        assertThat(document).as("decision %d", n).containsEntry("decisionId", answered.getDecisionId())
+            .containsEntry("decisionKey", answered.getDecisionKey())
+            .containsEntry("result", answered.getDecisionOutput());
+        assertThat(document.get("bpmnProcessId")).as("no process").isNull();
+        assertThat(((Number) document.get("processInstanceKey")).longValue()).as("no instance").isEqualTo(-1);
+        assertThat(((List<?>) document.get("evaluatedInputs")).stream().map(i -> ((Map<?, ?>) i).get("inputValue"))
+            .toList()).isEqualTo(answered.getEvaluatedInputs().stream().map(i -> i.getInputValue()).toList());
+        assertThat(((List<?>) document.get("matchedRules")).stream().map(r -> ((Map<?, ?>) r).get("ruleId"))
+            .toList()).isEqualTo(answered.getMatchedRules().stream().map(r -> r.getRuleId()).toList());
+      }
+    }
+
+    private static Map<String, Map<String, Object>> byId(List<Map<String, Object>> documents) {
+      Map<String, Map<String, Object>> byId = new java.util.TreeMap<>();
+      documents.forEach(d -> byId.put((String) d.get("decisionInstanceId"), d));
+      return byId;
+    }
   }
 
   @ParameterizedTest(name = "random seed {0}, {1} bulks in flight")

@@ -86,6 +86,9 @@ class RouteRoleMatrixTest {
       Map.entry("POST /v2/batch-operation-items/search", Access.READ),
       Map.entry("POST /v2/process-instances", Access.WRITE),
       Map.entry("POST /v2/process-instances/{processInstanceKey}/cancellation", Access.WRITE),
+      // with operations.migration-role at its default (write); the migrate role of its own: OperationsAccessTest
+      Map.entry("POST /v2/process-instances/{processInstanceKey}/modification", Access.WRITE),
+      Map.entry("POST /v2/process-instances/{processInstanceKey}/migration", Access.WRITE),
       Map.entry("POST /v2/incidents/{incidentKey}/resolution", Access.WRITE),
       Map.entry("PATCH /v2/jobs/{key}", Access.WRITE),
       Map.entry("PUT /v2/element-instances/{elementInstanceKey}/variables", Access.WRITE),

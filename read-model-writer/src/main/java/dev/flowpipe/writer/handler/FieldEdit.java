@@ -68,6 +68,72 @@ public sealed interface FieldEdit {
     }
   }
 
+  /**
+   * Sets a field to a list of rows (a decision instance's inputs, its matched rules with their outputs), held as an
+   * immutable copy: each row maps names to strings, boxed numbers, booleans or lists of such rows; null values are left
+   * out.
+   */
+  record PutRows(String field, List<Map<String, Object>> rows) implements FieldEdit {
+    public PutRows {
+      Objects.requireNonNull(field);
+      rows = copyOfRows(field, rows);
+    }
+
+    @Override
+    public void applyTo(Map<String, Object> document) {
+      document.put(field, rows);
+    }
+
+    @Override
+    public long estimatedBytes() {
+      return 32L + field.length() + bytesOf(rows);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> copyOfRows(String field, List<Map<String, Object>> rows) {
+      List<Map<String, Object>> copy = new ArrayList<>(rows.size());
+      for (Map<String, Object> row : rows) {
+        Map<String, Object> values = new java.util.LinkedHashMap<>();
+        row.forEach((name, value) -> {
+          if (value instanceof List<?> nested) {
+            values.put(name, copyOfRows(field + "." + name, (List<Map<String, Object>>) nested));
+          } else if (value != null) {
+            values.put(name, new Put(field + "." + name, value).value());
+          }
+        });
+        copy.add(java.util.Collections.unmodifiableMap(values));
+      }
+      return List.copyOf(copy);
+    }
+
+    private static long bytesOf(Object value) {
+      if (value instanceof List<?> list) {
+        return 16L + list.stream().mapToLong(PutRows::bytesOf).sum();
+      }
+      if (value instanceof Map<?, ?> map) {
+        return 48L + map.entrySet().stream()
+            .mapToLong(entry -> 32L + 2L * entry.getKey().toString().length() + bytesOf(entry.getValue())).sum();
+      }
+      return value instanceof String text ? 2L * text.length() : 16;
+    }
+  }
+
+  /**
+   * Takes a field out of the document altogether (absent, not null): for a field {@link
+   * dev.flowpipe.writer.store.DerivedFields} fills in from another document while it is absent, whose source the record
+   * changed (a migrated instance's definition name, a migrated element's name), so the next write derives it anew.
+   */
+  record Remove(String field) implements FieldEdit {
+    public Remove {
+      Objects.requireNonNull(field);
+    }
+
+    @Override
+    public void applyTo(Map<String, Object> document) {
+      document.remove(field);
+    }
+  }
+
   /** Puts a key into a list of keys (once), or takes it out. */
   record KeyInList(String field, long key, boolean present) implements FieldEdit {
     @Override

@@ -13,7 +13,13 @@ import java.util.List;
  * Every BPMN element the engine activates inside an instance (tasks, events, gateways, sub-processes, call
  * activities, multi-instance bodies...) becomes a flow-node-instance document: ACTIVE, then COMPLETED or TERMINATED.
  * The process element itself is the process-instance document; sequence flows are never activated. Each also sets its
- * id and state in its instance's element filter ({@link FieldEdit.ElementCount}).
+ * id and state in its instance's element filter ({@link FieldEdit.ElementCount}); a migrated one does not move there
+ * (its record does not carry the element id it leaves).
+ *
+ * <p>A migration moves each active element instance to its target element ({@code ELEMENT_MIGRATED}, with the target
+ * definition's key and process id and the target element's id); the element's name, derived from the old definition,
+ * is taken out so the bulk writer derives it from the new one. Element instances that had ended stay as they were, as
+ * the engine leaves them.
  */
 public final class FlowNodeInstanceHandler implements ExportHandler {
 
@@ -35,7 +41,8 @@ public final class FlowNodeInstanceHandler implements ExportHandler {
         && type != BpmnElementType.SEQUENCE_FLOW
         && (record.getIntent() == ProcessInstanceIntent.ELEMENT_ACTIVATING
             || record.getIntent() == ProcessInstanceIntent.ELEMENT_COMPLETED
-            || record.getIntent() == ProcessInstanceIntent.ELEMENT_TERMINATED);
+            || record.getIntent() == ProcessInstanceIntent.ELEMENT_TERMINATED
+            || record.getIntent() == ProcessInstanceIntent.ELEMENT_MIGRATED);
   }
 
   @Override
@@ -46,15 +53,17 @@ public final class FlowNodeInstanceHandler implements ExportHandler {
     String state = switch ((ProcessInstanceIntent) record.getIntent()) {
       case ELEMENT_ACTIVATING -> "ACTIVE";
       case ELEMENT_COMPLETED -> "COMPLETED";
+      case ELEMENT_MIGRATED -> null;
       default -> "TERMINATED";
     };
     // the element filter's id and state of this element instance, on its process instance (ADR 15)
     // (an element completes or terminates without an open incident: the engine resolves it first, or the counts even
     // out when it writes the resolution after)
-    DocumentChange onInstance = DocumentChange.update(instances, value.getProcessInstanceKey(), record.getPosition())
-        .edit(new FieldEdit.ElementCount(value.getElementId(), state.equals("ACTIVE") ? null : "ACTIVE", false, state,
-            false))
-        .build();
+    DocumentChange onInstance = state == null ? null
+        : DocumentChange.update(instances, value.getProcessInstanceKey(), record.getPosition())
+            .edit(new FieldEdit.ElementCount(value.getElementId(), state.equals("ACTIVE") ? null : "ACTIVE", false, state,
+                false))
+            .build();
     DocumentChange own =
         switch ((ProcessInstanceIntent) record.getIntent()) {
           case ELEMENT_ACTIVATING ->
@@ -73,10 +82,18 @@ public final class FlowNodeInstanceHandler implements ExportHandler {
           case ELEMENT_COMPLETED ->
               DocumentChange.update(index, key, record.getPosition())
                   .put("state", "COMPLETED").put("endDate", date).build();
+          case ELEMENT_MIGRATED ->
+              DocumentChange.update(index, key, record.getPosition())
+                  .put("processDefinitionKey", value.getProcessDefinitionKey())
+                  .put("bpmnProcessId", value.getBpmnProcessId())
+                  .put("elementId", value.getElementId())
+                  .edit(new FieldEdit.Remove("elementName"))
+                  .build();
           default ->
               DocumentChange.update(index, key, record.getPosition())
                   .put("state", "TERMINATED").put("endDate", date).build();
         };
-    return List.of(own, onInstance);
+    // a migrated element instance keeps its place in the element filter: its record names only its new element
+    return state == null ? List.of(own) : List.of(own, onInstance);
   }
 }

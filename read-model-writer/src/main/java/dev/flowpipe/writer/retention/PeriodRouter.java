@@ -9,6 +9,7 @@ import io.camunda.zeebe.protocol.record.Record;
 import io.camunda.zeebe.protocol.record.ValueType;
 import io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent;
 import io.camunda.zeebe.protocol.record.value.BpmnElementType;
+import io.camunda.zeebe.protocol.record.value.DecisionEvaluationRecordValue;
 import io.camunda.zeebe.protocol.record.value.JobBatchRecordValue;
 import io.camunda.zeebe.protocol.record.value.ProcessInstanceRecordValue;
 import io.camunda.zeebe.protocol.record.value.ProcessInstanceRelated;
@@ -62,9 +63,10 @@ public final class PeriodRouter {
         && record.getValue() instanceof JobBatchRecordValue batch ? instancesOfJobs(batch) : Map.of();
     List<DocumentChange> routed = new ArrayList<>(changes.size());
     for (DocumentChange change : changes) {
-      Long instanceKey = record.getValue() instanceof ProcessInstanceRelated related
-          ? Long.valueOf(related.getProcessInstanceKey())
-          : instanceOfJob.get(change.id());
+      Long instanceKey = instanceOf(record);
+      if (instanceKey == null) {
+        instanceKey = instanceOfJob.get(change.id());
+      }
       var entity = ReadModelIndex.sharedEntityOf(change.index()).filter(RoutedIndex::routes);
       if (instanceKey == null || instanceKey <= 0 || entity.isEmpty()) {
         routed.add(change);
@@ -74,6 +76,21 @@ public final class PeriodRouter {
       }
     }
     return routed;
+  }
+
+  /**
+   * The instance the record's documents belong to, if the record says: a decision evaluation is no
+   * {@link ProcessInstanceRelated} in Zeebe 8.6, but one of a business rule task names its instance, and its decision
+   * instances go with that instance (a standalone evaluation names none: its documents stay in the base index).
+   */
+  private static Long instanceOf(Record<?> record) {
+    if (record.getValue() instanceof ProcessInstanceRelated related) {
+      return related.getProcessInstanceKey();
+    }
+    if (record.getValue() instanceof DecisionEvaluationRecordValue evaluation) {
+      return evaluation.getProcessInstanceKey();
+    }
+    return null;
   }
 
   private static Map<String, Long> instancesOfJobs(JobBatchRecordValue batch) {

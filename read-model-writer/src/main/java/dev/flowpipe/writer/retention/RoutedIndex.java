@@ -29,8 +29,9 @@ record RoutedIndex(String entityName, ReadModelIndex entity, int partition, long
         Integer.parseInt(name.substring(first + 1, last)), Long.parseLong(name.substring(last + 1))));
   }
 
-  /** Whether documents of this entity are routed to periods: all of the shared index but process definitions. */
+  /** Whether documents of this entity are routed to periods: all of the shared index but the deployed definitions. */
   static boolean routes(ReadModelIndex entity) {
-    return entity.shared() && entity != ReadModelIndex.PROCESS_DEFINITION;
+    return entity.shared() && entity != ReadModelIndex.PROCESS_DEFINITION
+        && entity != ReadModelIndex.DECISION_DEFINITION && entity != ReadModelIndex.DECISION_REQUIREMENTS;
   }
 }

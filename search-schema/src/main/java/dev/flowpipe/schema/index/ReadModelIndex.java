@@ -43,6 +43,15 @@ public enum ReadModelIndex {
    * correlates many). Not named "...-message-subscription": entities are told apart by the ends of their names.
    */
   MESSAGE_CORRELATION("message-correlation"),
+  /** A deployed DMN decision (one version): not routed by retention, like process definitions. */
+  DECISION_DEFINITION("decision-definition"),
+  /** A deployed DRD (decision requirements graph, one version) with its DMN XML: not routed by retention. */
+  DECISION_REQUIREMENTS("decision-requirements"),
+  /**
+   * One decision evaluated in one evaluation ({@code <evaluationKey>-<n>}, n from 1, as Camunda's): a business rule
+   * task's evaluation gives one per decision of the DRD it evaluated.
+   */
+  DECISION_INSTANCE("decision-instance"),
   /** Documents the store refused for good (mapping conflict, too large), kept with the reason; an index of its own. */
   DEAD_LETTER("dead-letter"),
   /**

@@ -35,7 +35,9 @@ final class LatestVersions {
     List<Object> after = null;
     String index = readModel.index(ReadModelIndex.PROCESS_DEFINITION);
     while (true) {
-      SearchHits page = readModel.store().search(new SearchQuery(List.of(index), List.of(),
+      // a deleted definition is no version any more (the searches leave it out)
+      SearchHits page = readModel.store().search(new SearchQuery(List.of(index),
+          dev.flowpipe.webapp.query.Entity.PROCESS_DEFINITIONS.alwaysApplied(),
           List.of(SortField.ascending("key")), 0, PAGE, after, List.of("bpmnXml"), storeTimeout));
       for (SearchHits.Hit hit : page.hits()) {
         Map<String, Object> definition = hit.source();

@@ -28,7 +28,8 @@ public class SearchController {
   public static final String CONSISTENCY_HEADER = "Flowpipe-Consistency";
 
   private static final String ENTITIES =
-      "{entity:process-definitions|process-instances|element-instances|variables|incidents|jobs}";
+      "{entity:process-definitions|process-instances|element-instances|variables|incidents|jobs"
+          + "|decision-definitions|decision-requirements|decision-instances}";
 
   private final SearchService service;
   private final SequenceFlows sequenceFlows;
@@ -74,13 +75,28 @@ public class SearchController {
    */
   @GetMapping(path = "/process-definitions/{key}/xml")
   public ResponseEntity<String> processDefinitionXml(@PathVariable String key) {
-    String xml = service.processDefinitionXml(key);
+    return xmlDownload(service.processDefinitionXml(key), key, ".bpmn");
+  }
+
+  /** The DMN of a decision definition's DRD, as the BPMN above (text/xml, a sandboxed download). */
+  @GetMapping(path = "/decision-definitions/{key}/xml")
+  public ResponseEntity<String> decisionDefinitionXml(@PathVariable String key) {
+    return xmlDownload(service.decisionXml(Entity.DECISION_DEFINITIONS, key), key, ".dmn");
+  }
+
+  /** The DMN of a DRD, as the BPMN above. */
+  @GetMapping(path = "/decision-requirements/{key}/xml")
+  public ResponseEntity<String> decisionRequirementsXml(@PathVariable String key) {
+    return xmlDownload(service.decisionXml(Entity.DECISION_REQUIREMENTS, key), key, ".dmn");
+  }
+
+  private static ResponseEntity<String> xmlDownload(String xml, String key, String extension) {
     return ResponseEntity.ok()
         .contentType(new MediaType(MediaType.TEXT_XML, java.nio.charset.StandardCharsets.UTF_8))
         .header("Content-Security-Policy", SecurityConfiguration.DOCUMENT_POLICY)
         .header("X-Content-Type-Options", "nosniff")
         .header(HttpHeaders.CONTENT_DISPOSITION, ContentDisposition.attachment()
-            .filename(key.replaceAll("[^0-9A-Za-z_-]", "_") + ".bpmn").build().toString())
+            .filename(key.replaceAll("[^0-9A-Za-z_-]", "_") + extension).build().toString())
         .body(xml);
   }
 

@@ -71,7 +71,7 @@ public final class SearchService {
     boolean backwards = parsed.page().backwards();
     List<SortField> sort = backwards ? parsed.sort().stream().map(SortField::reversed).toList() : parsed.sort();
     List<Object> cursor = backwards ? parsed.page().before() : parsed.page().after();
-    List<Criterion> criteria = new ArrayList<>(parsed.criteria());
+    List<Criterion> criteria = new ArrayList<>(criteria(entity, parsed));
     if (parsed.latestVersion() != null) {
       Criterion latest = new Criterion.OneOf("key", latestVersions.keys());
       criteria.add(parsed.latestVersion() ? latest : new Criterion.Not(latest));
@@ -98,6 +98,15 @@ public final class SearchService {
     String endCursor = hits.isEmpty() ? null : Cursor.encode(hits.getLast().sortValues());
     // the store counts every match (no cap on the total), so there are never more than totalItems
     return new SearchAnswer(items, new SearchAnswer.PageInfo(found.total(), false, startCursor, endCursor), consistency);
+  }
+
+  private static List<Criterion> criteria(Entity entity, ParsedSearch parsed) {
+    if (entity.alwaysApplied().isEmpty()) {
+      return parsed.criteria();
+    }
+    List<Criterion> criteria = new ArrayList<>(parsed.criteria());
+    criteria.addAll(entity.alwaysApplied());
+    return criteria;
   }
 
   /** A search or count the store stopped at its timeout, as the budget it ran into. */
@@ -127,18 +136,41 @@ public final class SearchService {
     return xml.toString();
   }
 
-  private Map<String, Object> document(Entity entity, String key) {
-    if (key == null || !key.matches("\\d{1,19}")) {
-      throw new BadRequestException("key", "expected a key (digits), was '" + key + "'");
+  /** The DMN XML of a DRD, or of the DRD a decision definition belongs to (as Camunda answers both). */
+  public String decisionXml(Entity entity, String key) {
+    Map<String, Object> requirements = entity == Entity.DECISION_DEFINITIONS
+        ? document(Entity.DECISION_REQUIREMENTS,
+            String.valueOf(document(Entity.DECISION_DEFINITIONS, key).get("decisionRequirementsKey")))
+        : document(Entity.DECISION_REQUIREMENTS, key);
+    Object xml = requirements.get("dmnXml");
+    if (xml == null) {
+      throw new NotFoundException(entity.key().name() + " " + key + " has no DMN XML");
     }
-    try {
-      Long.parseLong(key);
-    } catch (NumberFormatException e) {
-      throw new BadRequestException("key", "expected a key (digits), was '" + key + "'");
+    return xml.toString();
+  }
+
+  private Map<String, Object> document(Entity entity, String key) {
+    if (entity == Entity.DECISION_INSTANCES) {
+      // <decisionEvaluationKey>-<n>, as Camunda's
+      if (key == null || !key.matches("\\d{1,19}-\\d{1,9}")) {
+        throw new BadRequestException("key",
+            "expected a decision evaluation instance key (<digits>-<digits>), was '" + key + "'");
+      }
+    } else {
+      if (key == null || !key.matches("\\d{1,19}")) {
+        throw new BadRequestException("key", "expected a key (digits), was '" + key + "'");
+      }
+      try {
+        Long.parseLong(key);
+      } catch (NumberFormatException e) {
+        throw new BadRequestException("key", "expected a key (digits), was '" + key + "'");
+      }
     }
     ReadModelIndex index = entity.index();
     return readModel.store().get(readModel.index(index), key)
-        .orElseThrow(() -> new NotFoundException("no " + entity.key().name() + " " + key + " in " + entity.path()));
+        .filter(document -> !entity.hides(document))
+        .orElseThrow(() -> new NotFoundException("no " + entity.key().name() + " " + key + " in " + entity.path()
+            + " (or deleted in the engine)"));
   }
 
   private static Map<String, Object> item(Entity entity, Map<String, Object> source) {

@@ -13,6 +13,7 @@ import static dev.flowpipe.webapp.query.FieldType.TEXT;
 import dev.flowpipe.schema.index.ElementEntries;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.index.VariableEntries;
+import dev.flowpipe.schema.query.Criterion;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -196,7 +197,58 @@ public enum Entity {
     public List<ApiField> uniqueOrder() {
       return List.of(key(), field("messageKey").orElseThrow());
     }
-  };
+  },
+  /** Deployed DMN decisions; a deleted one is hidden (see {@link #hidesDeleted()}). */
+  DECISION_DEFINITIONS(
+      "decision-definitions",
+      ReadModelIndex.DECISION_DEFINITION,
+      List.of(),
+      List.of(),
+      of("decisionDefinitionKey", "key", KEY),
+      of("decisionDefinitionId", "decisionId", STRING),
+      of("name", "name", STRING),
+      of("version", "version", INTEGER),
+      of("decisionRequirementsId", "decisionRequirementsId", STRING),
+      of("decisionRequirementsKey", "decisionRequirementsKey", KEY),
+      of("tenantId", "tenantId", STRING)),
+  /** Deployed DRDs (the DMN XML only through {@code /xml}); a deleted one is hidden. */
+  DECISION_REQUIREMENTS(
+      "decision-requirements",
+      ReadModelIndex.DECISION_REQUIREMENTS,
+      List.of("dmnXml"),
+      List.of(),
+      of("decisionRequirementsKey", "key", KEY),
+      of("decisionRequirementsId", "decisionRequirementsId", STRING),
+      of("decisionRequirementsName", "name", STRING),
+      of("version", "version", INTEGER),
+      of("resourceName", "resourceName", STRING),
+      of("tenantId", "tenantId", STRING)),
+  /**
+   * One decision of one evaluation. Its key is a string, {@code <decisionEvaluationKey>-<n>}, as Camunda's; the
+   * inputs and matched rules are answered by the get only (the v2 search result has no such fields).
+   */
+  DECISION_INSTANCES(
+      "decision-instances",
+      ReadModelIndex.DECISION_INSTANCE,
+      List.of("evaluatedInputs", "matchedRules"),
+      List.of(),
+      of("decisionEvaluationInstanceKey", "decisionInstanceId", STRING),
+      oneOf("state", "state", V2Values.DECISION_INSTANCE_STATE),
+      of("evaluationDate", "evaluationDate", DATE),
+      of("evaluationFailure", "evaluationFailure", STRING).searchedAs("evaluationFailure.keyword"),
+      of("decisionDefinitionId", "decisionId", STRING),
+      of("decisionDefinitionName", "decisionName", STRING),
+      of("decisionDefinitionVersion", "decisionVersion", INTEGER),
+      oneOf("decisionDefinitionType", "decisionType", V2Values.DECISION_DEFINITION_TYPE),
+      of("result", "result", TEXT),
+      of("tenantId", "tenantId", STRING),
+      of("decisionEvaluationKey", "evaluationKey", KEY),
+      of("processDefinitionKey", "processDefinitionKey", KEY),
+      of("processInstanceKey", "processInstanceKey", KEY),
+      of("decisionDefinitionKey", "decisionKey", KEY),
+      of("elementInstanceKey", "elementInstanceKey", KEY),
+      of("evaluatedInputs", "evaluatedInputs", TEXT),
+      of("matchedRules", "matchedRules", TEXT));
 
 
   private final String path;
@@ -238,6 +290,27 @@ public enum Entity {
   /** The fields that end every order, making each position in it unique (cursors never skip or repeat): the key. */
   public List<ApiField> uniqueOrder() {
     return List.of(key);
+  }
+
+  /** The read model's mark of a resource deleted in the engine (the writer's definition and decision handlers). */
+  static final String DELETED = "deleted";
+
+  /**
+   * Whether the read model keeps documents of this entity marked {@code deleted} (a deleted process or DMN resource's
+   * definitions and DRD: a process definition's finished instances keep naming it), which searches and gets do not show.
+   */
+  public boolean hidesDeleted() {
+    return this == PROCESS_DEFINITIONS || this == DECISION_DEFINITIONS || this == DECISION_REQUIREMENTS;
+  }
+
+  /** Conditions every search of this entity adds to the request's: documents the API does not show. */
+  public List<Criterion> alwaysApplied() {
+    return hidesDeleted() ? List.of(new Criterion.Not(new Criterion.Equals(DELETED, true))) : List.of();
+  }
+
+  /** Whether the API shows no such document (what {@link #alwaysApplied()} leaves out of searches). */
+  public boolean hides(Map<String, Object> document) {
+    return hidesDeleted() && Boolean.TRUE.equals(document.get(DELETED));
   }
 
   /** Fields Camunda's REST API v2 defines for this entity that the read model does not hold. */
@@ -328,6 +401,14 @@ public enum Entity {
 
     /** The engine's intents by the same names; CREATING and DELETING are steps the API does not show. */
     static final Vocabulary MESSAGE_SUBSCRIPTION_STATE = Vocabulary.of("CORRELATED", "CREATED", "DELETED", "MIGRATED");
+
+    /** An evaluated decision or the one an evaluation failed at; the read model holds no UNSPECIFIED. */
+    static final Vocabulary DECISION_INSTANCE_STATE =
+        Vocabulary.of("EVALUATED", "FAILED", "UNSPECIFIED").storing("UNSPECIFIED");
+
+    /** Zeebe's decision types by the same names. */
+    static final Vocabulary DECISION_DEFINITION_TYPE =
+        Vocabulary.of("DECISION_TABLE", "LITERAL_EXPRESSION", "UNSPECIFIED").storing("UNSPECIFIED");
 
     private V2Values() {}
   }
