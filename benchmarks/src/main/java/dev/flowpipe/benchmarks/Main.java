@@ -1,16 +1,15 @@
 package dev.flowpipe.benchmarks;
 
+import dev.flowpipe.benchmarks.report.Report;
 import dev.flowpipe.benchmarks.report.ReportWriter;
 import dev.flowpipe.benchmarks.report.ReportPages;
 import java.nio.file.Path;
 import java.time.LocalDate;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The entry point of {@code benchmarks/run}: finds the scenario by name in {@link Scenarios}, runs it and writes its
- * report under {@code benchmarks/results/} (JSON, and the HTML page where the scenario has one).
+ * report under {@code benchmarks/results/} (JSON, markdown, and the HTML page where the scenario has one).
  */
 public final class Main {
 
@@ -28,9 +27,10 @@ public final class Main {
       htmlFromSavedReport(root, args.length > 1 ? args[1] : "");
       return;
     }
-    Map<String, Object> report = ReportWriter.tree(Scenarios.named(args[0]).run(root, args), LocalDate.now());
+    Report report = ReportWriter.dated(Scenarios.named(args[0]).run(root, args), LocalDate.now());
     Path out = root.resolve("benchmarks/results/" + args[0] + ".json");
     ReportWriter.write(report, out);
+    ReportWriter.writeMarkdown(report, root.resolve("benchmarks/results/" + args[0] + ".md"));
     // their windows (load, ramp), differences (crash) or lag samples (import-restart) make the JSON long; the summary
     // was printed
     if (!List.of("load", "ramp", "crash", "cluster-crash", "slow-network", "import-restart").contains(args[0])) {
@@ -38,10 +38,10 @@ public final class Main {
     }
     System.out.println("report: " + out);
     if (ReportPages.SCENARIOS.contains(args[0])) {
-      ReportPages.write(args[0], report, root.resolve("benchmarks/results/" + args[0] + ".html"));
+      ReportPages.write(args[0], ReportWriter.tree(report), root.resolve("benchmarks/results/" + args[0] + ".html"));
     }
     // the crash suite found a difference (the report says which); otherwise exit even if a library left a thread
-    System.exit(Boolean.FALSE.equals(report.get("passed")) ? 1 : 0);
+    System.exit(report.failed() ? 1 : 0);
   }
 
   /** Draws the HTML page of a JSON-only scenario again from its saved report. */

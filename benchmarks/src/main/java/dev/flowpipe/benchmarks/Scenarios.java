@@ -28,6 +28,7 @@ import dev.flowpipe.benchmarks.scenario.importer.LegacyAvailability;
 import dev.flowpipe.benchmarks.scenario.importer.LegacyAvailabilitySettings;
 import dev.flowpipe.benchmarks.scenario.operations.OperationsScenario;
 import dev.flowpipe.benchmarks.scenario.migration.SchemaMigrationRun;
+import dev.flowpipe.benchmarks.report.Report;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
@@ -44,12 +45,12 @@ import java.util.Set;
 public final class Scenarios {
 
   /**
-   * One scenario: runs it and returns its report, a typed record of its own (or, for the scenarios not yet typed, a
-   * map), which {@link dev.flowpipe.benchmarks.report.ReportWriter} writes.
+   * One scenario: runs it and returns its {@link Report}, which {@link dev.flowpipe.benchmarks.report.ReportWriter}
+   * writes.
    */
   @FunctionalInterface
   public interface Scenario {
-    Object run(Path root, String[] args) throws Exception;
+    Report run(Path root, String[] args) throws Exception;
   }
 
   private static final List<String> OURS_NOOP_NONE = List.of("ours", "noop", "none");
@@ -89,7 +90,7 @@ public final class Scenarios {
       int warmUp = a.integer("warm-up-seconds", 120);
       int rounds = a.integer("rounds", 6);
       a.requireAllKnown(names);
-      return InterleavedOverhead.run(root, window, modes, warmUp, rounds);
+      return Report.of(InterleavedOverhead.run(root, window, modes, warmUp, rounds));
     });
     scenarios.put("cpu-cost", (root, args) -> {
       List<String> names = List.of("rate", "seconds", "modes", "warm-up-seconds", "rounds");
@@ -128,7 +129,7 @@ public final class Scenarios {
       String settings = a.text("node-settings", null);
       List<String> variants = settings == null ? List.of() : AvailabilityRun.nodeSettingVariants(settings);
       a.requireAllKnown(names);
-      return AvailabilityRun.availability(root, probes, delays, warmUp, nicenesses, variants);
+      return Report.of(AvailabilityRun.availability(root, probes, delays, warmUp, nicenesses, variants));
     });
     scenarios.put("exporter-throughput", (root, args) -> {
       List<String> names = List.of("instances", "bulk-refresh");
@@ -138,9 +139,10 @@ public final class Scenarios {
       a.requireAllKnown(names);
       return ExporterThroughputRun.exporterThroughput(root, instances, refresh);
     });
-    scenarios.put("exporter-slow-link", (root, args) -> ExporterSlowLink.run(root, List.of(args).subList(1, args.length)));
-    scenarios.put("slow-store", (root, args) -> ExporterSlowLink.run(root, ExporterSlowLink.slowStoreArguments(
-        List.of(args).subList(1, args.length))));
+    scenarios.put("exporter-slow-link", (root, args) -> ExporterSlowLink.run(root,
+        ExporterSlowLink.Settings.parse(List.of(args).subList(1, args.length))));
+    scenarios.put("slow-store", (root, args) -> ExporterSlowLink.run(root,
+        ExporterSlowLink.Settings.slowStore(List.of(args).subList(1, args.length))));
     scenarios.put("flow-control", (root, args) -> {
       List<String> names = List.of("rate", "store-operations-per-second");
       ScenarioArguments a = arguments(args, names);
@@ -184,10 +186,11 @@ public final class Scenarios {
     scenarios.put("scaling", (root, args) -> ScalingRamp.run(root, List.of(args).subList(1, args.length)));
     scenarios.put("slow-network", (root, args) -> SlowNetwork.run(root, List.of(args).subList(1, args.length),
         root.resolve("benchmarks/results/slow-network.html")));
-    scenarios.put("crash", (root, args) -> CrashSuite.run(root, List.of(args).subList(1, args.length)));
-    scenarios.put("cluster-crash", (root, args) -> ClusterCrashSuite.run(root, List.of(args).subList(1, args.length)));
-    scenarios.put("stock-cluster-crash", (root, args) -> StockClusterCrash.run(root,
-        List.of(args).subList(1, args.length)));
+    scenarios.put("crash", (root, args) -> Report.of(CrashSuite.run(root, List.of(args).subList(1, args.length))));
+    scenarios.put("cluster-crash", (root, args) -> Report.of(ClusterCrashSuite.run(root,
+        List.of(args).subList(1, args.length))));
+    scenarios.put("stock-cluster-crash", (root, args) -> Report.of(StockClusterCrash.run(root,
+        List.of(args).subList(1, args.length))));
     scenarios.put("schema-migration", (root, args) -> {
       List<String> names = List.of("documents-per-entity");
       ScenarioArguments a = arguments(args, names);
@@ -195,8 +198,10 @@ public final class Scenarios {
       a.requireAllKnown(names);
       return SchemaMigrationRun.run(root, perEntity);
     });
-    scenarios.put("operations", (root, args) -> OperationsScenario.run(root, List.of(args).subList(1, args.length)));
-    scenarios.put("batch-restart", (root, args) -> BatchRestart.run(root, List.of(args).subList(1, args.length)));
+    scenarios.put("operations", (root, args) -> Report.of(OperationsScenario.run(root,
+        List.of(args).subList(1, args.length))));
+    scenarios.put("batch-restart", (root, args) -> Report.of(BatchRestart.run(root,
+        List.of(args).subList(1, args.length))));
     scenarios.put("import-drain", (root, args) -> {
       List<String> names = List.of("records", "recording-seconds");
       ScenarioArguments a = ScenarioArguments.positional(args[0], List.of(args).subList(1, args.length), names,
@@ -204,12 +209,12 @@ public final class Scenarios {
       long records = a.whole("records", 1_000_000);
       int recordingSeconds = a.integer("recording-seconds", 20);
       a.requireAllKnown(names);
-      return ImportDrain.run(root, records, recordingSeconds, a.passedThrough());
+      return Report.of(ImportDrain.run(root, records, recordingSeconds, a.passedThrough()));
     });
-    scenarios.put("legacy-availability", (root, args) -> LegacyAvailability.run(root,
-        LegacyAvailabilitySettings.parse(List.of(args).subList(1, args.length))));
-    scenarios.put("import-restart", (root, args) -> ImportRestart.run(root,
-        ImportRestartSettings.parse(List.of(args).subList(1, args.length))));
+    scenarios.put("legacy-availability", (root, args) -> Report.of(LegacyAvailability.run(root,
+        LegacyAvailabilitySettings.parse(List.of(args).subList(1, args.length)))));
+    scenarios.put("import-restart", (root, args) -> Report.of(ImportRestart.run(root,
+        ImportRestartSettings.parse(List.of(args).subList(1, args.length)))));
     return Collections.unmodifiableMap(scenarios);
   }
 

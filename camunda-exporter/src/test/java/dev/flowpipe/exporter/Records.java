@@ -77,10 +77,11 @@ final class Records {
         .withIntent(intent);
   }
 
-  /** A record no handler writes anything for (a job migrated to another process version). */
+  /**
+   * A record no handler writes anything for: an instance's ELEMENT_ACTIVATED (its document is written from
+   * ELEMENT_ACTIVATING; a job's MIGRATED, used here before, changes the job's document since issue 35).
+   */
   static Record<?> unhandled(long position) {
-    return event(position, position, ValueType.JOB, JobIntent.MIGRATED)
-        .withValue(ImmutableJobRecordValue.builder().withType("work").build())
-        .build();
+    return processInstance(position, position, ProcessInstanceIntent.ELEMENT_ACTIVATED);
   }
 }

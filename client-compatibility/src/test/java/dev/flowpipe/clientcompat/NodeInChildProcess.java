@@ -65,6 +65,22 @@ final class NodeInChildProcess implements AutoCloseable {
     return node;
   }
 
+  /** Starts a node as {@link #start} with basic auth, one user of the {@code write} role, and bulks written at once. */
+  static NodeInChildProcess startWithWriter(Path directory, String user, String password) throws IOException {
+    return start(directory, Map.of(
+        "flowpipe.exporter.index-refresh-interval", "100ms",
+        "flowpipe.exporter.bulk.delay", "50ms",
+        "flowpipe.webapp.security.basic-auth", true,
+        "flowpipe.webapp.security.users[0].username", user,
+        "flowpipe.webapp.security.users[0].password", password,
+        "flowpipe.webapp.security.users[0].roles", "write"));
+  }
+
+  /** Camunda's client as {@code user}: REST preferred, at the web app; gRPC at the gateway. */
+  CamundaClient client(String user, String password) {
+    return client(user, password, true);
+  }
+
   private static String required(String property) {
     String value = System.getProperty(property);
     if (value == null || value.isBlank()) {
@@ -90,20 +106,6 @@ final class NodeInChildProcess implements AutoCloseable {
       close();
       throw new AssertionError("node not ready; its log ends:\n" + logTail(), e);
     }
-  }
-
-  /**
-   * Starts a node as the client tests want it: exporting within about a tenth of a second, basic authentication on,
-   * and one user of role {@code write}.
-   */
-  static NodeInChildProcess startWithWriter(Path directory, String user, String password) throws IOException {
-    return start(directory, Map.of(
-        "flowpipe.exporter.index-refresh-interval", "100ms",
-        "flowpipe.exporter.bulk.delay", "50ms",
-        "flowpipe.webapp.security.basic-auth", true,
-        "flowpipe.webapp.security.users[0].username", user,
-        "flowpipe.webapp.security.users[0].password", password,
-        "flowpipe.webapp.security.users[0].roles", "write"));
   }
 
   /**

@@ -1,5 +1,8 @@
 package dev.flowpipe.embeddedstore;
 
+import static dev.flowpipe.settings.SettingRules.positive;
+import static dev.flowpipe.settings.SettingRules.print;
+
 import java.time.Duration;
 
 /**
@@ -51,24 +54,6 @@ public record RestartPolicy(int maxAttempts, Duration backoff, Duration maxBacko
       throw new IllegalArgumentException(prefix + "max-backoff must be at least " + prefix + "backoff ("
           + print(backoff) + "), was " + print(maxBackoff));
     }
-  }
-
-  private static void positive(String key, Duration value) {
-    if (value == null || value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException(key + " must be a positive duration, was " + print(value));
-    }
-  }
-
-  /** A duration as the settings write it ({@code 1s}, {@code 250ms}, {@code 10m}). */
-  private static String print(Duration value) {
-    if (value == null) {
-      return null;
-    }
-    long millis = value.toMillis();
-    if (millis % 60_000 == 0 && millis != 0) {
-      return millis / 60_000 + "m";
-    }
-    return millis % 1000 == 0 && millis != 0 ? millis / 1000 + "s" : millis + "ms";
   }
 
   /** The wait before the {@code attempt}-th restart in a row (1 for the first). */

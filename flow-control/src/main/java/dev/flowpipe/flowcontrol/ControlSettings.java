@@ -1,5 +1,8 @@
 package dev.flowpipe.flowcontrol;
 
+import static dev.flowpipe.settings.SettingRules.positive;
+import static dev.flowpipe.settings.SettingRules.print;
+
 import java.time.Duration;
 import java.util.Locale;
 
@@ -43,12 +46,10 @@ public record ControlSettings(
     if (mode == null) {
       throw new IllegalArgumentException("mode must be 'time' or 'records', was null");
     }
-    if (maxExportLag == null || maxExportLag.isNegative() || maxExportLag.isZero()) {
-      throw new IllegalArgumentException("max-export-lag must be a positive duration, was " + ms(maxExportLag));
-    }
+    positive("max-export-lag", maxExportLag);
     if (resolution == null || resolution.compareTo(Duration.ofMillis(10)) < 0
         || resolution.compareTo(Duration.ofSeconds(10)) > 0) {
-      throw new IllegalArgumentException("resolution must be between 10ms and 10s, was " + ms(resolution));
+      throw new IllegalArgumentException("resolution must be between 10ms and 10s, was " + print(resolution));
     }
     if (acceptableBacklog < 1) {
       throw new IllegalArgumentException("acceptable-backlog must be >= 1, was " + acceptableBacklog);
@@ -62,16 +63,11 @@ public record ControlSettings(
     if (window == null || window.compareTo(Duration.ofSeconds(1)) < 0 || window.compareTo(Duration.ofMinutes(1)) > 0
         || window.compareTo(resolution.multipliedBy(2)) < 0) {
       throw new IllegalArgumentException("window must be between 1s and 1m and at least twice the resolution ("
-          + ms(resolution) + "), was " + ms(window));
+          + print(resolution) + "), was " + print(window));
     }
     if (warmUp == null || warmUp.isNegative() || warmUp.compareTo(Duration.ofHours(1)) > 0) {
-      throw new IllegalArgumentException("warm-up must be between 0s and 1h, was " + ms(warmUp));
+      throw new IllegalArgumentException("warm-up must be between 0s and 1h, was " + print(warmUp));
     }
-  }
-
-  /** A duration as a setting is written, in milliseconds ("250ms"), so a message shows the value as given. */
-  private static String ms(Duration duration) {
-    return duration == null ? "null" : duration.toMillis() + "ms";
   }
 
   /** The node's and the server's defaults: time mode, 2 s target, 5 s window, floor 100 records/s. */

@@ -108,6 +108,12 @@ public final class LagWindow {
     return extreme(span, signal, false);
   }
 
+  /** The mean of {@code signal} over the samples taken within {@code span} of the latest one. */
+  public double mean(Duration span, ToLongFunction<LagSample> signal) {
+    long from = samples.getLast().nanos() - span.toNanos();
+    return samples.stream().filter(sample -> sample.nanos() >= from).mapToLong(signal).average().orElse(0);
+  }
+
   private long extreme(Duration span, ToLongFunction<LagSample> signal, boolean smallest) {
     long from = samples.getLast().nanos() - span.toNanos();
     long result = smallest ? Long.MAX_VALUE : Long.MIN_VALUE;

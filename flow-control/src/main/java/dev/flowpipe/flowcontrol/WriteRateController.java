@@ -67,9 +67,11 @@ public final class WriteRateController {
     }
     double observed = signal.applyAsLong(window.latest());
     double error = Math.max(-1, Math.min(1, (target - observed) / target));
-    // integrated only near the target, so draining a large lag (or filling a small one) does not wind it up and
-    // overshoot afterwards; bounded like the correction
-    if (Math.abs(error) < INTEGRATE_WITHIN) {
+    // integrated only while the lag is near the target on average over the window, so draining a large lag (or
+    // filling a small one) does not wind it up and overshoot afterwards; every tick's error counts then, the peaks of
+    // a store that acknowledges in bulks too, or the lag would settle above the target; bounded like the correction
+    double recent = window.mean(settings.window(), signal);
+    if (Math.abs(target - recent) < INTEGRATE_WITHIN * target) {
       integral = Math.max(-MAX_CUT, Math.min(1, integral + INTEGRAL_GAIN * error * settings.resolution().toNanos() / 1e9));
     }
     double correction = Math.max(-MAX_CUT, Math.min(1, GAIN * error + integral));

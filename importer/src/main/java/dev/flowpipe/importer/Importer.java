@@ -4,6 +4,7 @@ import dev.flowpipe.importer.config.ImporterSettings;
 import dev.flowpipe.importer.cursor.CursorStore;
 import dev.flowpipe.importer.source.RawRecordIndices;
 import dev.flowpipe.importer.source.Sequences;
+import dev.flowpipe.schema.index.MigrationProgress;
 import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchHits;
@@ -14,6 +15,7 @@ import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.InstantSource;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -100,7 +102,9 @@ public final class Importer implements AutoCloseable {
     SearchStore connectedTarget =
         settings.target().equals(settings.source()) ? connectedSource : connector.apply(settings.target());
     try {
-      new SchemaManager(connectedTarget, settings.indexPrefix(), settings.writer().indexLayout()).ensureSchema();
+      // a migration's lease and progress read the importer's clock, not the system's
+      new SchemaManager(connectedTarget, settings.indexPrefix(), settings.writer().indexLayout(),
+          new MigrationProgress(), clock.withZone(ZoneOffset.UTC)).ensureSchema();
       new CursorStore(connectedTarget, settings.indexPrefix()).ensureIndex();
     } catch (RuntimeException e) {
       connectedSource.close();

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.systemtests.ClientOracle.Outcome;
 import dev.flowpipe.testsupport.NodeProcess;
+import dev.flowpipe.testsupport.StockZeebeBroker;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -75,6 +76,25 @@ public final class ServerProcess implements AutoCloseable {
     ServerProcess server = new ServerProcess(process, port, log);
     server.awaitReady();
     return server;
+  }
+
+  /**
+   * The settings of a server beside {@code stock}: its read model in the store at {@code storeUrl} under the cluster's
+   * prefix, broker {@code gatewayNode}'s gateway, and every broker's monitoring port by node id; a mutable map the
+   * caller adds to.
+   */
+  public static Map<String, Object> besideTheCluster(StockCluster stock, String storeUrl, int gatewayNode) {
+    Map<String, Object> settings = new LinkedHashMap<>();
+    settings.put("flowpipe.webapp.store.url", storeUrl);
+    settings.put("flowpipe.webapp.store.index-prefix", stock.indexPrefix());
+    settings.put("flowpipe.server.gateway.address", "127.0.0.1:"
+        + stock.cluster().broker(gatewayNode).gateway().getPort());
+    for (StockZeebeBroker broker : stock.cluster().brokers()) {
+      settings.put("flowpipe.server.flow-control.brokers[" + broker.nodeId() + "].node-id", broker.nodeId());
+      settings.put("flowpipe.server.flow-control.brokers[" + broker.nodeId() + "].monitoring-url",
+          broker.monitoring());
+    }
+    return settings;
   }
 
   private void awaitReady() {

@@ -77,18 +77,9 @@ class ServerBesideTheStockClusterTest {
   @BeforeAll
   void startTheServer(StockCluster stock, EmbeddedSearchStore openSearch) throws Exception {
     this.stock = stock;
-    Map<String, Object> settings = new LinkedHashMap<>();
-    settings.put("flowpipe.webapp.store.url", openSearch.url());
-    settings.put("flowpipe.webapp.store.index-prefix", stock.indexPrefix());
+    Map<String, Object> settings = ServerProcess.besideTheCluster(stock, openSearch.url(), GATEWAY_NODE);
     settings.put("flowpipe.webapp.operations.enabled", true);
     settings.put("flowpipe.server.gateway.request-timeout", "10s"); // as the load's own clients
-    StockZeebeBroker gateway = stock.cluster().broker(GATEWAY_NODE);
-    settings.put("flowpipe.server.gateway.address", "127.0.0.1:" + gateway.gateway().getPort());
-    for (StockZeebeBroker broker : stock.cluster().brokers()) {
-      settings.put("flowpipe.server.flow-control.brokers[" + broker.nodeId() + "].node-id", broker.nodeId());
-      settings.put("flowpipe.server.flow-control.brokers[" + broker.nodeId() + "].monitoring-url",
-          broker.monitoring());
-    }
     settings.put("flowpipe.server.flow-control.max-export-lag", TARGET.toMillis() + "ms");
     // the warm-up as by default (60 s): the fresh cluster's light load runs within it, the degraded store after it
     // below the default floor of 100 records/s a partition: what the degraded store absorbs here is less

@@ -263,7 +263,8 @@ public final class StockZeebeCluster implements AutoCloseable {
   /** The node that leads {@code partition}, once one does (waits up to 60 s). */
   public int leaderOf(int partition) {
     return await("a leader of partition " + partition).atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(100)).until(() -> leaders().get(partition), Objects::nonNull);
+        .pollInterval(Duration.ofMillis(100)).dontCatchUncaughtExceptions() // see awaitHealthy
+        .until(() -> leaders().get(partition), Objects::nonNull);
   }
 
   /** SIGKILL to broker {@code nodeId}; returns once it has exited. Its data, ports and YAML stay for a restart. */
@@ -297,6 +298,9 @@ public final class StockZeebeCluster implements AutoCloseable {
       await("a healthy stock cluster of " + settings.brokers() + " brokers, " + settings.partitions()
           + " partitions, replication " + settings.replicationFactor()).atMost(READY_WITHIN)
           .pollInterval(Duration.ofMillis(250))
+          // a topology request that timed out leaves its closed client's gRPC thread throwing
+          // RejectedExecutionException: no news of the cluster (awaitility would fail the start with it)
+          .dontCatchUncaughtExceptions()
           .failFast("a broker exited", () -> brokers.stream().anyMatch(b -> !b.isAlive()))
           .until(() -> healthy(topology(), replicas)
               && brokers.stream().allMatch(StockZeebeBroker::monitoringAnswers));

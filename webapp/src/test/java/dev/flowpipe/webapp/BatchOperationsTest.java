@@ -134,6 +134,16 @@ class BatchOperationsTest {
     }
 
     @Override
+    public void modifyProcessInstance(long processInstanceKey, Modification modification) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void migrateProcessInstance(long processInstanceKey, Migration migration) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
     public Topology topology() {
       throw new UnsupportedOperationException();
     }

@@ -25,6 +25,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class OperationsAccessTest {
 
   private static final String CANCEL = "/v2/process-instances/2251799813685249/cancellation";
+  private static final String MODIFY = "/v2/process-instances/2251799813685249/modification";
+  private static final String MIGRATE = "/v2/process-instances/2251799813685249/migration";
+  private static final String ACTIVATE_A = "{\"activateInstructions\": [{\"elementId\": \"a\"}]}";
+  private static final String MIGRATE_A = "{\"targetProcessDefinitionKey\": \"2251799813685253\","
+      + " \"mappingInstructions\": [{\"sourceElementId\": \"a\", \"targetElementId\": \"a2\"}]}";
 
   private static TestWebapp start(EmbeddedSearchStore node, SearchStore store, Map<String, Object> settings) {
     String prefix = SharedOpenSearch.uniquePrefix();
@@ -87,6 +92,46 @@ class OperationsAccessTest {
     }
 
     @Test
+    void modificationAndMigrationNeedTheWriteRoleByDefault() {
+      app.as("reader", "r");
+      assertThat(app.post(MODIFY, ACTIVATE_A).status()).isEqualTo(403);
+      assertThat(app.post(MIGRATE, MIGRATE_A).status()).isEqualTo(403);
+
+      app.as("operator", "o");
+      assertThat(app.post(MODIFY, ACTIVATE_A).status()).isEqualTo(501);
+      assertThat(app.post(MIGRATE, MIGRATE_A).status()).isEqualTo(501);
+    }
+
+    @Test
+    void aBadModificationOrMigrationInstructionIsNamed() {
+      app.as("operator", "o");
+      assertThat(part(app.post(MODIFY, "{}"))).isEqualTo("body");
+      assertThat(part(app.post(MODIFY, "{\"activateInstructions\": [{\"elementId\": \"\"}]}")))
+          .isEqualTo("activateInstructions[0].elementId");
+      assertThat(part(app.post(MODIFY, "{\"activateInstructions\": [{\"elementId\": \"a\","
+          + " \"ancestorElementInstanceKey\": \"x\"}]}"))).isEqualTo("activateInstructions[0].ancestorElementInstanceKey");
+      assertThat(part(app.post(MODIFY, "{\"activateInstructions\": [{\"elementId\": \"a\","
+          + " \"variableInstructions\": [{\"variables\": 3}]}]}")))
+          .isEqualTo("activateInstructions[0].variableInstructions[0].variables");
+      assertThat(part(app.post(MODIFY, "{\"terminateInstructions\": [{\"elementId\": \"a\"}]}")))
+          .isEqualTo("terminateInstructions[0].elementInstanceKey");
+      assertThat(part(app.post(MODIFY, "{\"moveInstructions\": [{\"targetElementId\": \"a\"}]}")))
+          .isEqualTo("moveInstructions");
+      assertThat(part(app.post(MIGRATE, "{\"mappingInstructions\": []}"))).isEqualTo("targetProcessDefinitionKey");
+      assertThat(part(app.post(MIGRATE, "{\"targetProcessDefinitionKey\": \"2251799813685253\","
+          + " \"mappingInstructions\": []}"))).isEqualTo("mappingInstructions");
+      assertThat(part(app.post(MIGRATE, "{\"targetProcessDefinitionKey\": \"2251799813685253\","
+          + " \"mappingInstructions\": [{\"sourceElementId\": \"a\"}]}")))
+          .isEqualTo("mappingInstructions[0].targetElementId");
+    }
+
+    private String part(TestWebapp.Answer answer) {
+      assertThat(answer.status()).as(answer.body()).isEqualTo(400);
+      assertThat(answer.contentType()).startsWith("application/problem+json");
+      return answer.json().path("part").asText();
+    }
+
+    @Test
     void theWriteRoleReadsToo() {
       assertThat(app.as("operator", "o").post("/v2/process-instances/search", "{}").status()).isEqualTo(200);
       assertThat(app.as("reader", "r").post("/v2/process-instances/search", "{}").status()).isEqualTo(200);
@@ -116,6 +161,48 @@ class OperationsAccessTest {
     private TestWebapp.Answer send(String method, String path, String json) {
       return app.send(HttpRequest.newBuilder(URI.create(app.baseUrl() + path)).header("Content-Type",
           "application/json").method(method, HttpRequest.BodyPublishers.ofString(json)));
+    }
+  }
+
+  /** {@code operations.migration-role: migrate}: migration is the migrate role's alone. */
+  @Nested
+  @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+  class WithMigrationLimitedToARoleOfItsOwn {
+
+    private TestWebapp app;
+
+    @BeforeAll
+    void start(EmbeddedSearchStore node, SearchStore store) {
+      app = OperationsAccessTest.start(node, store, Map.of(
+          "flowpipe.webapp.security.basic-auth", true,
+          "flowpipe.webapp.operations.migration-role", "migrate",
+          "flowpipe.webapp.security.users[0].username", "operator",
+          "flowpipe.webapp.security.users[0].password", "o",
+          "flowpipe.webapp.security.users[0].roles", "write",
+          "flowpipe.webapp.security.users[1].username", "migrator",
+          "flowpipe.webapp.security.users[1].password", "m",
+          "flowpipe.webapp.security.users[1].roles", "migrate"));
+    }
+
+    @AfterAll
+    void stop() {
+      app.close();
+    }
+
+    @Test
+    void theWriteRoleMayModifyButNotMigrate() {
+      app.as("operator", "o");
+      assertThat(app.post(MIGRATE, MIGRATE_A).status()).isEqualTo(403);
+      assertThat(app.post(MODIFY, ACTIVATE_A).status()).isEqualTo(501);
+    }
+
+    @Test
+    void theMigrateRoleMayMigrateAndReadButNothingElse() {
+      app.as("migrator", "m");
+      assertThat(app.post(MIGRATE, MIGRATE_A).status()).isEqualTo(501);
+      assertThat(app.post(MODIFY, ACTIVATE_A).status()).isEqualTo(403);
+      assertThat(app.post(CANCEL, "{}").status()).isEqualTo(403);
+      assertThat(app.post("/v2/process-instances/search", "{}").status()).isEqualTo(200);
     }
   }
 

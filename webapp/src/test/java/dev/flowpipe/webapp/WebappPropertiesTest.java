@@ -49,8 +49,8 @@ class WebappPropertiesTest {
     "flowpipe.webapp.search.max-page-size, 0, 'flowpipe.webapp.search.max-page-size must be 1 to 10000, was 0'",
     "flowpipe.webapp.search.default-page-size, 20000, 'flowpipe.webapp.search.default-page-size must be 1 to max-page-size (10000), was 20000'",
     "flowpipe.webapp.consistency.poll-interval, 0ms, 'flowpipe.webapp.consistency.poll-interval must be a positive duration, was 0ms'",
-    "flowpipe.webapp.consistency.default-timeout, 1m, 'flowpipe.webapp.consistency.default-timeout must be <= max-timeout (30000ms), was 60000ms'",
-    "flowpipe.webapp.ui.refresh-interval, -1s, 'flowpipe.webapp.ui.refresh-interval must be a positive duration, was -1000ms'",
+    "flowpipe.webapp.consistency.default-timeout, 1m, 'flowpipe.webapp.consistency.default-timeout must be <= max-timeout (30s), was 1m'",
+    "flowpipe.webapp.ui.refresh-interval, -1s, 'flowpipe.webapp.ui.refresh-interval must be a positive duration, was -1s'",
     "flowpipe.webapp.store.url, ftp://host, 'flowpipe.webapp.store.url must be http(s)://host[:port], was ''ftp://host'''",
     "flowpipe.webapp.store.index-prefix, Upper, 'flowpipe.webapp.store.index-prefix must be lowercase letters, digits, ''-'', ''_'' or ''.'', starting with a letter or digit, at most 100 characters, was ''Upper'''",
     "flowpipe.webapp.store.tls.trust-store, /nowhere/trust.p12, 'flowpipe.webapp.store.tls.trust-store: no readable file at /nowhere/trust.p12'",
@@ -64,7 +64,8 @@ class WebappPropertiesTest {
     "flowpipe.webapp.limits.max-filter-conditions, -1, 'flowpipe.webapp.limits.max-filter-conditions must be 1 to 10000, was -1'",
     "flowpipe.webapp.limits.max-sort-fields, 101, 'flowpipe.webapp.limits.max-sort-fields must be 1 to 100, was 101'",
     "flowpipe.webapp.limits.max-consistency-positions, 0, 'flowpipe.webapp.limits.max-consistency-positions must be 1 to 10000, was 0'",
-    "flowpipe.webapp.limits.max-value-length, 0, 'flowpipe.webapp.limits.max-value-length must be 1 to 1000000, was 0'"
+    "flowpipe.webapp.limits.max-value-length, 0, 'flowpipe.webapp.limits.max-value-length must be 1 to 1000000, was 0'",
+    "flowpipe.webapp.operations.migration-role, admin, 'flowpipe.webapp.operations.migration-role must be write or migrate, was admin'"
   })
   void aBadValueFailsNamingTheKeyAndTheValue(String key, String value, String message) {
     runner.withPropertyValues(key + "=" + value).run(context -> {

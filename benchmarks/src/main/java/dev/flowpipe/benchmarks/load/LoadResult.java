@@ -1,6 +1,6 @@
 package dev.flowpipe.benchmarks.load;
 
-import java.util.LinkedHashMap;
+import dev.flowpipe.benchmarks.report.Section;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToLongFunction;
@@ -62,32 +62,30 @@ public record LoadResult(
     return loadWindows().stream().mapToLong(LoadWindow::lagAgeMillis).filter(v -> v >= 0).average().orElse(-1);
   }
 
-  public Map<String, Object> summary() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("offeredPerSecond", settings.ratePerSecond());
-    m.put("loadSeconds", loadSeconds);
-    m.put("createAttempts", total(LoadWindow::createAttempts));
-    m.put("created", total(LoadWindow::created));
-    m.put("completed", total(LoadWindow::completed));
-    m.put("createRejected", total(LoadWindow::createRejected));
-    m.put("completeAttempts", total(LoadWindow::completeAttempts));
-    m.put("completeRejected", total(LoadWindow::completeRejected));
-    m.put("heldBackAtInFlightLimit", total(LoadWindow::heldBack));
-    m.put("createTimedOut", total(LoadWindow::createTimedOut));
-    m.put("otherErrors", errorKinds);
+  public Section summary() {
+    Section m = new Section().figure("offeredPerSecond", settings.ratePerSecond())
+        .figure("loadSeconds", loadSeconds)
+        .figure("createAttempts", total(LoadWindow::createAttempts))
+        .figure("created", total(LoadWindow::created))
+        .figure("completed", total(LoadWindow::completed))
+        .figure("createRejected", total(LoadWindow::createRejected))
+        .figure("completeAttempts", total(LoadWindow::completeAttempts))
+        .figure("completeRejected", total(LoadWindow::completeRejected))
+        .figure("heldBackAtInFlightLimit", total(LoadWindow::heldBack))
+        .figure("createTimedOut", total(LoadWindow::createTimedOut))
+        .typed("otherErrors", errorKinds);
     if (!errorMessages.isEmpty()) {
-      m.put("otherErrorMessages", errorMessages);
+      m.typed("otherErrorMessages", errorMessages);
     }
-    m.put("notFinished", notFinished);
-    m.put("createdPerSecond", round(createdPerSecond()));
-    m.put("completedPerSecond", round(completedPerSecond()));
-    m.put("rejectedShare", Math.round(rejectedShare() * 10_000) / 10_000.0);
-    m.put("executionLatencyMillis", Figures.percentiles(latency));
-    Map<String, Object> lag = new LinkedHashMap<>();
-    lag.put("meanAgeMillis", meanLagAgeMillis() < 0 ? null : Math.round(meanLagAgeMillis()));
-    lag.put("maxAgeMillis", maxLagAgeMillis() < 0 ? null : maxLagAgeMillis());
-    lag.put("maxRecords", maxLagRecords() < 0 ? null : maxLagRecords());
-    m.put("exporterLag", lag);
+    m.figure("notFinished", notFinished)
+        .figure("createdPerSecond", round(createdPerSecond()))
+        .figure("completedPerSecond", round(completedPerSecond()))
+        .figure("rejectedShare", Math.round(rejectedShare() * 10_000) / 10_000.0)
+        .section("executionLatencyMillis", Figures.percentiles(latency));
+    m.section("exporterLag")
+        .figure("meanAgeMillis", meanLagAgeMillis() < 0 ? null : Math.round(meanLagAgeMillis()))
+        .figure("maxAgeMillis", maxLagAgeMillis() < 0 ? null : maxLagAgeMillis())
+        .figure("maxRecords", maxLagRecords() < 0 ? null : maxLagRecords());
     return m;
   }
 

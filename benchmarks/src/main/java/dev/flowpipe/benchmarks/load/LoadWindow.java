@@ -1,7 +1,7 @@
 package dev.flowpipe.benchmarks.load;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
+import dev.flowpipe.benchmarks.report.Unit;
+import dev.flowpipe.benchmarks.report.Section;
 
 /**
  * One second of a load run, counted by the second in which each thing happened, except the creates: an attempt and
@@ -59,27 +59,26 @@ public record LoadWindow(
     return commands() == 0 ? 0 : rejected() / (double) commands();
   }
 
-  public Map<String, Object> toMap() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("second", second);
-    m.put("createAttempts", createAttempts);
-    m.put("created", created);
-    m.put("createRejected", createRejected);
-    m.put("createTimedOut", createTimedOut);
-    m.put("heldBack", heldBack);
-    m.put("completed", completed);
-    m.put("completeAttempts", completeAttempts);
-    m.put("completeRejected", completeRejected);
-    m.put("errors", errors);
-    m.put("rejectedShare", Math.round(rejectedShare() * 10_000) / 10_000.0);
-    Map<String, Object> latency = new LinkedHashMap<>();
-    latency.put("p50", latencyP50);
-    latency.put("p90", latencyP90);
-    latency.put("p99", latencyP99);
-    latency.put("max", latencyMax);
-    m.put("latencyMillis", latencyMax < 0 ? null : latency);
-    m.put("lagAgeMillis", lagAgeMillis < 0 ? null : lagAgeMillis);
-    m.put("lagRecords", lagRecords < 0 ? null : lagRecords);
-    return m;
+  /** This second as a report section. */
+  public Section toSection() {
+    Section m = new Section().figure("second", second)
+        .figure("createAttempts", createAttempts)
+        .figure("created", created)
+        .figure("createRejected", createRejected)
+        .figure("createTimedOut", createTimedOut)
+        .figure("heldBack", heldBack)
+        .figure("completed", completed)
+        .figure("completeAttempts", completeAttempts)
+        .figure("completeRejected", completeRejected)
+        .figure("errors", errors)
+        .figure("rejectedShare", Math.round(rejectedShare() * 10_000) / 10_000.0);
+    if (latencyMax < 0) {
+      m.put("latencyMillis", new Section.Empty());
+    } else {
+      m.section("latencyMillis").figure("p50", latencyP50, Unit.MILLIS).figure("p90", latencyP90, Unit.MILLIS)
+          .figure("p99", latencyP99, Unit.MILLIS).figure("max", latencyMax, Unit.MILLIS);
+    }
+    return m.figure("lagAgeMillis", lagAgeMillis < 0 ? null : lagAgeMillis)
+        .figure("lagRecords", lagRecords < 0 ? null : lagRecords);
   }
 }

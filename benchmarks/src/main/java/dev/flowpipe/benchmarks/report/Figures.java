@@ -16,14 +16,13 @@ public final class Figures {
     return Math.round(value * 1000) / 1000.0;
   }
 
-  public static Map<String, Object> percentiles(Histogram histogram) {
-    Map<String, Object> p = new LinkedHashMap<>();
-    p.put("count", histogram.getTotalCount());
-    p.put("p50", histogram.getValueAtPercentile(50));
-    p.put("p90", histogram.getValueAtPercentile(90));
-    p.put("p99", histogram.getValueAtPercentile(99));
-    p.put("max", histogram.getMaxValue());
-    return p;
+  /** Count, p50, p90, p99 and max of a histogram of milliseconds. */
+  public static Section percentiles(Histogram histogram) {
+    return new Section().figure("count", histogram.getTotalCount())
+        .figure("p50", histogram.getValueAtPercentile(50), Unit.MILLIS)
+        .figure("p90", histogram.getValueAtPercentile(90), Unit.MILLIS)
+        .figure("p99", histogram.getValueAtPercentile(99), Unit.MILLIS)
+        .figure("max", histogram.getMaxValue(), Unit.MILLIS);
   }
 
   public static Map<String, Double> means(Map<String, List<Double>> results) {

@@ -74,7 +74,7 @@ class LoadGeneratorOnANodeTest {
     assertThat(result.latency().getMinValue()).isGreaterThanOrEqualTo(10);
     // the exporter's lag was read from the node's Prometheus text
     assertThat(result.windows()).anySatisfy(w -> assertThat(w.lagAgeMillis()).isGreaterThanOrEqualTo(0));
-    assertThat(result.summary()).containsKeys("createdPerSecond", "completedPerSecond", "rejectedShare",
+    assertThat(result.summary().values()).containsKeys("createdPerSecond", "completedPerSecond", "rejectedShare",
         "executionLatencyMillis", "exporterLag");
   }
 

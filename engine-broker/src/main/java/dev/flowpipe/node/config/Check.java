@@ -1,6 +1,6 @@
 package dev.flowpipe.node.config;
 
-import dev.flowpipe.schema.settings.SettingRules;
+import dev.flowpipe.settings.SettingRules;
 import java.time.Duration;
 
 /** Validation for the configuration records: each failure names the full property key and the value. */

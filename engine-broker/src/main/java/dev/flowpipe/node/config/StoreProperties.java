@@ -3,7 +3,7 @@ package dev.flowpipe.node.config;
 import dev.flowpipe.embeddedstore.DiskWatermarks;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.embeddedstore.RestartPolicy;
-import dev.flowpipe.schema.store.Secrets;
+import dev.flowpipe.settings.Secrets;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreTls;
 import java.nio.file.Path;

@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
+import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.testsupport.ImageTarball;
+import dev.flowpipe.testsupport.StockZeebeBroker;
+import dev.flowpipe.testsupport.StockZeebeCluster;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -21,18 +25,20 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The server's image as a container runtime would see it: its configuration read from the tarball's own JSON, and
  * the server started from the image's own file system (the layers applied in order) with nothing of this machine's
- * but the kernel: chroot into that folder as the image's user, in a mount and PID namespace with a fresh /proc.
+ * but the kernel: chroot into that folder as the image's user, in a mount and PID namespace with a fresh /proc. Alive
+ * and not ready without a store and a gateway; ready beside a stock Zeebe broker with our exporter and a real store.
  */
+@ExtendWith(SharedOpenSearch.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ServerImageIT {
 
@@ -94,21 +100,11 @@ class ServerImageIT {
   class ItsFileSystem {
 
     private Path root;
-    private Process server;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @BeforeAll
     void applyTheLayers() throws Exception {
       root = image.rootFileSystem(temp.resolve("root"));
-    }
-
-    @AfterAll
-    void stopTheServer() throws InterruptedException {
-      if (server != null && server.isAlive()) {
-        // unshare ignores SIGTERM while it waits, and chroot's change of user clears --kill-child's signal: kill the
-        // server itself, the first process of its PID namespace, which takes the namespace along
-        ProcessHandle.of(server.pid()).orElseThrow().children().forEach(ProcessHandle::destroyForcibly);
-        server.waitFor();
-      }
     }
 
     @Test
@@ -130,58 +126,131 @@ class ServerImageIT {
       int port = freePort();
       // the "mounted" configuration file: only it says which port to serve on
       Files.writeString(root.resolve("config/application.yaml"), "server:\n  port: " + port + "\n");
+      Process server = startFromTheImage("unready", Map.of(
+          "FLOWPIPE_WEBAPP_STORE_URL", "http://127.0.0.1:" + freePort(),
+          "FLOWPIPE_SERVER_GATEWAY_ADDRESS", "127.0.0.1:" + freePort()));
+      try {
+        long startMillis = awaitLiveness(server, port, "unready");
+        System.out.printf("server image: started from its layout in %d ms; layers %d bytes compressed%n",
+            startMillis, image.compressedBytes());
+
+        HttpResponse<String> liveness = get(port, "/actuator/health/liveness");
+        assertThat(liveness.body()).contains("\"status\":\"UP\"");
+        // nothing listens at the store's URL or the gateway's address: alive, but not ready for traffic
+        HttpResponse<String> readiness = get(port, "/actuator/health/readiness");
+        assertThat(readiness.statusCode()).as(readiness.body()).isEqualTo(503);
+        assertThat(readiness.body()).contains("\"status\":\"DOWN\"");
+        assertThat(ProcessHandle.of(server.pid()).orElseThrow().descendants()
+                .map(process -> process.info().user().orElse("?")).distinct().toList())
+            .as("the users of the server's processes (below unshare, which runs as the test's user)")
+            .isNotEmpty()
+            .doesNotContain("root", "0");
+
+        // as a runtime stops a container: SIGTERM to its first process, which is the server itself
+        ProcessHandle.of(server.pid()).orElseThrow().children().forEach(ProcessHandle::destroy);
+        assertThat(server.waitFor(60, TimeUnit.SECONDS)).as("the server stops on SIGTERM").isTrue();
+      } finally {
+        stop(server);
+        Files.delete(root.resolve("config/application.yaml"));
+      }
+    }
+
+    @Test
+    void isReadyOnceItsGatewayHasALeaderAndItsStoreHoldsTheReadModel(EmbeddedSearchStore openSearch) throws Exception {
+      // given a stock Zeebe broker (Camunda's distribution) with our exporter, which creates the read model in the store
+      String prefix = SharedOpenSearch.uniquePrefix();
+      var exporter = new StockZeebeCluster.Exporter("flowpipe", "dev.flowpipe.exporter.ReadModelExporter",
+          Path.of(System.getProperty("flowpipe.exporter.standalone-jar")),
+          Map.of("url", openSearch.url(), "index-prefix", prefix));
+      try (StockZeebeCluster cluster = StockZeebeCluster.start(
+          StockZeebeCluster.Settings.of(temp.resolve("broker"), 1, 1, 1, exporter))) {
+        StockZeebeBroker broker = cluster.broker(0);
+        int port = freePort();
+        // when the image's server is given them, in environment variables as a Deployment gives them
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("SERVER_PORT", String.valueOf(port));
+        settings.put("FLOWPIPE_WEBAPP_STORE_URL", openSearch.url());
+        settings.put("FLOWPIPE_WEBAPP_STORE_INDEX_PREFIX", prefix);
+        settings.put("FLOWPIPE_SERVER_GATEWAY_ADDRESS", broker.gateway().getHost() + ":" + broker.gateway().getPort());
+        settings.put("FLOWPIPE_SERVER_FLOW_CONTROL_BROKERS_0_NODE_ID", "0");
+        settings.put("FLOWPIPE_SERVER_FLOW_CONTROL_BROKERS_0_MONITORING_URL", broker.monitoring().toString());
+        Process server = startFromTheImage("ready", settings);
+        try {
+          long startMillis = awaitLiveness(server, port, "ready");
+          // then ready: the gateway and the store as readiness names them
+          await("the server's readiness with a gateway and a store").atMost(Duration.ofMinutes(1))
+              .pollInterval(Duration.ofMillis(250)).ignoreExceptions()
+              .until(() -> get(port, "/actuator/health/readiness").statusCode() == 200);
+          long readyMillis = (System.nanoTime() - startedNanos) / 1_000_000;
+          HttpResponse<String> health = get(port, "/actuator/health");
+          System.out.printf("server image beside a stock broker: live after %d ms, ready after %d ms; health %s%n",
+              startMillis, readyMillis, health.body());
+          assertThat(health.body()).contains("\"gateway\":{\"status\":\"UP\"")
+              .contains("\"searchStore\":{\"status\":\"UP\"");
+          // and it serves the read model from the store it was given (empty: nothing ran yet)
+          HttpResponse<String> search = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                  + "/v2/process-instances/search")).header("Content-Type", "application/json")
+              .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+          assertThat(search.statusCode()).as(search.body()).isEqualTo(200);
+          assertThat(search.body()).contains("\"totalItems\":0");
+        } finally {
+          stop(server);
+        }
+      }
+    }
+
+    private long startedNanos;
+
+    /**
+     * Starts the image's entrypoint as a runtime does: a mount and PID namespace of its own, the image's root a mount
+     * point of its own (the JDK looks a file's mount up in /proc/self/mounts), a fresh /proc, the host's /dev, then
+     * chroot as the image's user with the image's environment and {@code settings} over it.
+     */
+    private Process startFromTheImage(String name, Map<String, String> settings) throws IOException {
       Map<String, String> environment = new LinkedHashMap<>();
       image.strings("Env").forEach(entry -> {
         int equals = entry.indexOf('=');
         environment.put(entry.substring(0, equals), entry.substring(equals + 1));
       });
-      environment.remove("SERVER_PORT"); // the image's default; the mounted file decides here
-      environment.put("FLOWPIPE_WEBAPP_STORE_URL", "http://127.0.0.1:" + freePort());
-      // as a runtime does it: a mount and PID namespace of its own, the image's root a mount point of its own (the
-      // JDK looks a file's mount up in /proc/self/mounts), a fresh /proc, the host's /dev
+      if (!settings.containsKey("SERVER_PORT")) {
+        environment.remove("SERVER_PORT"); // the image's default; the mounted file decides then
+      }
+      environment.putAll(settings);
       List<String> command = new ArrayList<>(List.of("unshare", "--mount", "--pid", "--fork", "sh", "-c",
           "root=$1; user=$2; shift 2; mount --bind \"$root\" \"$root\" && mount -t proc proc \"$root/proc\""
               + " && mount --rbind /dev \"$root/dev\" && exec chroot --userspec=\"$user\" \"$root\" \"$@\"",
           "sh", root.toString(), image.container().get("User").asText()));
       command.addAll(image.strings("Entrypoint"));
       ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(temp.resolve("server.log").toFile());
+          .redirectOutput(temp.resolve("server-" + name + ".log").toFile());
       builder.environment().clear();
       builder.environment().putAll(environment);
       builder.environment().put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin"); // for unshare, sh and chroot outside
-      long started = System.nanoTime();
-      server = builder.start();
-      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+      startedNanos = System.nanoTime();
+      return builder.start();
+    }
 
-      await("the server's liveness (log " + temp.resolve("server.log") + ")")
+    /** Milliseconds from the start to the liveness probe's 200. */
+    private long awaitLiveness(Process server, int port, String name) {
+      await("the server's liveness (log " + temp.resolve("server-" + name + ".log") + ")")
           .atMost(Duration.ofMinutes(2))
           .pollInterval(Duration.ofMillis(100))
           .ignoreExceptions()
           .failFast("the server exited", () -> !server.isAlive())
-          .until(() -> get(http, port, "/actuator/health/liveness").statusCode() == 200);
-      long startMillis = (System.nanoTime() - started) / 1_000_000;
-      System.out.printf("server image: started from its layout in %d ms; layers %d bytes compressed%n",
-          startMillis, image.compressedBytes());
-
-      HttpResponse<String> liveness = get(http, port, "/actuator/health/liveness");
-      assertThat(liveness.body()).contains("\"status\":\"UP\"");
-      // nothing listens at the store's URL and no gateway runs here: alive, but not ready for traffic
-      HttpResponse<String> readiness = get(http, port, "/actuator/health/readiness");
-      assertThat(readiness.statusCode()).as(readiness.body()).isEqualTo(503);
-      assertThat(readiness.body()).contains("\"status\":\"DOWN\"");
-      assertThat(ProcessHandle.of(server.pid()).orElseThrow().descendants()
-              .map(process -> process.info().user().orElse("?")).distinct().toList())
-          .as("the users of the server's processes (below unshare, which runs as the test's user)")
-          .isNotEmpty()
-          .doesNotContain("root", "0");
-
-      // as a runtime stops a container: SIGTERM to its first process, which is the server itself
-      ProcessHandle.of(server.pid()).orElseThrow().children().forEach(ProcessHandle::destroy);
-      assertThat(server.waitFor(60, TimeUnit.SECONDS)).as("the server stops on SIGTERM").isTrue();
+          .until(() -> get(port, "/actuator/health/liveness").statusCode() == 200);
+      return (System.nanoTime() - startedNanos) / 1_000_000;
     }
 
-    private static HttpResponse<String> get(HttpClient http, int port, String path)
-        throws IOException, InterruptedException {
+    private void stop(Process server) throws InterruptedException {
+      if (server.isAlive()) {
+        // unshare ignores SIGTERM while it waits, and chroot's change of user clears --kill-child's signal: kill the
+        // server itself, the first process of its PID namespace, which takes the namespace along
+        ProcessHandle.of(server.pid()).orElseThrow().children().forEach(ProcessHandle::destroyForcibly);
+        server.waitFor();
+      }
+    }
+
+    private HttpResponse<String> get(int port, String path) throws IOException, InterruptedException {
       return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
           .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
     }

@@ -1,6 +1,6 @@
 package dev.flowpipe.writer.batch;
 
-import dev.flowpipe.writer.config.DurationText;
+import dev.flowpipe.settings.SettingRules;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -49,9 +49,7 @@ public record BulkFlushPolicy(Duration delay, int size, long memoryLimitBytes) {
   }
 
   private static void check(Keys keys, Duration delay, int size, long memoryLimitBytes) {
-    if (delay == null || delay.isNegative() || delay.isZero()) {
-      throw new IllegalArgumentException(keys.delay() + " must be a positive duration, was " + DurationText.format(delay));
-    }
+    SettingRules.positive(keys.delay(), delay);
     if (size < 1) {
       throw new IllegalArgumentException(keys.size() + " must be >= 1, was " + size);
     }

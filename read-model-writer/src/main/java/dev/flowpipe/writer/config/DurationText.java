@@ -43,16 +43,4 @@ public final class DurationText {
           key + " must be a duration such as 100ms, 1s or PT0.25S, was '" + value + "'", e);
     }
   }
-
-  /** The duration as people write it, the way {@link #parse} reads it back: "20ms", "1s", "-5ms", else ISO-8601. */
-  public static String format(Duration duration) {
-    if (duration == null) {
-      return null;
-    }
-    if (duration.getNano() % 1_000_000 != 0) {
-      return duration.toString();
-    }
-    long millis = duration.toMillis();
-    return millis % 1000 == 0 && millis != 0 ? millis / 1000 + "s" : millis + "ms";
-  }
 }

@@ -1,5 +1,6 @@
 package dev.flowpipe.writer.config;
 
+import dev.flowpipe.settings.SettingRules;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
@@ -85,9 +86,6 @@ public record SettingValues(Map<String, ?> values, String prefix) {
 
   /** Fails naming the full key unless {@code value} is longer than zero. */
   public Duration positive(String key, Duration value) {
-    if (value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException(prefix + key + " must be a positive duration, was " + DurationText.format(value));
-    }
-    return value;
+    return SettingRules.positive(prefix + key, value);
   }
 }

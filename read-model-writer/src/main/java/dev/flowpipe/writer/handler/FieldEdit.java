@@ -117,6 +117,22 @@ public sealed interface FieldEdit {
     }
   }
 
+  /**
+   * Takes a field out of the document altogether (absent, not null): for a field {@link
+   * dev.flowpipe.writer.store.DerivedFields} fills in from another document while it is absent, whose source the record
+   * changed (a migrated instance's definition name, a migrated element's name), so the next write derives it anew.
+   */
+  record Remove(String field) implements FieldEdit {
+    public Remove {
+      Objects.requireNonNull(field);
+    }
+
+    @Override
+    public void applyTo(Map<String, Object> document) {
+      document.remove(field);
+    }
+  }
+
   /** Puts a key into a list of keys (once), or takes it out. */
   record KeyInList(String field, long key, boolean present) implements FieldEdit {
     @Override

@@ -13,6 +13,11 @@ import java.util.List;
  * Every BPMN element the engine activates inside an instance (tasks, events, gateways, sub-processes, call
  * activities, multi-instance bodies...) becomes a flow-node-instance document: ACTIVE, then COMPLETED or TERMINATED.
  * The process element itself is the process-instance document; sequence flows are never activated.
+ *
+ * <p>A migration moves each active element instance to its target element ({@code ELEMENT_MIGRATED}, with the target
+ * definition's key and process id and the target element's id); the element's name, derived from the old definition,
+ * is taken out so the bulk writer derives it from the new one. Element instances that had ended stay as they were, as
+ * the engine leaves them.
  */
 public final class FlowNodeInstanceHandler implements ExportHandler {
 
@@ -32,7 +37,8 @@ public final class FlowNodeInstanceHandler implements ExportHandler {
         && type != BpmnElementType.SEQUENCE_FLOW
         && (record.getIntent() == ProcessInstanceIntent.ELEMENT_ACTIVATING
             || record.getIntent() == ProcessInstanceIntent.ELEMENT_COMPLETED
-            || record.getIntent() == ProcessInstanceIntent.ELEMENT_TERMINATED);
+            || record.getIntent() == ProcessInstanceIntent.ELEMENT_TERMINATED
+            || record.getIntent() == ProcessInstanceIntent.ELEMENT_MIGRATED);
   }
 
   @Override
@@ -58,6 +64,13 @@ public final class FlowNodeInstanceHandler implements ExportHandler {
           case ELEMENT_COMPLETED ->
               DocumentChange.update(index, key, record.getPosition())
                   .put("state", "COMPLETED").put("endDate", date).build();
+          case ELEMENT_MIGRATED ->
+              DocumentChange.update(index, key, record.getPosition())
+                  .put("processDefinitionKey", value.getProcessDefinitionKey())
+                  .put("bpmnProcessId", value.getBpmnProcessId())
+                  .put("elementId", value.getElementId())
+                  .edit(new FieldEdit.Remove("elementName"))
+                  .build();
           default ->
               DocumentChange.update(index, key, record.getPosition())
                   .put("state", "TERMINATED").put("endDate", date).build();

@@ -11,7 +11,9 @@ import java.util.List;
 
 /**
  * An incident becomes an incident document (ACTIVE, then RESOLVED) and is reflected on its process instance (the
- * keys of its open incidents and an {@code incident} flag) and on its element instance ({@code incidentKey}).
+ * keys of its open incidents and an {@code incident} flag) and on its element instance ({@code incidentKey}). A
+ * migration moves an open incident with its element ({@code MIGRATED}: the target definition's key and process id, the
+ * target element's id); it stays ACTIVE, on the same instance and element instance (whose keys a migration keeps).
  */
 public final class IncidentHandler implements ExportHandler {
 
@@ -29,7 +31,8 @@ public final class IncidentHandler implements ExportHandler {
   public boolean handles(Record<?> record) {
     return record.getRecordType() == RecordType.EVENT
         && record.getValueType() == ValueType.INCIDENT
-        && (record.getIntent() == IncidentIntent.CREATED || record.getIntent() == IncidentIntent.RESOLVED);
+        && (record.getIntent() == IncidentIntent.CREATED || record.getIntent() == IncidentIntent.RESOLVED
+            || record.getIntent() == IncidentIntent.MIGRATED);
   }
 
   @Override
@@ -39,6 +42,13 @@ public final class IncidentHandler implements ExportHandler {
     long position = record.getPosition();
     long instanceKey = value.getProcessInstanceKey();
     long elementInstanceKey = value.getElementInstanceKey();
+    if (record.getIntent() == IncidentIntent.MIGRATED) {
+      return List.of(DocumentChange.update(incidents, key, position)
+          .put("processDefinitionKey", value.getProcessDefinitionKey())
+          .put("bpmnProcessId", value.getBpmnProcessId())
+          .put("elementId", value.getElementId())
+          .build());
+    }
     boolean created = record.getIntent() == IncidentIntent.CREATED;
     List<DocumentChange> changes = new ArrayList<>(3);
     if (created) {

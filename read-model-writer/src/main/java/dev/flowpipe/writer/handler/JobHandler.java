@@ -20,14 +20,16 @@ import java.util.Set;
  * carry the job's kind (BPMN_ELEMENT, or EXECUTION_LISTENER for an execution listener's job) and listener event type
  * (START, END; UNSPECIFIED for a task's own job) and its custom headers; they carry nothing of task listeners' denials
  * (8.8), so {@code isDenied} and {@code deniedReason} are not held. {@code creationTime}, {@code lastUpdateTime} and
- * {@code endTime} (completed, error thrown, canceled) are the records' engine times.
+ * {@code endTime} (completed, error thrown, canceled) are the records' engine times. A migration moves the job with
+ * its element ({@code MIGRATED}: the target definition's key and process id, the target element's id); its state and
+ * times stay.
  */
 public final class JobHandler implements ExportHandler {
 
   private static final Set<JobIntent> HANDLED =
       Set.of(JobIntent.CREATED, JobIntent.COMPLETED, JobIntent.FAILED, JobIntent.RETRIES_UPDATED,
           JobIntent.TIMED_OUT, JobIntent.ERROR_THROWN, JobIntent.CANCELED, JobIntent.RECURRED_AFTER_BACKOFF,
-          JobIntent.YIELDED, JobIntent.TIMEOUT_UPDATED, JobIntent.UPDATED);
+          JobIntent.YIELDED, JobIntent.TIMEOUT_UPDATED, JobIntent.UPDATED, JobIntent.MIGRATED);
 
   private final String index;
 
@@ -90,6 +92,13 @@ public final class JobHandler implements ExportHandler {
           .put("lastUpdateTime", time)
           .put("tenantId", job.getTenantId())
           .put("partitionId", record.getPartitionId())
+          .build());
+    }
+    if (intent == JobIntent.MIGRATED) {
+      return List.of(DocumentChange.update(index, key, position)
+          .put("processDefinitionKey", job.getProcessDefinitionKey())
+          .put("bpmnProcessId", job.getBpmnProcessId())
+          .put("elementId", job.getElementId())
           .build());
     }
     var change = DocumentChange.update(index, key, position).put("lastUpdateTime", time);

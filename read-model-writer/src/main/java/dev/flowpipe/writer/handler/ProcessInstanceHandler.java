@@ -12,6 +12,12 @@ import java.util.List;
 /**
  * The process element's life cycle becomes the process-instance document: ACTIVE when it activates, COMPLETED or
  * CANCELED when it ends. A call activity's child instance carries its parent's instance and element keys.
+ *
+ * <p>A migration (Zeebe 8.6's {@code MigrateProcessInstance}) writes {@code ELEMENT_MIGRATED} for the process element
+ * first, carrying the target definition's key, process id and version: the instance takes them, and gives up the name
+ * and version tag taken from the old definition, which the bulk writer then derives from the new one ({@link
+ * FieldEdit.Remove}). The migration command's own {@code MIGRATED} event carries only the instance key, the target
+ * key and the mapping: the per-element records are what says what changed.
  */
 public final class ProcessInstanceHandler implements ExportHandler {
 
@@ -38,7 +44,8 @@ public final class ProcessInstanceHandler implements ExportHandler {
     return value.getBpmnElementType() == BpmnElementType.PROCESS
         && (record.getIntent() == ProcessInstanceIntent.ELEMENT_ACTIVATING
             || record.getIntent() == ProcessInstanceIntent.ELEMENT_COMPLETED
-            || record.getIntent() == ProcessInstanceIntent.ELEMENT_TERMINATED);
+            || record.getIntent() == ProcessInstanceIntent.ELEMENT_TERMINATED
+            || record.getIntent() == ProcessInstanceIntent.ELEMENT_MIGRATED);
   }
 
   @Override
@@ -66,6 +73,14 @@ public final class ProcessInstanceHandler implements ExportHandler {
           case ELEMENT_COMPLETED ->
               DocumentChange.update(index, key, record.getPosition())
                   .put("state", "COMPLETED").put("stateOrder", STATE_ORDER_COMPLETED).put("endDate", date).build();
+          case ELEMENT_MIGRATED ->
+              DocumentChange.update(index, key, record.getPosition())
+                  .put("processDefinitionKey", value.getProcessDefinitionKey())
+                  .put("bpmnProcessId", value.getBpmnProcessId())
+                  .put("version", value.getVersion())
+                  .edit(new FieldEdit.Remove("processDefinitionName"))
+                  .edit(new FieldEdit.Remove("processDefinitionVersionTag"))
+                  .build();
           default ->
               DocumentChange.update(index, key, record.getPosition())
                   .put("state", "CANCELED").put("stateOrder", STATE_ORDER_TERMINATED).put("endDate", date).build();

@@ -11,7 +11,10 @@ import java.util.List;
 /**
  * A variable, created and updated, becomes one document per variable. A value longer than the limit is searchable by
  * its first {@code valueLimit} characters ({@code value}, {@code truncated = true}); the whole value is kept,
- * unindexed, in {@code fullValue}.
+ * unindexed, in {@code fullValue}. The document also holds the key and process id of the definition its instance
+ * runs, which a migration changes: Zeebe 8.6 then writes {@code MIGRATED} for each variable of each migrated element,
+ * with the target definition and <em>no value</em> (msgpack nil), so that record changes those two fields and nothing
+ * else.
  */
 public final class VariableHandler implements ExportHandler {
 
@@ -27,17 +30,25 @@ public final class VariableHandler implements ExportHandler {
   public boolean handles(Record<?> record) {
     return record.getRecordType() == RecordType.EVENT
         && record.getValueType() == ValueType.VARIABLE
-        && (record.getIntent() == VariableIntent.CREATED || record.getIntent() == VariableIntent.UPDATED);
+        && (record.getIntent() == VariableIntent.CREATED || record.getIntent() == VariableIntent.UPDATED
+            || record.getIntent() == VariableIntent.MIGRATED);
   }
 
   /**
    * Created and updated alike: a variable record carries every field of the document, so each one gives the whole
    * document ({@code create}) and an update never needs the stored version (which for a large value would mean reading
-   * it back from the store).
+   * it back from the store). A migration's record carries no value: it changes the definition fields of the stored
+   * document (read back if need be, once per variable and migration).
    */
   @Override
   public List<DocumentChange> changes(Record<?> record) {
     var variable = (VariableRecordValue) record.getValue();
+    if (record.getIntent() == VariableIntent.MIGRATED) {
+      return List.of(DocumentChange.update(index, record.getKey(), record.getPosition())
+          .put("processDefinitionKey", variable.getProcessDefinitionKey())
+          .put("bpmnProcessId", variable.getBpmnProcessId())
+          .build());
+    }
     String value = variable.getValue();
     boolean truncated = value.length() > valueLimit;
     return List.of(
@@ -45,6 +56,8 @@ public final class VariableHandler implements ExportHandler {
             .put("key", record.getKey())
             .put("scopeKey", variable.getScopeKey())
             .put("processInstanceKey", variable.getProcessInstanceKey())
+            .put("processDefinitionKey", variable.getProcessDefinitionKey())
+            .put("bpmnProcessId", variable.getBpmnProcessId())
             .put("name", variable.getName())
             .put("tenantId", variable.getTenantId())
             .put("partitionId", record.getPartitionId())

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.writer.batch.BulkFlushPolicy;
+import dev.flowpipe.settings.SettingRules;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -129,7 +130,7 @@ class WriterSettingsTest {
     void readBackAsTheSameDuration(String iso, String text) {
       Duration duration = Duration.parse(iso);
 
-      assertThat(DurationText.format(duration)).isEqualTo(text);
+      assertThat(SettingRules.print(duration)).isEqualTo(text);
       assertThat(DurationText.parse("key", text)).isEqualTo(duration);
     }
   }

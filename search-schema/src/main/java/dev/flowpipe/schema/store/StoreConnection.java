@@ -1,6 +1,7 @@
 package dev.flowpipe.schema.store;
 
-import dev.flowpipe.schema.settings.SettingRules;
+import dev.flowpipe.settings.Secrets;
+import dev.flowpipe.settings.SettingRules;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;

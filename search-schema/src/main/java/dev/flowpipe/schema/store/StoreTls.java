@@ -1,5 +1,6 @@
 package dev.flowpipe.schema.store;
 
+import dev.flowpipe.settings.Secrets;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

@@ -3,6 +3,7 @@ package dev.flowpipe.schema.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.flowpipe.settings.Secrets;
 import java.net.URI;
 import java.time.Duration;
 import org.junit.jupiter.api.Nested;

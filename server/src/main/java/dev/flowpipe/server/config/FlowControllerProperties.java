@@ -1,6 +1,7 @@
 package dev.flowpipe.server.config;
 
 import dev.flowpipe.flowcontrol.ControlSettings;
+import dev.flowpipe.settings.SettingRules;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HashSet;
@@ -79,9 +80,7 @@ public record FlowControllerProperties(
     if (!"http".equals(monitoringScheme) && !"https".equals(monitoringScheme)) {
       throw new IllegalArgumentException(P + "monitoring-scheme must be http or https, was '" + monitoringScheme + "'");
     }
-    if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
-      throw new IllegalArgumentException(P + "request-timeout must be a positive duration, was " + requestTimeout);
-    }
+    SettingRules.positive(P + "request-timeout", requestTimeout);
     if (exporterId == null || !exporterId.matches("[A-Za-z0-9_-]+")) {
       throw new IllegalArgumentException(P + "exporter-id must be the exporter's id in the brokers' configuration "
           + "(letters, digits, - and _), was '" + exporterId + "'");

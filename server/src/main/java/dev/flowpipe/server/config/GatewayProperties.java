@@ -1,6 +1,7 @@
 package dev.flowpipe.server.config;
 
-import dev.flowpipe.schema.store.Secrets;
+import dev.flowpipe.settings.Secrets;
+import dev.flowpipe.settings.SettingRules;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,9 +40,7 @@ public record GatewayProperties(
     if (address == null || !address.trim().matches("[^\\s:/]+:\\d{1,5}")) {
       throw new IllegalArgumentException(P + "address must be host:port, was '" + address + "'");
     }
-    if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
-      throw new IllegalArgumentException(P + "request-timeout must be a positive duration, was " + requestTimeout);
-    }
+    SettingRules.positive(P + "request-timeout", requestTimeout);
     if (caCertificate != null && plaintext) {
       throw new IllegalArgumentException(P + "ca-certificate is for TLS: set " + P + "plaintext=false, or remove it");
     }

@@ -1,5 +1,6 @@
 package dev.flowpipe.server.gateway;
 
+import dev.flowpipe.settings.Secrets;
 import dev.flowpipe.server.config.GatewayProperties;
 import io.camunda.zeebe.client.CredentialsProvider;
 import io.camunda.zeebe.client.ZeebeClient;
@@ -70,7 +71,7 @@ public final class GatewayClient {
 
     @Override
     public String toString() {
-      return "StaticAuthorization[****]";
+      return "StaticAuthorization[" + Secrets.MASK + "]";
     }
   }
 }

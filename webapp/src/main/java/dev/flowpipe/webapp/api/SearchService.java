@@ -31,9 +31,6 @@ import java.util.Map;
 /** Runs the API's searches and reads on the read model and writes the answers in the API's field names. */
 public final class SearchService {
 
-  /** The read-model flag of a deleted DMN resource's documents ({@link Entity#hidesDeleted()}). */
-  private static final String DELETED = "deleted";
-
   private final ReadModel readModel;
   private final SearchRequestParser parser;
   private final ReadYourWrites readYourWrites;
@@ -72,14 +69,9 @@ public final class SearchService {
     boolean backwards = parsed.page().backwards();
     List<SortField> sort = backwards ? parsed.sort().stream().map(SortField::reversed).toList() : parsed.sort();
     List<Object> cursor = backwards ? parsed.page().before() : parsed.page().after();
-    List<Criterion> criteria = parsed.criteria();
-    if (entity.hidesDeleted()) {
-      criteria = new ArrayList<>(criteria);
-      criteria.add(new Criterion.Not(new Criterion.Equals(DELETED, true)));
-    }
     SearchQuery query =
         new SearchQuery(
-            List.of(readModel.index(entity.index())), criteria, sort, parsed.page().from(),
+            List.of(readModel.index(entity.index())), criteria(entity, parsed), sort, parsed.page().from(),
             parsed.page().limit(), cursor, entity.leftOutOfLists(), storeTimeout);
     SearchHits found;
     try {
@@ -99,6 +91,15 @@ public final class SearchService {
     String endCursor = hits.isEmpty() ? null : Cursor.encode(hits.getLast().sortValues());
     // the store counts every match (no cap on the total), so there are never more than totalItems
     return new SearchAnswer(items, new SearchAnswer.PageInfo(found.total(), false, startCursor, endCursor), consistency);
+  }
+
+  private static List<Criterion> criteria(Entity entity, ParsedSearch parsed) {
+    if (entity.alwaysApplied().isEmpty()) {
+      return parsed.criteria();
+    }
+    List<Criterion> criteria = new ArrayList<>(parsed.criteria());
+    criteria.addAll(entity.alwaysApplied());
+    return criteria;
   }
 
   /** A search or count the store stopped at its timeout, as the budget it ran into. */
@@ -160,8 +161,9 @@ public final class SearchService {
     }
     ReadModelIndex index = entity.index();
     return readModel.store().get(readModel.index(index), key)
-        .filter(document -> !(entity.hidesDeleted() && Boolean.TRUE.equals(document.get(DELETED))))
-        .orElseThrow(() -> new NotFoundException("no " + entity.key().name() + " " + key + " in " + entity.path()));
+        .filter(document -> !entity.hides(document))
+        .orElseThrow(() -> new NotFoundException("no " + entity.key().name() + " " + key + " in " + entity.path()
+            + " (or deleted in the engine)"));
   }
 
   private static Map<String, Object> item(Entity entity, Map<String, Object> source) {

@@ -49,10 +49,14 @@ public class SecurityConfiguration {
   /** The operations' endpoints, by method. */
   static final Map<HttpMethod, List<String>> OPERATIONS = Map.of(
       HttpMethod.POST, List.of("/v2/process-instances", "/v2/process-instances/*/cancellation",
+          "/v2/process-instances/*/modification",
           "/v2/incidents/*/resolution", "/v2/messages/publication", "/v2/process-instances/cancellation",
           "/v2/process-instances/incident-resolution"),
       HttpMethod.PATCH, List.of("/v2/jobs/*"),
       HttpMethod.PUT, List.of("/v2/element-instances/*/variables"));
+
+  /** Migrating an instance: the role {@code operations.migration-role} names ({@code write} by default). */
+  static final String MIGRATION = "/v2/process-instances/*/migration";
 
   /** The searches: POSTs that change nothing. */
   static final List<String> SEARCHES = List.of("/v2/*/search", "/v2/process-definitions/statistics/process-instances",
@@ -112,6 +116,8 @@ public class SecurityConfiguration {
               // every other method on an actuator endpoint changes something: flowControl, loggers...
               require(requests.requestMatchers(EndpointRequest.toAnyEndpoint()), basicAuth, Role.ADMIN,
                   security.actuatorWritesEnabled());
+              require(requests.requestMatchers(HttpMethod.POST, MIGRATION), basicAuth,
+                  properties.operations().migrationRole(), operations);
               OPERATIONS.forEach((method, paths) -> require(
                   requests.requestMatchers(method, paths.toArray(String[]::new)), basicAuth, Role.WRITE, operations));
               require(requests.requestMatchers(HttpMethod.GET), basicAuth, Role.READ, true);

@@ -1,9 +1,9 @@
 package dev.flowpipe.webapp.config;
 
-import static dev.flowpipe.schema.settings.SettingRules.positive;
-import static dev.flowpipe.schema.settings.SettingRules.print;
+import static dev.flowpipe.settings.SettingRules.positive;
+import static dev.flowpipe.settings.SettingRules.print;
 
-import dev.flowpipe.schema.store.Secrets;
+import dev.flowpipe.settings.Secrets;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreTls;
 import java.net.URI;
@@ -187,7 +187,12 @@ public record WebappProperties(
     /** The operations (engine commands, batch operations), and what {@code READ} may. */
     WRITE,
     /** Runtime flow control and every other state-changing actuator operation, and what {@code READ} may. */
-    ADMIN;
+    ADMIN,
+    /**
+     * Migrating instances to another definition, where {@code operations.migration-role} is {@code migrate} (then
+     * {@code WRITE} alone may not), and what {@code READ} may.
+     */
+    MIGRATE;
 
     /** This role with the roles it implies: every role reads. */
     public java.util.Set<Role> withImplied() {
@@ -199,8 +204,8 @@ public record WebappProperties(
    * One user ({@code flowpipe.webapp.security.users[i]}).
    *
    * @param password plain or in Spring Security's {@code {id}hash} form; never printed
-   * @param roles any of {@code read}, {@code write}, {@code admin} (default {@code read}); {@code write} and {@code
-   *     admin} imply {@code read}
+   * @param roles any of {@code read}, {@code write}, {@code admin}, {@code migrate} (default {@code read}); each
+   *     implies {@code read}
    */
   public record User(String username, String password, @DefaultValue("read") List<Role> roles) {
     void check(String key) {
@@ -211,7 +216,7 @@ public record WebappProperties(
         throw new IllegalArgumentException(key + ".password must be set, was empty");
       }
       if (roles == null || roles.isEmpty()) {
-        throw new IllegalArgumentException(key + ".roles must name read, write and/or admin, was empty");
+        throw new IllegalArgumentException(key + ".roles must name read, write, admin and/or migrate, was empty");
       }
     }
 
@@ -233,11 +238,17 @@ public record WebappProperties(
    * @param batchMaxItems the most items one batch operation may have; a filter matching more is refused
    * @param batchLeaseExpiry how long the web app running a batch may leave its lease unrenewed before another web
    *     app sharing the store (or this one's next start) takes the batch up; renewed every third of it
+   * @param migrationRole the role a user needs to migrate instances to another definition version: {@code write}
+   *     (default, as every other operation) or {@code migrate}, a role of its own (then {@code write} alone may not)
    */
   public record Operations(Boolean enabled, String gatewayAddress, @DefaultValue("20s") Duration requestTimeout,
       @DefaultValue("4") int batchParallelism, @DefaultValue("10000") int batchMaxItems,
-      @DefaultValue("15s") Duration batchLeaseExpiry) {
+      @DefaultValue("15s") Duration batchLeaseExpiry, @DefaultValue("write") Role migrationRole) {
     public Operations {
+      if (migrationRole != Role.WRITE && migrationRole != Role.MIGRATE) {
+        throw new IllegalArgumentException(P + "operations.migration-role must be write or migrate, was "
+            + (migrationRole == null ? "empty" : migrationRole.name().toLowerCase(java.util.Locale.ROOT)));
+      }
       positive(P + "operations.request-timeout", requestTimeout);
       if (batchLeaseExpiry == null || batchLeaseExpiry.compareTo(Duration.ofSeconds(1)) < 0
           || batchLeaseExpiry.compareTo(Duration.ofHours(1)) > 0) {

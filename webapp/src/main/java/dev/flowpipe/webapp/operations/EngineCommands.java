@@ -2,6 +2,7 @@ package dev.flowpipe.webapp.operations;
 
 import dev.flowpipe.webapp.cluster.Topology;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -44,6 +45,16 @@ public interface EngineCommands {
     }
 
     @Override
+    public void modifyProcessInstance(long processInstanceKey, Modification modification) {
+      throw notConfigured();
+    }
+
+    @Override
+    public void migrateProcessInstance(long processInstanceKey, Migration migration) {
+      throw notConfigured();
+    }
+
+    @Override
     public Topology topology() {
       throw notConfigured();
     }
@@ -69,6 +80,12 @@ public interface EngineCommands {
 
   PublishedMessage publishMessage(MessageToPublish message);
 
+  /** Activates and terminates elements of a running instance, in one command (Zeebe's ModifyProcessInstance). */
+  void modifyProcessInstance(long processInstanceKey, Modification modification);
+
+  /** Moves a running instance to another definition, element by element (Zeebe's MigrateProcessInstance). */
+  void migrateProcessInstance(long processInstanceKey, Migration migration);
+
   /** The cluster as the gateway sees it (its brokers, their partitions, roles and health). */
   Topology topology();
 
@@ -88,4 +105,40 @@ public interface EngineCommands {
       Map<String, Object> variables, String tenantId) {}
 
   record PublishedMessage(long messageKey, String tenantId) {}
+
+  /**
+   * What to activate and what to terminate in one instance; at least one of either.
+   *
+   * @param terminations the element instance keys to terminate
+   */
+  record Modification(List<Activation> activations, List<Long> terminations) {
+    public Modification {
+      activations = List.copyOf(activations);
+      terminations = List.copyOf(terminations);
+    }
+  }
+
+  /**
+   * An element to activate.
+   *
+   * @param ancestorElementInstanceKey the flow scope instance to activate it in, or -1: the engine finds the one
+   * @param variables variables to set first, each in the scope of an element id (null: the activated element's)
+   */
+  record Activation(String elementId, long ancestorElementInstanceKey, List<ScopedVariables> variables) {
+    public Activation {
+      variables = List.copyOf(variables);
+    }
+  }
+
+  /** Variables set in the scope of {@code scopeId} (null: the activated element's own). */
+  record ScopedVariables(Map<String, Object> variables, String scopeId) {}
+
+  /** The target definition and which source element goes to which target element. */
+  record Migration(long targetProcessDefinitionKey, List<ElementMapping> mappings) {
+    public Migration {
+      mappings = List.copyOf(mappings);
+    }
+  }
+
+  record ElementMapping(String sourceElementId, String targetElementId) {}
 }

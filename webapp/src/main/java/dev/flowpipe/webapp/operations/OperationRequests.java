@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.webapp.query.BadRequestException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -113,6 +115,115 @@ final class OperationRequests {
     JsonNode variables = object(body, "variables", false);
     return new EngineCommands.MessageToPublish(name, text(body, "correlationKey"), timeToLive,
         text(body, "messageId"), variables == null ? Map.of() : toMap(variables), text(body, "tenantId"));
+  }
+
+  /**
+   * {@code POST /v2/process-instances/{key}/modification} (8.8): {@code activateInstructions} ({@code elementId},
+   * {@code ancestorElementInstanceKey} (default -1: the engine finds the flow scope), {@code variableInstructions}
+   * ({@code variables}, {@code scopeId})) and {@code terminateInstructions} ({@code elementInstanceKey}), at least one
+   * instruction. 8.9's {@code moveInstructions} and termination by {@code elementId} have no command in Zeebe 8.6:
+   * named as not supported.
+   */
+  static EngineCommands.Modification modification(JsonNode body) {
+    requireObject(body);
+    JsonNode move = body.get("moveInstructions");
+    if (move != null && !move.isNull() && !(move.isArray() && move.isEmpty())) {
+      throw new BadRequestException("moveInstructions", "is not supported: Zeebe 8.6 has no such instruction");
+    }
+    List<EngineCommands.Activation> activations = new ArrayList<>();
+    JsonNode activate = array(body, "activateInstructions");
+    for (int i = 0; i < activate.size(); i++) {
+      String part = "activateInstructions[" + i + "]";
+      JsonNode instruction = element(activate, i, part);
+      String elementId = requiredText(instruction, "elementId", part);
+      long ancestor = -1;
+      JsonNode ancestorKey = instruction.get("ancestorElementInstanceKey");
+      if (ancestorKey != null && !ancestorKey.isNull() && !"-1".equals(ancestorKey.asText())) {
+        ancestor = key(part + ".ancestorElementInstanceKey", ancestorKey.asText());
+      }
+      List<EngineCommands.ScopedVariables> variables = new ArrayList<>();
+      JsonNode variableInstructions = array(instruction, "variableInstructions");
+      for (int j = 0; j < variableInstructions.size(); j++) {
+        String variablePart = part + ".variableInstructions[" + j + "]";
+        JsonNode variableInstruction = element(variableInstructions, j, variablePart);
+        JsonNode values = variableInstruction.get("variables");
+        if (values == null || !values.isObject()) {
+          throw new BadRequestException(variablePart + ".variables", "is required (an object), was " + values);
+        }
+        String scopeId = variableInstruction.hasNonNull("scopeId") && !variableInstruction.get("scopeId").asText()
+            .isEmpty() ? requiredText(variableInstruction, "scopeId", variablePart) : null;
+        variables.add(new EngineCommands.ScopedVariables(toMap(values), scopeId));
+      }
+      activations.add(new EngineCommands.Activation(elementId, ancestor, variables));
+    }
+    List<Long> terminations = new ArrayList<>();
+    JsonNode terminate = array(body, "terminateInstructions");
+    for (int i = 0; i < terminate.size(); i++) {
+      String part = "terminateInstructions[" + i + "]";
+      JsonNode instruction = element(terminate, i, part);
+      if (!instruction.hasNonNull("elementInstanceKey")) {
+        throw new BadRequestException(part + ".elementInstanceKey", instruction.hasNonNull("elementId")
+            ? "is required: termination by elementId (8.9) has no command in Zeebe 8.6" : "is required");
+      }
+      terminations.add(key(part + ".elementInstanceKey", instruction.get("elementInstanceKey").asText()));
+    }
+    if (activations.isEmpty() && terminations.isEmpty()) {
+      throw new BadRequestException("body", "give at least one of activateInstructions and terminateInstructions");
+    }
+    return new EngineCommands.Modification(activations, terminations);
+  }
+
+  /**
+   * {@code POST /v2/process-instances/{key}/migration}: {@code targetProcessDefinitionKey} and {@code
+   * mappingInstructions} ({@code sourceElementId}, {@code targetElementId}), at least one.
+   */
+  static EngineCommands.Migration migration(JsonNode body) {
+    requireObject(body);
+    JsonNode target = body.get("targetProcessDefinitionKey");
+    if (target == null || target.isNull()) {
+      throw new BadRequestException("targetProcessDefinitionKey", "is required");
+    }
+    long targetKey = key("targetProcessDefinitionKey", target.asText());
+    List<EngineCommands.ElementMapping> mappings = new ArrayList<>();
+    JsonNode instructions = array(body, "mappingInstructions");
+    for (int i = 0; i < instructions.size(); i++) {
+      String part = "mappingInstructions[" + i + "]";
+      JsonNode instruction = element(instructions, i, part);
+      mappings.add(new EngineCommands.ElementMapping(requiredText(instruction, "sourceElementId", part),
+          requiredText(instruction, "targetElementId", part)));
+    }
+    if (mappings.isEmpty()) {
+      throw new BadRequestException("mappingInstructions", "must map at least one source element to a target element");
+    }
+    return new EngineCommands.Migration(targetKey, mappings);
+  }
+
+  /** The array {@code field} of {@code body}, empty where absent or null. */
+  private static JsonNode array(JsonNode body, String field) {
+    JsonNode value = body.get(field);
+    if (value == null || value.isNull()) {
+      return JSON.createArrayNode();
+    }
+    if (!value.isArray()) {
+      throw new BadRequestException(field, "must be an array, was " + value.getNodeType());
+    }
+    return value;
+  }
+
+  private static JsonNode element(JsonNode array, int index, String part) {
+    JsonNode element = array.get(index);
+    if (!element.isObject()) {
+      throw new BadRequestException(part, "must be an object, was " + element.getNodeType());
+    }
+    return element;
+  }
+
+  private static String requiredText(JsonNode object, String field, String part) {
+    JsonNode value = object.get(field);
+    if (value == null || !value.isTextual() || value.asText().isBlank()) {
+      throw new BadRequestException(part + "." + field, "is required (a non-empty string), was " + value);
+    }
+    return value.asText();
   }
 
   private static void requireObject(JsonNode body) {

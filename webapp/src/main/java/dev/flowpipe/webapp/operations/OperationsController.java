@@ -18,7 +18,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The operations: engine commands in the request and answer shapes of Camunda's REST API v2 (cancel an instance,
- * resolve an incident, change a job, set variables, create an instance, publish a message). Each answer carries, where
+ * resolve an incident, change a job, set variables, create an instance, publish a message, modify and migrate an
+ * instance). Each answer carries, where
  * this process can tell, the log position its effect is written at or below ({@value #POSITION_HEADER}:
  * {@code <partitionId>:<position>}), which a search's {@code consistency.positions} waits for: the next read then
  * shows the effect. Every operation is logged with the user and the outcome ({@code dev.flowpipe.webapp.operations}).
@@ -82,6 +83,33 @@ public class OperationsController {
       engine.setVariables(key, change.variables(), change.local());
       return noContent(key);
     });
+  }
+
+  /** Activates and terminates elements of a running instance (the v2 shape of 8.8); 204, or the engine's refusal. */
+  @PostMapping("/process-instances/{processInstanceKey}/modification")
+  public ResponseEntity<Void> modify(@PathVariable String processInstanceKey,
+      @RequestBody(required = false) JsonNode body) {
+    long key = OperationRequests.key("processInstanceKey", processInstanceKey);
+    EngineCommands.Modification modification = OperationRequests.modification(body);
+    return OperationAudit.audited("modify process instance: activate " + modification.activations().stream()
+        .map(EngineCommands.Activation::elementId).toList() + ", terminate " + modification.terminations(), key, () -> {
+          engine.modifyProcessInstance(key, modification);
+          return noContent(key);
+        });
+  }
+
+  /** Migrates a running instance to another definition (the v2 shape of 8.8); 204, or the engine's refusal. */
+  @PostMapping("/process-instances/{processInstanceKey}/migration")
+  public ResponseEntity<Void> migrate(@PathVariable String processInstanceKey,
+      @RequestBody(required = false) JsonNode body) {
+    long key = OperationRequests.key("processInstanceKey", processInstanceKey);
+    EngineCommands.Migration migration = OperationRequests.migration(body);
+    return OperationAudit.audited("migrate process instance to definition " + migration.targetProcessDefinitionKey()
+        + " " + migration.mappings().stream().map(m -> m.sourceElementId() + "->" + m.targetElementId()).toList(),
+        key, () -> {
+          engine.migrateProcessInstance(key, migration);
+          return noContent(key);
+        });
   }
 
   @PostMapping("/process-instances")

@@ -5,6 +5,11 @@ import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.ZeebeFuture;
 import io.camunda.zeebe.client.api.command.ClientStatusException;
 import io.camunda.zeebe.client.api.command.CreateProcessInstanceCommandStep1.CreateProcessInstanceCommandStep3;
+import io.camunda.zeebe.client.api.command.MigrateProcessInstanceCommandStep1.MigrateProcessInstanceCommandFinalStep;
+import io.camunda.zeebe.client.api.command.MigrateProcessInstanceCommandStep1.MigrateProcessInstanceCommandStep2;
+import io.camunda.zeebe.client.api.command.ModifyProcessInstanceCommandStep1;
+import io.camunda.zeebe.client.api.command.ModifyProcessInstanceCommandStep1.ModifyProcessInstanceCommandStep2;
+import io.camunda.zeebe.client.api.command.ModifyProcessInstanceCommandStep1.ModifyProcessInstanceCommandStep3;
 import io.camunda.zeebe.client.api.command.PublishMessageCommandStep1.PublishMessageCommandStep3;
 import io.camunda.zeebe.client.api.response.PartitionInfo;
 import io.camunda.zeebe.client.api.response.ProcessInstanceEvent;
@@ -94,6 +99,47 @@ public final class ZeebeEngineCommands implements EngineCommands, AutoCloseable 
     }
     PublishMessageResponse published = join(command.send());
     return new PublishedMessage(published.getMessageKey(), published.getTenantId());
+  }
+
+  @Override
+  public void modifyProcessInstance(long processInstanceKey, Modification modification) {
+    requireKnownPartition("process instance", processInstanceKey);
+    ModifyProcessInstanceCommandStep1 start = client.newModifyProcessInstanceCommand(processInstanceKey);
+    ModifyProcessInstanceCommandStep2 command = null;
+    for (Activation activation : modification.activations()) {
+      ModifyProcessInstanceCommandStep1 next = command == null ? start : command.and();
+      ModifyProcessInstanceCommandStep3 activate = activation.ancestorElementInstanceKey() < 0
+          ? next.activateElement(activation.elementId())
+          : next.activateElement(activation.elementId(), activation.ancestorElementInstanceKey());
+      for (ScopedVariables variables : activation.variables()) {
+        activate = variables.scopeId() == null ? activate.withVariables(variables.variables())
+            : activate.withVariables(variables.variables(), variables.scopeId());
+      }
+      command = activate;
+    }
+    for (long elementInstanceKey : modification.terminations()) {
+      command = (command == null ? start : command.and()).terminateElement(elementInstanceKey);
+    }
+    if (command == null) {
+      throw new IllegalArgumentException("a modification without instructions"); // OperationRequests refuses those
+    }
+    join(command.send());
+  }
+
+  @Override
+  public void migrateProcessInstance(long processInstanceKey, Migration migration) {
+    requireKnownPartition("process instance", processInstanceKey);
+    MigrateProcessInstanceCommandStep2 plan = client.newMigrateProcessInstanceCommand(processInstanceKey)
+        .migrationPlan(migration.targetProcessDefinitionKey());
+    MigrateProcessInstanceCommandFinalStep command = null;
+    for (ElementMapping mapping : migration.mappings()) {
+      command = (command == null ? plan : command).addMappingInstruction(mapping.sourceElementId(),
+          mapping.targetElementId());
+    }
+    if (command == null) {
+      throw new IllegalArgumentException("a migration without mappings"); // OperationRequests refuses those
+    }
+    join(command.send());
   }
 
   @Override

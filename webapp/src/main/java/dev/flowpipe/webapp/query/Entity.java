@@ -11,6 +11,7 @@ import static dev.flowpipe.webapp.query.FieldType.STRING;
 import static dev.flowpipe.webapp.query.FieldType.TEXT;
 
 import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.query.Criterion;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -271,12 +272,25 @@ public enum Entity {
     return List.of(key);
   }
 
+  /** The read model's mark of a resource deleted in the engine (the writer's definition and decision handlers). */
+  static final String DELETED = "deleted";
+
   /**
-   * Whether the read model keeps deleted documents of this entity (a deleted DMN resource's decisions and DRD, marked
-   * {@code deleted}), which searches and gets must not show.
+   * Whether the read model keeps documents of this entity marked {@code deleted} (a deleted process or DMN resource's
+   * definitions and DRD: a process definition's finished instances keep naming it), which searches and gets do not show.
    */
   public boolean hidesDeleted() {
-    return this == DECISION_DEFINITIONS || this == DECISION_REQUIREMENTS;
+    return this == PROCESS_DEFINITIONS || this == DECISION_DEFINITIONS || this == DECISION_REQUIREMENTS;
+  }
+
+  /** Conditions every search of this entity adds to the request's: documents the API does not show. */
+  public List<Criterion> alwaysApplied() {
+    return hidesDeleted() ? List.of(new Criterion.Not(new Criterion.Equals(DELETED, true))) : List.of();
+  }
+
+  /** Whether the API shows no such document (what {@link #alwaysApplied()} leaves out of searches). */
+  public boolean hides(Map<String, Object> document) {
+    return hidesDeleted() && Boolean.TRUE.equals(document.get(DELETED));
   }
 
   /** Fields Camunda's REST API v2 defines for this entity that the read model does not hold. */

@@ -1,5 +1,9 @@
 package dev.flowpipe.benchmarks.scenario.baseline;
 
+import dev.flowpipe.benchmarks.report.ReportWriter;
+import dev.flowpipe.benchmarks.report.Percentiles;
+import dev.flowpipe.benchmarks.report.Section;
+import dev.flowpipe.benchmarks.report.Report;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
@@ -58,11 +62,14 @@ public final class Baseline {
 
   private Baseline() {}
 
-  public static Map<String, Object> run(Path root, int seconds, int probes) throws Exception {
+  /** Freshness of both exporters at one load: completed to found, per probe (ms). */
+  public record Freshness(int loadPerSecond, int probes, String stockBulkDelay, String oursBulkDelay,
+      Percentiles stockRawRecordMillis, Percentiles oursReadModelMillis) {}
+
+  public static Report run(Path root, int seconds, int probes) throws Exception {
     String stockClasspath = stockExporterClasspath(root);
     Path work = ScratchDirectories.create("bench-baseline");
-    Map<String, Object> report = new LinkedHashMap<>();
-    report.put("scenario", "baseline: Camunda's stock OpenSearch exporter 8.6.0 beside ours, one embedded OpenSearch "
+    Report report = Report.describing("baseline: Camunda's stock OpenSearch exporter 8.6.0 beside ours, one embedded OpenSearch "
         + "(1 GB heap) started by the benchmark for every run; each run on a fresh node with its own index prefixes");
     try (EmbeddedSearchStore opensearch = EmbeddedSearchStore.start(work.resolve("store"),
             EmbeddedStores.settings(root));
@@ -73,7 +80,7 @@ public final class Baseline {
       List<String> both = new ArrayList<>(ours(url, "fpw"));
       both.add("--flowpipe.flow-control.enabled=false");
       both.addAll(stock(url, "zeebe-record-w"));
-      Map<String, Object> freshness;
+      Freshness freshness;
       try (NodeProcess node = NodeProcess.start(root, work.resolve("fresh"), both, stockClasspath);
           ZeebeClient client = ScenarioNodes.client(node)) {
         ScenarioNodes.deploy(client);
@@ -81,9 +88,9 @@ public final class Baseline {
         System.out.printf(Locale.ROOT, "warm-up: %.1f instances/s for 10 s%n", warm);
         Thread.sleep(5_000); // let both exporters drain the warm-up
         freshness = freshness(client, store, url, "fpw", "zeebe-record-w", 20, probes);
-        report.put("stockIndices", indices(url, "zeebe-record-w*"));
+        report.body().typed("stockIndices", indices(url, "zeebe-record-w*"));
       }
-      report.put("freshness", freshness);
+      report.body().typed("freshness", freshness);
       // 2. throughput, alternating
       Map<String, List<Double>> results = Overhead.alternatingThroughput(root,
           List.of("ours", "stock", "noop", "none"), 10, seconds, new Overhead.ThroughputRun() {
@@ -109,11 +116,8 @@ public final class Baseline {
             }
           }, stockClasspath);
       Map<String, Double> means = Figures.means(results);
-      Map<String, Object> throughput = new LinkedHashMap<>();
-      throughput.put("measureSeconds", seconds);
-      throughput.put("inFlight", 128);
-      throughput.put("instancesPerSecond", results);
-      throughput.put("meanInstancesPerSecond", means);
+      Section throughput = report.body().section("throughput").figure("measureSeconds", seconds)
+          .figure("inFlight", 128).typed("instancesPerSecond", results).typed("meanInstancesPerSecond", means);
       Map<String, Double> ratios = new LinkedHashMap<>();
       ratios.put("oursOverNoop", means.get("ours") / means.get("noop"));
       ratios.put("stockOverNoop", means.get("stock") / means.get("noop"));
@@ -121,10 +125,9 @@ public final class Baseline {
       ratios.put("stockOverNone", means.get("stock") / means.get("none"));
       ratios.put("noopOverNone", means.get("noop") / means.get("none"));
       ratios.put("oursOverStock", means.get("ours") / means.get("stock"));
-      throughput.put("ratios", ratios);
-      report.put("throughput", throughput);
+      throughput.typed("ratios", ratios);
     }
-    html(report, root.resolve("benchmarks/results/baseline.html"));
+    html(ReportWriter.tree(report), root.resolve("benchmarks/results/baseline.html"));
     return report;
   }
 
@@ -151,7 +154,7 @@ public final class Baseline {
    * Sequential probes at a background load; per probe, the time from the engine's completion timestamp to the raw
    * record being found by a search of the stock indices, and to COMPLETED in a search of our read model.
    */
-  public static Map<String, Object> freshness(ZeebeClient client, SearchStore store, String url, String oursPrefix,
+  public static Freshness freshness(ZeebeClient client, SearchStore store, String url, String oursPrefix,
       String stockPrefix, int load, int probes) throws Exception {
     Histogram stockLatency = new Histogram(TimeUnit.MINUTES.toMillis(5), 3);
     Histogram oursLatency = new Histogram(TimeUnit.MINUTES.toMillis(5), 3);
@@ -210,13 +213,8 @@ public final class Baseline {
     } finally {
       background.interrupt();
     }
-    Map<String, Object> result = new LinkedHashMap<>();
-    result.put("loadPerSecond", load);
-    result.put("probes", probes);
-    result.put("stockBulkDelay", "1s");
-    result.put("oursBulkDelay", "100ms (node default)");
-    result.put("stockRawRecordMillis", Figures.percentiles(stockLatency));
-    result.put("oursReadModelMillis", Figures.percentiles(oursLatency));
+    Freshness result = new Freshness(load, probes, "1s", "100ms (node default)", Percentiles.of(stockLatency),
+        Percentiles.of(oursLatency));
     System.out.println("freshness: " + result);
     return result;
   }

@@ -1,5 +1,8 @@
 package dev.flowpipe.benchmarks.scenario.baseline;
 
+import dev.flowpipe.benchmarks.report.ReportWriter;
+import dev.flowpipe.benchmarks.report.Section;
+import dev.flowpipe.benchmarks.report.Report;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
@@ -41,8 +44,8 @@ public final class BulkDelaySweep {
   /** The two latency histograms of one run. */
   public record Result(Histogram store, Histogram api) {}
 
-  public static Map<String, Object> run(Path root, int probes) throws Exception {
-    Map<String, Object> runs = new LinkedHashMap<>();
+  public static Report run(Path root, int probes) throws Exception {
+    Section runs = new Section();
     List<List<String>> rows = new ArrayList<>();
     int total = DELAYS.size() * LOADS.size();
     int done = 0;
@@ -58,26 +61,21 @@ public final class BulkDelaySweep {
             SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.storeUrl()))) {
           ScenarioNodes.deploy(client);
           Result result = measure(client, store, "flowpipe", node.httpPort(), load, probes);
-          Map<String, Object> entry = new LinkedHashMap<>();
-          entry.put("loadPerSecond", load);
-          entry.put("bulkDelay", delay);
-          entry.put("storeSearchMillis", Figures.percentiles(result.store()));
-          entry.put("webappApiMillis", Figures.percentiles(result.api()));
-          entry.put("exporterExportLatencyMillis", PrometheusText.exporterLatency(node.text("/actuator/prometheus")));
-          runs.put(load + "/s " + delay, entry);
+          runs.section(load + "/s " + delay).figure("loadPerSecond", load).text("bulkDelay", delay)
+              .section("storeSearchMillis", Figures.percentiles(result.store()))
+              .section("webappApiMillis", Figures.percentiles(result.api()))
+              .typed("exporterExportLatencyMillis", PrometheusText.exporterLatency(node.text("/actuator/prometheus")));
           rows.add(row(load, delay, result));
           System.out.printf(Locale.ROOT, "[%d/%d] load %d PI/s, bulk delay %s: store %s, api %s%n", done, total,
-              load, delay, entry.get("storeSearchMillis"), entry.get("webappApiMillis"));
+              load, delay, Figures.percentiles(result.store()), Figures.percentiles(result.api()));
         }
       }
     }
-    Map<String, Object> report = new LinkedHashMap<>();
-    report.put("scenario", "bulk-delay sweep: probe instance completed (engine end date) to COMPLETED in a store search "
+    Report report = Report.describing("bulk-delay sweep: probe instance completed (engine end date) to COMPLETED in a store search "
         + "and through the web app's search API, sequential probes, polled every 10 ms, under a background load of "
         + "one-service-task instances; each (load, delay) on a fresh node with the default refresh interval");
-    report.put("probesPerRun", probes);
-    report.put("runs", runs);
-    html(report, rows, root.resolve("benchmarks/results/bulk-delay-sweep.html"));
+    report.body().figure("probesPerRun", probes).section("runs", runs);
+    html(ReportWriter.tree(report), rows, root.resolve("benchmarks/results/bulk-delay-sweep.html"));
     return report;
   }
 

@@ -1,5 +1,8 @@
 package dev.flowpipe.benchmarks.scenario.exporter;
 
+import dev.flowpipe.benchmarks.cli.ScenarioArguments;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.flowpipe.benchmarks.report.Report;
 import dev.flowpipe.benchmarks.harness.ExporterOnActor;
 import dev.flowpipe.benchmarks.report.Figures;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
@@ -75,18 +78,33 @@ public final class ExporterSlowLink {
       }
     }
 
+    /** The arguments' names, in the order {@code benchmarks/run} reads them positionally. */
+    public static final List<String> NAMES =
+        List.of("round-trips", "in-flight", "rounds", "measure-seconds", "throughput-instances");
+
+    /** {@code exporter-slow-link}'s arguments: round trips 0, 20 and 100 ms and 1 and 2 bulks in flight unless given. */
     public static Settings parse(List<String> args) {
-      return new Settings(numbers(args, 0, "0,20,100"), numbers(args, 1, "1,2"),
-          Integer.parseInt(argument(args, 2, "2")), Integer.parseInt(argument(args, 3, "30")),
-          Integer.parseInt(argument(args, 4, "10000")));
+      return parse("exporter-slow-link", args, "0,20,100", "1,2");
     }
 
-    private static String argument(List<String> args, int index, String fallback) {
-      return args.size() > index ? args.get(index) : fallback;
+    /**
+     * {@code slow-store}'s arguments: this scenario with the store 20 and 100 ms of round trip away and 1, 2 and 4
+     * bulks in flight unless given.
+     */
+    public static Settings slowStore(List<String> args) {
+      return parse("slow-store", args, "20,100", "1,2," + WriterSettings.MAX_BULKS_IN_FLIGHT);
     }
 
-    private static List<Integer> numbers(List<String> args, int index, String fallback) {
-      String value = argument(args, index, fallback);
+    private static Settings parse(String scenario, List<String> args, String roundTrips, String inFlight) {
+      ScenarioArguments a = ScenarioArguments.positional(scenario, args, NAMES, null);
+      Settings settings = new Settings(numbers(a.text("round-trips", roundTrips), roundTrips),
+          numbers(a.text("in-flight", inFlight), inFlight), a.integer("rounds", 2), a.integer("measure-seconds", 30),
+          a.integer("throughput-instances", 10_000));
+      a.requireAllKnown(NAMES);
+      return settings;
+    }
+
+    private static List<Integer> numbers(String value, String fallback) {
       try {
         return Arrays.stream(value.split(",")).map(String::trim).map(Integer::valueOf).toList();
       } catch (NumberFormatException e) {
@@ -106,27 +124,20 @@ public final class ExporterSlowLink {
   }
 
   /** One round trip and in-flight value in one round: freshness (ms) and throughput, with the exporter's bulks. */
-  public record Run(int round, int roundTripMillis, int inFlight, Map<String, Object> freshnessMillis,
-      Map<String, Object> freshnessBulks, double recordsPerSecond, double throughputSeconds,
-      Map<String, Object> throughputBulks) {}
+  public record Run(int round, int roundTripMillis, int inFlight, AcknowledgementMillis freshnessMillis,
+      Bulks freshnessBulks, double recordsPerSecond, double throughputSeconds, Bulks throughputBulks) {}
+
+  /** export() to acknowledgement over the measured window, in milliseconds. */
+  public record AcknowledgementMillis(long count, double min, double p50, double p90, double p99, double max) {}
 
   /**
-   * {@code slow-store [round trips ms] [in-flight values] [rounds] [measure seconds] [throughput instances]}: this
-   * scenario with the store 20 and 100 ms of round trip away and 1, 2 and 4 bulks in flight unless given.
+   * The exporter's bulks: how many, mean documents, mean and largest time to write one; every field absent (and left
+   * out of the JSON) when the exporter wrote none, the mean size absent when its meter is missing.
    */
-  public static List<String> slowStoreArguments(List<String> args) {
-    List<String> full = new ArrayList<>(args);
-    if (full.isEmpty()) {
-      full.add("20,100");
-    }
-    if (full.size() < 2) {
-      full.add("1,2," + WriterSettings.MAX_BULKS_IN_FLIGHT);
-    }
-    return full;
-  }
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record Bulks(Long count, Double meanDocuments, Double meanMillis, Double maxMillis) {}
 
-  public static Map<String, Object> run(Path root, List<String> args) throws Exception {
-    Settings settings = Settings.parse(args);
+  public static Report run(Path root, Settings settings) throws Exception {
     String loadBefore = loadAverage();
     System.out.println("load average before: " + loadBefore);
     Map<Integer, Double> requestMillis = new LinkedHashMap<>();
@@ -176,19 +187,15 @@ public final class ExporterSlowLink {
     String loadAfter = loadAverage();
     System.out.println("load average after: " + loadAfter);
     printTable(settings, runs);
-    Map<String, Object> report = new LinkedHashMap<>();
-    report.put("scenario", "exporter behind a slow link: our exporter in-process (one actor thread, scheduled tasks on "
+    Report report = Report.describing("exporter behind a slow link: our exporter in-process (one actor thread, scheduled tasks on "
         + "time), synthetic one-task instances (13 records, 6 documents each), default bulk settings (delay 100 ms, "
         + "size 1000, bulk refresh on), writing through a delaying TCP proxy into the embedded OpenSearch (1 GB heap) "
         + "on the same machine; per round, round trip and in-flight value: freshness at " + INSTANCES_PER_SECOND
         + " instances/s (export() to acknowledgement, " + WARM_UP.toSeconds() + " s warm-up, "
         + settings.measureSeconds() + " s measured), then throughput (" + settings.throughputInstances()
         + " instances as fast as taken); in-flight order reversed every other round");
-    report.put("settings", settings);
-    report.put("storeRequestMillisByRoundTrip", requestMillis);
-    report.put("loadAverageBefore", loadBefore);
-    report.put("loadAverageAfter", loadAfter);
-    report.put("runs", runs);
+    report.body().typed("settings", settings).typed("storeRequestMillisByRoundTrip", requestMillis)
+        .text("loadAverageBefore", loadBefore).text("loadAverageAfter", loadAfter).typed("runs", runs);
     return report;
   }
 
@@ -205,9 +212,9 @@ public final class ExporterSlowLink {
         WriterSettings.BULK_DELAY, "100ms", WriterSettings.BULKS_IN_FLIGHT, inFlight);
   }
 
-  public record Freshness(Map<String, Object> millis, Map<String, Object> bulks) {}
+  public record Freshness(AcknowledgementMillis millis, Bulks bulks) {}
 
-  public record Throughput(double recordsPerSecond, double seconds, Map<String, Object> bulks) {}
+  public record Throughput(double recordsPerSecond, double seconds, Bulks bulks) {}
 
   /** Records at a steady pace for the warm-up and the measured window; export() to acknowledgement of each. */
   public static Freshness freshness(String url, String prefix, int inFlight, Duration warmUp, Duration measure)
@@ -264,7 +271,7 @@ public final class ExporterSlowLink {
   }
 
   /** The exporter's bulks so far, from its meters: how many, mean documents, mean and largest time to write one. */
-  public static Map<String, Object> bulks(MeterRegistry meters) {
+  public static Bulks bulks(MeterRegistry meters) {
     long count = 0;
     double totalMillis = 0;
     double maxMillis = 0;
@@ -273,18 +280,12 @@ public final class ExporterSlowLink {
       totalMillis += timer.totalTime(TimeUnit.MILLISECONDS);
       maxMillis = Math.max(maxMillis, timer.max(TimeUnit.MILLISECONDS));
     }
-    Map<String, Object> bulks = new LinkedHashMap<>();
     if (count == 0) {
-      return bulks; // the exporter's meters were renamed, or nothing was written
+      return new Bulks(null, null, null, null); // the exporter's meters were renamed, or nothing was written
     }
-    bulks.put("count", count);
     DistributionSummary size = meters.find("flowpipe.exporter.bulk.size").summary();
-    if (size != null) {
-      bulks.put("meanDocuments", Math.round(size.mean() * 10) / 10.0);
-    }
-    bulks.put("meanMillis", Math.round(totalMillis / count * 10) / 10.0);
-    bulks.put("maxMillis", Math.round(maxMillis * 10) / 10.0);
-    return bulks;
+    return new Bulks(count, size == null ? null : Math.round(size.mean() * 10) / 10.0,
+        Math.round(totalMillis / count * 10) / 10.0, Math.round(maxMillis * 10) / 10.0);
   }
 
   /** The export() time of each record in a window of positions, and its time to acknowledgement once known. */
@@ -316,15 +317,10 @@ public final class ExporterSlowLink {
       acknowledgedUpTo = Math.max(acknowledgedUpTo, position);
     }
 
-    synchronized Map<String, Object> percentiles() {
-      Map<String, Object> p = new LinkedHashMap<>();
-      p.put("count", micros.getTotalCount());
-      p.put("min", millis(micros.getMinValue()));
-      for (int percentile : new int[] {50, 90, 99}) {
-        p.put("p" + percentile, millis(micros.getValueAtPercentile(percentile)));
-      }
-      p.put("max", millis(micros.getMaxValue()));
-      return p;
+    synchronized AcknowledgementMillis percentiles() {
+      return new AcknowledgementMillis(micros.getTotalCount(), millis(micros.getMinValue()),
+          millis(micros.getValueAtPercentile(50)), millis(micros.getValueAtPercentile(90)),
+          millis(micros.getValueAtPercentile(99)), millis(micros.getMaxValue()));
     }
 
     private static double millis(long micros) {
@@ -382,8 +378,8 @@ public final class ExporterSlowLink {
         List<String> throughput = new ArrayList<>();
         for (Run run : runs) {
           if (run.roundTripMillis() == roundTrip && run.inFlight() == inFlight) {
-            Map<String, Object> f = run.freshnessMillis();
-            freshness.add(f.get("p50") + " / " + f.get("p90") + " / " + f.get("p99") + " / " + f.get("max"));
+            AcknowledgementMillis f = run.freshnessMillis();
+            freshness.add(f.p50() + " / " + f.p90() + " / " + f.p99() + " / " + f.max());
             throughput.add(String.format(Locale.ROOT, "%.0f", run.recordsPerSecond()));
           }
         }

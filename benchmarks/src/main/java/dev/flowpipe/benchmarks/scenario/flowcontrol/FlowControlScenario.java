@@ -1,5 +1,8 @@
 package dev.flowpipe.benchmarks.scenario.flowcontrol;
 
+import dev.flowpipe.benchmarks.report.ReportWriter;
+import dev.flowpipe.benchmarks.report.Section;
+import dev.flowpipe.benchmarks.report.Report;
 import dev.flowpipe.benchmarks.report.HtmlReport.Band;
 import dev.flowpipe.benchmarks.report.HtmlReport.Series;
 import dev.flowpipe.testsupport.DegradedStoreExperiment.Sample;
@@ -39,7 +42,7 @@ public final class FlowControlScenario {
 
   private FlowControlScenario() {}
 
-  public static Map<String, Object> run(Path root, int perSecond, double degradedOperationsPerSecond) throws Exception {
+  public static Report run(Path root, int perSecond, double degradedOperationsPerSecond) throws Exception {
     Path work = ScratchDirectories.create("bench-flow-control");
     try (EmbeddedSearchStore opensearch = EmbeddedSearchStore.start(work.resolve("store"),
             EmbeddedStores.settings(root));
@@ -98,9 +101,9 @@ public final class FlowControlScenario {
         }
         Thread.sleep(500);
       }
-      Map<String, Object> report = report(experiment, perSecond, degradedOperationsPerSecond, staticLimit, accepted,
+      Report report = report(experiment, perSecond, degradedOperationsPerSecond, staticLimit, accepted,
           found);
-      html(experiment, report, root.resolve("benchmarks/results/flow-control.html"));
+      html(experiment, ReportWriter.tree(report), root.resolve("benchmarks/results/flow-control.html"));
       return report;
     }
   }
@@ -121,38 +124,35 @@ public final class FlowControlScenario {
     }
   }
 
-  private static Map<String, Object> report(DegradedStoreExperiment experiment, int perSecond, double degraded,
+  /** One phase of the run, its samples' means and where it ended. */
+  public record PhaseSummary(double seconds, double acceptedPerSecond, double rejectedPerSecond, double writeRate,
+      double exportRate, double meanLagMillis, long endLagMillis, long endLagRecords) {}
+
+  private static Report report(DegradedStoreExperiment experiment, int perSecond, double degraded,
       int staticLimit, long accepted, long found) {
-    Map<String, Object> report = new LinkedHashMap<>();
-    report.put("scenario", "flow control under a degraded store (one node, embedded OpenSearch behind a proxy "
+    Report report = Report.describing("flow control under a degraded store (one node, embedded OpenSearch behind a proxy "
         + "that passes bulks at a fixed rate; start-to-end process)");
-    report.put("load", perSecond + " instances/s offered");
-    report.put("degradedStore", degraded + " bulk operations/s");
-    report.put("staticLimit", staticLimit + " records/s");
-    report.put("targetLagMillis", TARGET_MILLIS);
-    Map<String, Object> phases = new LinkedHashMap<>();
+    Section body = report.body().text("load", perSecond + " instances/s offered")
+        .text("degradedStore", degraded + " bulk operations/s")
+        .text("staticLimit", staticLimit + " records/s")
+        .figure("targetLagMillis", TARGET_MILLIS);
+    Map<String, PhaseSummary> phases = new LinkedHashMap<>();
     for (String phase : phaseNames(experiment)) {
       List<Sample> samples = experiment.samples(phase);
-      Map<String, Object> summary = new LinkedHashMap<>();
-      summary.put("seconds", round(samples.getLast().seconds() - samples.getFirst().seconds()));
-      summary.put("acceptedPerSecond", round(mean(samples, Sample::acceptedPerSecond)));
-      summary.put("rejectedPerSecond", round(mean(samples, Sample::rejectedPerSecond)));
-      summary.put("writeRate", round(mean(samples, Sample::writeRate)));
-      summary.put("exportRate", round(mean(samples, Sample::exportRate)));
-      summary.put("meanLagMillis", round(mean(samples, s -> s.lagMillis())));
-      summary.put("endLagMillis", samples.getLast().lagMillis());
-      summary.put("endLagRecords", samples.getLast().lagRecords());
-      phases.put(phase, summary);
+      phases.put(phase, new PhaseSummary(round(samples.getLast().seconds() - samples.getFirst().seconds()),
+          round(mean(samples, Sample::acceptedPerSecond)), round(mean(samples, Sample::rejectedPerSecond)),
+          round(mean(samples, Sample::writeRate)), round(mean(samples, Sample::exportRate)),
+          round(mean(samples, s -> s.lagMillis())), samples.getLast().lagMillis(), samples.getLast().lagRecords()));
     }
-    report.put("phases", phases);
-    report.put("healthyPhaseSamplesWithALimit",
-        experiment.samples("healthy").stream().filter(x -> x.writeLimit() != null).count());
-    report.put("secondsToEngage", firstSecondsWhere(experiment, "controller settling", x -> x.writeLimit() != null));
-    report.put("secondsToRelease", firstSecondsWhere(experiment, "recovered", x -> x.writeLimit() == null));
-    report.put("acceptedInstances", accepted);
-    report.put("instancesInReadModel", found);
-    report.put("notSentAtClientLimit", experiment.notSent());
-    report.put("otherErrors", experiment.errorKinds());
+    body.typed("phases", phases)
+        .figure("healthyPhaseSamplesWithALimit",
+            experiment.samples("healthy").stream().filter(x -> x.writeLimit() != null).count())
+        .figure("secondsToEngage", firstSecondsWhere(experiment, "controller settling", x -> x.writeLimit() != null))
+        .figure("secondsToRelease", firstSecondsWhere(experiment, "recovered", x -> x.writeLimit() == null))
+        .figure("acceptedInstances", accepted)
+        .figure("instancesInReadModel", found)
+        .figure("notSentAtClientLimit", experiment.notSent())
+        .typed("otherErrors", experiment.errorKinds());
     return report;
   }
 

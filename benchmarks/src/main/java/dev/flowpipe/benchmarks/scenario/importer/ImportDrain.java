@@ -108,7 +108,7 @@ public final class ImportDrain {
       report = new Report(scenario, ingest, backlog, recording.size(), drain, drainOverIngest,
           store.count(ReadModelIndex.PROCESS_INSTANCE.indexName(IMPORTED)));
     }
-    html(ReportWriter.fields(report), root.resolve("benchmarks/results/import-drain.html"));
+    html(ReportWriter.tree(dev.flowpipe.benchmarks.report.Report.of(report)), root.resolve("benchmarks/results/import-drain.html"));
     return report;
   }
 

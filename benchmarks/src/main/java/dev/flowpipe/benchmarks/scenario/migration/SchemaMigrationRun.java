@@ -1,5 +1,7 @@
 package dev.flowpipe.benchmarks.scenario.migration;
 
+import dev.flowpipe.benchmarks.report.Unit;
+import dev.flowpipe.benchmarks.report.Report;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.IndexLayout;
 import dev.flowpipe.schema.index.MigrationProgress;
@@ -12,8 +14,6 @@ import dev.flowpipe.testsupport.ScratchDirectories;
 import dev.flowpipe.systemtests.EmbeddedStores;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * How long a start-up takes to migrate a read model of schema version 1 in place: {@code perEntity} documents in each
@@ -25,7 +25,7 @@ public final class SchemaMigrationRun {
 
   private SchemaMigrationRun() {}
 
-  public static Map<String, Object> run(Path root, int perEntity) throws Exception {
+  public static Report run(Path root, int perEntity) throws Exception {
     try (EmbeddedSearchStore node =
             EmbeddedSearchStore.start(ScratchDirectories.create("bench-migration"), EmbeddedStores.settings(root));
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.url()))) {
@@ -38,16 +38,15 @@ public final class SchemaMigrationRun {
       double seconds = (System.nanoTime() - start) / 1e9;
       double loadAfter = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
       MigrationProgress.Snapshot done = progress.snapshot();
-      Map<String, Object> report = new LinkedHashMap<>();
-      report.put("scenario", "start-up migration of a schema-version-1 read model into version 2 (scroll + versioned "
+      Report report = Report.describing("start-up migration of a schema-version-1 read model into version 2 (scroll + versioned "
           + "bulk copy, pages of 1000, alias switch, count check, old indices deleted) in the embedded OpenSearch");
-      report.put("state", done.state().name());
-      report.put("documents", done.copied());
-      report.put("documentsBefore", done.total());
-      report.put("seconds", Math.round(seconds * 100) / 100.0);
-      report.put("documentsPerSecond", Math.round(done.copied() / seconds));
-      report.put("loadAverage1mBefore", loadBefore);
-      report.put("loadAverage1mAfter", loadAfter);
+      report.body().text("state", done.state().name())
+          .figure("documents", done.copied())
+          .figure("documentsBefore", done.total())
+          .figure("seconds", Math.round(seconds * 100) / 100.0, Unit.SECONDS)
+          .figure("documentsPerSecond", Math.round(done.copied() / seconds), Unit.PER_SECOND)
+          .figure("loadAverage1mBefore", loadBefore)
+          .figure("loadAverage1mAfter", loadAfter);
       return report;
     }
   }

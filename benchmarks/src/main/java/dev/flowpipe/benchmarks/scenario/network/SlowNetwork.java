@@ -1,5 +1,9 @@
 package dev.flowpipe.benchmarks.scenario.network;
 
+import dev.flowpipe.benchmarks.report.ReportWriter;
+import dev.flowpipe.benchmarks.report.Unit;
+import dev.flowpipe.benchmarks.report.Section;
+import dev.flowpipe.benchmarks.report.Report;
 import dev.flowpipe.benchmarks.report.HtmlReport.Band;
 import dev.flowpipe.benchmarks.report.HtmlReport.Series;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
@@ -141,7 +145,7 @@ public final class SlowNetwork {
   /** An availability probe: started at {@code second}; ms after its end until visible, -1 if not seen or failed. */
   public record Probe(double second, long storeMillis, long apiMillis) {}
 
-  public static Map<String, Object> run(Path root, List<String> args, Path html) throws Exception {
+  public static Report run(Path root, List<String> args, Path html) throws Exception {
     Settings settings = Settings.parse(args);
     List<Phase> phases = settings.phases();
     int totalSeconds = phases.stream().mapToInt(Phase::seconds).sum();
@@ -178,7 +182,7 @@ public final class SlowNetwork {
         }
         long loadStart = System.nanoTime();
         List<Probe> probes = new ArrayList<>();
-        List<Map<String, Object>> applied = new ArrayList<>();
+        List<Applied> applied = new ArrayList<>();
         LoadResult result;
         try (ClusterSampler sampler = new ClusterSampler(nodeHttp, loadStart)) {
           AvailabilityProbe probe = new AvailabilityProbe(client, store, "flowpipe", nodeHttp.get(gatewayNode));
@@ -192,11 +196,10 @@ public final class SlowNetwork {
           links.delayOutgoing(-1, Duration.ZERO);
           probing.interrupt();
           probing.join(70_000);
-          Report report = new Report(settings, phases, applied, result, sampler.samples(), probes(probes));
-          Map<String, Object> json = report.toJson();
-          json.put("gatewayNode", gatewayNode);
-          report.html(html);
-          return json;
+          Run run = new Run(settings, phases, applied, result, sampler.samples(), probes(probes));
+          Report report = new Report(run.toSection().figure("gatewayNode", gatewayNode));
+          run.html(html);
+          return report;
         }
       }
     }
@@ -218,7 +221,7 @@ public final class SlowNetwork {
 
   /** At each phase's start: the delay on the outgoing traffic of the node then leading the probed partition. */
   private static void applyPhases(List<Phase> phases, PairwiseLinks links, ClusterSampler sampler, long loadStart,
-      List<Map<String, Object>> applied) {
+      List<Applied> applied) {
     long phaseStart = loadStart;
     for (Phase phase : phases) {
       long wait = phaseStart - System.nanoTime();
@@ -231,11 +234,8 @@ public final class SlowNetwork {
       }
       int node = phase.delay().isZero() ? -1 : sampler.leaderOf(PROBED_PARTITION);
       links.delayOutgoing(node, phase.delay());
-      Map<String, Object> entry = new LinkedHashMap<>();
-      entry.put("atSecond", Math.round(seconds(loadStart) * 10) / 10.0);
-      entry.put("phase", phase.label());
-      entry.put("delayedNode", node < 0 ? null : node);
-      entry.put("delayMillis", phase.delay().toMillis());
+      Applied entry = new Applied(Math.round(seconds(loadStart) * 10) / 10.0, phase.label(), node < 0 ? null : node,
+          phase.delay().toMillis());
       synchronized (applied) {
         applied.add(entry);
       }
@@ -276,52 +276,55 @@ public final class SlowNetwork {
   }
 
   /** The run's figures per phase and per second, as JSON and as a page. */
-  private record Report(Settings settings, List<Phase> phases, List<Map<String, Object>> applied, LoadResult load,
+  /** A phase as it was applied: when, and the node whose outgoing traffic was delayed (null: none). */
+  public record Applied(double atSecond, String phase, Integer delayedNode, long delayMillis) {}
+
+  /** A change of a partition's leader: the second and the old and new leader. */
+  public record LeaderChange(double second, int partition, int from, int to) {}
+
+  private record Run(Settings settings, List<Phase> phases, List<Applied> applied, LoadResult load,
       List<ClusterSampler.Sample> samples, List<Probe> probes) {
 
-    public Map<String, Object> toJson() {
-      Map<String, Object> json = new LinkedHashMap<>();
-      json.put("scenario", "slow-network: " + NODES + " node processes on loopback (replication " + NODES + ", "
+    public Section toSection() {
+      Section json = Report.describing("slow-network: " + NODES + " node processes on loopback (replication " + NODES + ", "
           + settings.partitions() + " partition(s)), one link per ordered pair of nodes, a steady load through the"
           + " gateway of a node not leading partition " + PROBED_PARTITION + "; each delay added to everything the"
           + " node leading partition " + PROBED_PARTITION + " sends (to the other nodes and to the store), then"
-          + " removed");
-      json.put("settings", Map.of("ratePerSecond", settings.rate(), "warmUpSeconds", settings.warmUp().toSeconds(),
-          "delaySeconds", settings.delaySeconds(),
-          "calmSeconds", settings.calmSeconds(), "delaysMillis", settings.delays().stream().map(Duration::toMillis)
-              .toList(), "partitions", settings.partitions(),
-          "load", LoadScenario.describe(settings.load().withRate(settings.rate()), LoadModel.of(settings.load()))));
-      json.put("phasesApplied", applied);
-      json.put("phases", phaseSummaries());
-      json.put("loadSummary", load.summary());
-      json.put("leaderChanges", leaderChanges());
-      json.put("samples", samples.stream().map(s -> {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("second", s.second());
-        m.put("leaders", s.leaders());
-        m.put("commitLatencyMillis", s.commitLatencyMillis() < 0 ? null : s.commitLatencyMillis());
-        m.put("committedEntries", s.committedEntries());
-        m.put("droppedShare", s.droppedShare());
-        m.put("lagAgeMillis", s.lagAgeMillis() < 0 ? null : s.lagAgeMillis());
-        m.put("refusedByFlowControl", s.refusedByFlowControl());
-        m.put("unanswered", s.unanswered());
-        return m;
-      }).toList());
-      json.put("windows", load.windows().stream().map(LoadWindow::toMap).toList());
-      json.put("probes", probes);
+          + " removed").body();
+      json.section("settings").figure("ratePerSecond", settings.rate())
+          .figure("warmUpSeconds", settings.warmUp().toSeconds())
+          .figure("delaySeconds", settings.delaySeconds())
+          .figure("calmSeconds", settings.calmSeconds())
+          .figures("delaysMillis", settings.delays().stream().map(Duration::toMillis).toList(), Unit.MILLIS)
+          .figure("partitions", settings.partitions())
+          .section("load", LoadScenario.describe(settings.load().withRate(settings.rate()),
+              LoadModel.of(settings.load())));
+      json.typed("phasesApplied", applied)
+          .sections("phases", phaseSummaries())
+          .section("loadSummary", load.summary())
+          .typed("leaderChanges", leaderChanges())
+          .sections("samples", samples.stream().map(s -> new Section().figure("second", s.second())
+              .typed("leaders", s.leaders())
+              .figure("commitLatencyMillis", s.commitLatencyMillis() < 0 ? null : s.commitLatencyMillis())
+              .figure("committedEntries", s.committedEntries())
+              .figure("droppedShare", s.droppedShare())
+              .figure("lagAgeMillis", s.lagAgeMillis() < 0 ? null : s.lagAgeMillis())
+              .figure("refusedByFlowControl", s.refusedByFlowControl())
+              .figure("unanswered", s.unanswered())).toList())
+          .sections("windows", load.windows().stream().map(LoadWindow::toSection).toList())
+          .typed("probes", probes);
       return json;
     }
 
     /** Every change of leader of any partition: the second and the new leader (-1 while none). */
-    public List<Map<String, Object>> leaderChanges() {
-      List<Map<String, Object>> changes = new ArrayList<>();
+    public List<LeaderChange> leaderChanges() {
+      List<LeaderChange> changes = new ArrayList<>();
       Map<Integer, Integer> known = new LinkedHashMap<>();
       for (ClusterSampler.Sample s : samples) {
         for (int partition = 1; partition <= settings.partitions(); partition++) {
           Integer leader = s.leaders().get(partition);
           if (leader != null && known.containsKey(partition) && !Objects.equals(known.get(partition), leader)) {
-            changes.add(Map.of("second", s.second(), "partition", partition, "from", known.get(partition),
-                "to", leader));
+            changes.add(new LeaderChange(s.second(), partition, known.get(partition), leader));
           }
           if (leader != null) {
             known.put(partition, leader);
@@ -331,44 +334,41 @@ public final class SlowNetwork {
       return changes;
     }
 
-    public List<Map<String, Object>> phaseSummaries() {
-      List<Map<String, Object>> out = new ArrayList<>();
+    public List<Section> phaseSummaries() {
+      List<Section> out = new ArrayList<>();
       int from = 0;
       for (int i = 0; i < phases.size(); i++) {
         Phase phase = phases.get(i);
         int to = from + phase.seconds();
         final int start = from;
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("phase", phase.label());
-        m.put("fromSecond", from);
-        m.put("toSecond", to);
-        m.put("delayedNode", i < applied.size() ? applied.get(i).get("delayedNode") : null);
+        Section m = new Section().text("phase", phase.label()).figure("fromSecond", from).figure("toSecond", to)
+            .figure("delayedNode", i < applied.size() ? applied.get(i).delayedNode() : null);
         List<LoadWindow> windows = load.windows().stream().filter(w -> w.second() >= start && w.second() < to)
             .toList();
-        m.put("createdPerSecond", LoadResult.round(windows.stream().mapToLong(LoadWindow::created).sum()
+        m.figure("createdPerSecond", LoadResult.round(windows.stream().mapToLong(LoadWindow::created).sum()
             / (double) phase.seconds()));
-        m.put("completedPerSecond", LoadResult.round(windows.stream().mapToLong(LoadWindow::completed).sum()
+        m.figure("completedPerSecond", LoadResult.round(windows.stream().mapToLong(LoadWindow::completed).sum()
             / (double) phase.seconds()));
         long commands = windows.stream().mapToLong(LoadWindow::commands).sum();
-        m.put("rejectedShare", commands == 0 ? 0 : Math.round(windows.stream().mapToLong(LoadWindow::rejected).sum()
+        m.figure("rejectedShare", commands == 0 ? 0 : Math.round(windows.stream().mapToLong(LoadWindow::rejected).sum()
             * 10_000.0 / commands) / 10_000.0);
-        m.put("createTimedOut", windows.stream().mapToLong(LoadWindow::createTimedOut).sum());
-        m.put("latencyP99MillisMedianOfSeconds", median(windows.stream().mapToLong(LoadWindow::latencyP99)
+        m.figure("createTimedOut", windows.stream().mapToLong(LoadWindow::createTimedOut).sum());
+        m.figure("latencyP99MillisMedianOfSeconds", median(windows.stream().mapToLong(LoadWindow::latencyP99)
             .filter(v -> v >= 0).toArray()));
-        m.put("latencyMaxMillis", windows.stream().mapToLong(LoadWindow::latencyMax).max().orElse(-1));
+        m.figure("latencyMaxMillis", windows.stream().mapToLong(LoadWindow::latencyMax).max().orElse(-1));
         List<ClusterSampler.Sample> inPhase = samples.stream()
             .filter(s -> s.second() >= start && s.second() < to).toList();
-        m.put("commitLatencyMillisMean", meanOf(inPhase, ClusterSampler.Sample::commitLatencyMillis));
-        m.put("lagAgeMillisMax", inPhase.stream().mapToLong(ClusterSampler.Sample::lagAgeMillis).max().orElse(-1));
-        m.put("droppedShareMean", meanOf(inPhase, ClusterSampler.Sample::droppedShare));
-        m.put("refusedByFlowControl", inPhase.stream().mapToLong(ClusterSampler.Sample::refusedByFlowControl).sum());
-        m.put("leaderChanges", leaderChanges().stream().filter(c -> ((Number) c.get("second")).doubleValue() >= start
-            && ((Number) c.get("second")).doubleValue() < to).count());
+        m.figure("commitLatencyMillisMean", meanOf(inPhase, ClusterSampler.Sample::commitLatencyMillis));
+        m.figure("lagAgeMillisMax", inPhase.stream().mapToLong(ClusterSampler.Sample::lagAgeMillis).max().orElse(-1));
+        m.figure("droppedShareMean", meanOf(inPhase, ClusterSampler.Sample::droppedShare));
+        m.figure("refusedByFlowControl", inPhase.stream().mapToLong(ClusterSampler.Sample::refusedByFlowControl).sum());
+        m.figure("leaderChanges", leaderChanges().stream().filter(c -> c.second() >= start && c.second() < to)
+            .count());
         List<Probe> phaseProbes = probes.stream().filter(p -> p.second() >= start && p.second() < to).toList();
-        m.put("probes", phaseProbes.size());
-        m.put("probesNotSeen", phaseProbes.stream().filter(p -> p.storeMillis() < 0).count());
-        m.put("availabilityStoreMillis", percentiles(phaseProbes, Probe::storeMillis));
-        m.put("availabilityApiMillis", percentiles(phaseProbes, Probe::apiMillis));
+        m.figure("probes", phaseProbes.size())
+            .figure("probesNotSeen", phaseProbes.stream().filter(p -> p.storeMillis() < 0).count())
+            .section("availabilityStoreMillis", percentiles(phaseProbes, Probe::storeMillis))
+            .section("availabilityApiMillis", percentiles(phaseProbes, Probe::apiMillis));
         out.add(m);
         from = to;
       }
@@ -389,7 +389,7 @@ public final class SlowNetwork {
       return Math.round(mean * 1000) / 1000.0;
     }
 
-    private static Map<String, Object> percentiles(List<Probe> probes, java.util.function.ToLongFunction<Probe> f) {
+    private static Section percentiles(List<Probe> probes, java.util.function.ToLongFunction<Probe> f) {
       Histogram histogram = new Histogram(java.util.concurrent.TimeUnit.MINUTES.toMillis(5), 3);
       probes.stream().mapToLong(f).filter(v -> v >= 0)
           .forEach(v -> histogram.recordValue(Math.min(v, histogram.getHighestTrackableValue())));
@@ -398,14 +398,16 @@ public final class SlowNetwork {
 
     public void html(Path file) throws Exception {
       HtmlReport html = new HtmlReport("Slow network: delay on the leader's outgoing traffic");
-      Map<String, Object> json = toJson();
+      Map<String, Object> json = ReportWriter.tree(new Report(toSection()));
       html.paragraph(json.get("scenario") + ". Settings: " + json.get("settings") + ". Date: "
           + java.time.LocalDate.now() + ".");
       List<String> header = List.of("phase", "s", "delayed node", "completed/s", "rejected", "timed out",
           "latency p99 (median of s)", "commit latency mean", "lag max", "leader changes", "refused by FC",
           "availability p50 / p99 (store)", "probes not seen");
       List<List<String>> rows = new ArrayList<>();
-      for (Map<String, Object> p : phaseSummaries()) {
+      @SuppressWarnings("unchecked")
+      List<Map<String, Object>> phaseRows = (List<Map<String, Object>>) json.get("phases");
+      for (Map<String, Object> p : phaseRows) {
         @SuppressWarnings("unchecked")
         Map<String, Object> availability = (Map<String, Object>) p.get("availabilityStoreMillis");
         rows.add(List.of(String.valueOf(p.get("phase")), p.get("fromSecond") + "-" + p.get("toSecond"),

@@ -1,18 +1,17 @@
 package dev.flowpipe.benchmarks.scenario.operations;
 
+import dev.flowpipe.benchmarks.report.Percentiles;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flowpipe.benchmarks.scenario.operations.WebappClient.Answer;
 import dev.flowpipe.testsupport.CommandOutcome;
-import dev.flowpipe.benchmarks.report.Figures;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.response.ActivatedJob;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -53,8 +52,8 @@ public final class OperationVisibility {
    * @param refusedBusy operations answered 503 (the engine's flow control refusing the command), sent again after
    *     100 ms as a person would click again; the time runs from the accepted one's answer
    */
-  public record KindResult(String operation, String read, Map<String, Object> withPositionsMillis,
-      Map<String, Object> pollingMillis, long readsWithPositionsTimedOut, long readsWithPositionsReachedWithoutEffect,
+  public record KindResult(String operation, String read, Percentiles withPositionsMillis,
+      Percentiles pollingMillis, long readsWithPositionsTimedOut, long readsWithPositionsReachedWithoutEffect,
       long answersWithoutPosition, double readsPerOperationWithPositions, double readsPerOperationPolling,
       long refusedBusy) {}
 
@@ -221,7 +220,7 @@ public final class OperationVisibility {
       }
     }
     KindResult result = new KindResult(name, "POST /v2/" + entity + "/search (the instance page's read of it)",
-        Figures.percentiles(withPositions), Figures.percentiles(polling), tally.timedOut.get(),
+        Percentiles.of(withPositions), Percentiles.of(polling), tally.timedOut.get(),
         tally.reachedWithoutEffect.get(), tally.withoutPosition.get(),
         perOperation(tally.readsWithPositions.get(), withPositions), perOperation(tally.readsPolling.get(), polling),
         tally.refusedBusy.get());

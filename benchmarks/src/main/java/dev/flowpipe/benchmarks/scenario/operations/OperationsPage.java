@@ -1,5 +1,6 @@
 package dev.flowpipe.benchmarks.scenario.operations;
 
+import dev.flowpipe.benchmarks.report.Percentiles;
 import dev.flowpipe.benchmarks.scenario.operations.OperationsScenario.LoadLatency;
 import dev.flowpipe.benchmarks.scenario.operations.OperationsScenario.Report;
 import dev.flowpipe.benchmarks.report.HtmlReport;
@@ -7,7 +8,6 @@ import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /** The HTML page of {@code benchmarks/run operations}: one table per figure, from the typed report. */
 public final class OperationsPage {
@@ -71,8 +71,8 @@ public final class OperationsPage {
     System.out.println("html report: " + file);
   }
 
-  private static String cell(Map<String, Object> percentiles) {
-    return "p50 " + percentiles.get("p50") + ", p99 " + percentiles.get("p99") + ", max " + percentiles.get("max")
-        + " (n " + percentiles.get("count") + ")";
+  private static String cell(Percentiles percentiles) {
+    return "p50 " + percentiles.p50() + ", p99 " + percentiles.p99() + ", max " + percentiles.max()
+        + " (n " + percentiles.count() + ")";
   }
 }

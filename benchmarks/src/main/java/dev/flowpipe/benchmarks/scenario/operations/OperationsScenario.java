@@ -1,13 +1,12 @@
 package dev.flowpipe.benchmarks.scenario.operations;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flowpipe.benchmarks.report.Percentiles;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.testsupport.NodeProcess;
 import dev.flowpipe.testsupport.ScratchDirectories;
 import dev.flowpipe.testsupport.StoreProxy;
 import dev.flowpipe.systemtests.EmbeddedStores;
 import dev.flowpipe.testsupport.CommandOutcome;
-import dev.flowpipe.benchmarks.report.Figures;
 import dev.flowpipe.benchmarks.load.LoadSettings;
 import dev.flowpipe.benchmarks.load.LoadModel;
 import dev.flowpipe.benchmarks.load.LoadGenerator;
@@ -22,7 +21,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -37,7 +35,6 @@ import java.util.stream.IntStream;
  */
 public final class OperationsScenario {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String USER = "operator";
 
   /** The load average ({@code /proc/loadavg}: 1, 5, 15 minutes) at a moment of the run. */
@@ -50,16 +47,21 @@ public final class OperationsScenario {
   }
 
   /** The background load's latency in one phase of the batch part. */
-  public record LoadLatency(String phase, int seconds, Map<String, Object> executionLatencyMillis, long perSecondP99Median,
+  public record LoadLatency(String phase, int seconds, Percentiles executionLatencyMillis, long perSecondP99Median,
       long perSecondP99Max, double completedPerSecond) {}
 
-  public record Report(String scenario, String node, Map<String, Object> settings, List<RefreshRequests.Count> refreshes,
+  /** The settings as the report gives them. */
+  public record Described(int operationsPerKindAndMode, long pollIntervalMillis, int usersAtOnce,
+      int backgroundInstancesPerSecond, int batchInstances, long loadPhaseSeconds, int dashboardProcesses,
+      int processPageElements) {}
+
+  public record Report(String scenario, String node, Described settings, List<RefreshRequests.Count> refreshes,
       long nodeOwnStoreRequestsIn5sIdle, List<OperationVisibility.KindResult> visibility, BatchThroughput.Result batch,
       List<LoadLatency> backgroundLoad, List<LoadAverage> loadAverages) {}
 
   private OperationsScenario() {}
 
-  public static Map<String, Object> run(Path root, List<String> args) throws Exception {
+  public static Report run(Path root, List<String> args) throws Exception {
     OperationsSettings settings = OperationsSettings.parse(args);
     String password = UUID.randomUUID().toString();
     List<String> nodeArgs = List.of("--flowpipe.webapp.security.basic-auth=true",
@@ -144,9 +146,7 @@ public final class OperationsScenario {
             + "proxy (external store URL), for the rest on its embedded store",
         describe(settings), refreshes, idle, visibility, batch, latencies, loadAverages);
     OperationsPage.write(report, settings, root.resolve("benchmarks/results/operations.html"));
-    @SuppressWarnings("unchecked")
-    Map<String, Object> map = JSON.convertValue(report, LinkedHashMap.class);
-    return map;
+    return report;
   }
 
   private static List<String> concat(List<String> args, String more) {
@@ -218,21 +218,13 @@ public final class OperationsScenario {
     boolean whole = from == 0 && to >= result.loadSeconds();
     List<LoadWindow> windows = result.windows().subList(Math.max(0, from), Math.min(to, result.windows().size()));
     List<Long> p99s = windows.stream().map(LoadWindow::latencyP99).filter(v -> v >= 0).sorted().toList();
-    return new LoadLatency(phase, windows.size(), whole ? Figures.percentiles(result.latency()) : null,
+    return new LoadLatency(phase, windows.size(), whole ? Percentiles.of(result.latency()) : null,
         p99s.isEmpty() ? -1 : p99s.get(p99s.size() / 2), p99s.isEmpty() ? -1 : p99s.getLast(),
         windows.stream().mapToLong(LoadWindow::completed).sum() / (double) Math.max(1, windows.size()));
   }
 
-  private static Map<String, Object> describe(OperationsSettings s) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("operationsPerKindAndMode", s.operationsPerMode());
-    m.put("pollIntervalMillis", s.pollInterval().toMillis());
-    m.put("usersAtOnce", s.users());
-    m.put("backgroundInstancesPerSecond", s.backgroundRate());
-    m.put("batchInstances", s.batchInstances());
-    m.put("loadPhaseSeconds", s.loadPhase().toSeconds());
-    m.put("dashboardProcesses", s.dashboardProcesses());
-    m.put("processPageElements", s.processElements());
-    return m;
+  private static Described describe(OperationsSettings s) {
+    return new Described(s.operationsPerMode(), s.pollInterval().toMillis(), s.users(), s.backgroundRate(),
+        s.batchInstances(), s.loadPhase().toSeconds(), s.dashboardProcesses(), s.processElements());
   }
 }

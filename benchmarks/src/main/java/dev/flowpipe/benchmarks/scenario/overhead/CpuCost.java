@@ -1,5 +1,7 @@
 package dev.flowpipe.benchmarks.scenario.overhead;
 
+import dev.flowpipe.benchmarks.report.Unit;
+import dev.flowpipe.benchmarks.report.Report;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.worker.JobWorker;
 import java.nio.file.Files;
@@ -28,10 +30,28 @@ public final class CpuCost {
 
   private CpuCost() {}
 
-  public static Map<String, Object> run(Path root, int rate, int warmUpSeconds, int seconds, List<String> selected,
+  /** One run's CPU cost over the measured window, with its 10 s windows and the exporter's flushes. */
+  public record Run(double completedPerSecond, double nodeCores, double storeCores, double nodeCpuMillisPerInstance,
+      double storeCpuMillisPerInstance, double totalCpuMillisPerInstance, List<Window> windows,
+      Map<String, String> flushes, long documentsInStore) {
+
+    Run with(Map<String, String> flushes, long documentsInStore) {
+      return new Run(completedPerSecond, nodeCores, storeCores, nodeCpuMillisPerInstance, storeCpuMillisPerInstance,
+          totalCpuMillisPerInstance, windows, flushes, documentsInStore);
+    }
+  }
+
+  /** Ten seconds of a run. */
+  public record Window(int endSecond, double nodeCores, double storeCores, double completedPerSecond) {}
+
+  /** A mode's mean over its rounds. */
+  public record Mean(double nodeCpuMillisPerInstance, double storeCpuMillisPerInstance,
+      double totalCpuMillisPerInstance, double completedPerSecond) {}
+
+  public static Report run(Path root, int rate, int warmUpSeconds, int seconds, List<String> selected,
       int rounds) throws Exception {
     Map<String, List<String>> known = Overhead.exporterModes(selected);
-    Map<String, List<Map<String, Object>>> runs = new LinkedHashMap<>();
+    Map<String, List<Run>> runs = new LinkedHashMap<>();
     for (int round = 1; round <= rounds; round++) {
       for (String mode : selected) {
         List<String> arguments = new ArrayList<>(known.get(mode));
@@ -41,44 +61,38 @@ public final class CpuCost {
             Overhead.extraClasspath(root, List.of(mode)));
             ZeebeClient client = ScenarioNodes.client(node)) {
           ScenarioNodes.deploy(client);
-          Map<String, Object> result = measure(node, client, rate, warmUpSeconds, seconds);
-          result.put("flushes", PrometheusText.flushStatistics(node.text("/actuator/prometheus")));
-          result.put("documentsInStore", Overhead.documentsWritten(node, mode));
+          Run result = measure(node, client, rate, warmUpSeconds, seconds).with(
+              PrometheusText.flushStatistics(node.text("/actuator/prometheus")), Overhead.documentsWritten(node, mode));
           runs.computeIfAbsent(mode, m -> new ArrayList<>()).add(result);
           System.out.printf("round %d/%d, %s: %s%n", round, rounds, mode, result);
         }
       }
     }
-    Map<String, Object> report = new LinkedHashMap<>();
-    report.put("scenario", "CPU cost at a fixed load: CPU time of the node JVM and of its embedded store JVM per "
+    Report report = Report.describing("CPU cost at a fixed load: CPU time of the node JVM and of its embedded store JVM per "
         + "completed one-service-task instance, " + rate + " PI/s, flow control off, fresh node per run");
-    report.put("rate", rate);
-    report.put("warmUpSeconds", warmUpSeconds);
-    report.put("measureSeconds", seconds);
-    report.put("runs", runs);
-    Map<String, Object> means = new LinkedHashMap<>();
-    runs.forEach((mode, results) -> {
-      Map<String, Object> mean = new LinkedHashMap<>();
-      for (String key : List.of("nodeCpuMillisPerInstance", "storeCpuMillisPerInstance", "totalCpuMillisPerInstance",
-          "completedPerSecond")) {
-        mean.put(key, round2(results.stream().mapToDouble(r -> (Double) r.get(key)).average().orElse(Double.NaN)));
-      }
-      means.put(mode, mean);
-    });
-    report.put("means", means);
+    report.body().figure("rate", rate, Unit.PER_SECOND).figure("warmUpSeconds", warmUpSeconds)
+        .figure("measureSeconds", seconds).typed("runs", runs);
+    Map<String, Mean> means = new LinkedHashMap<>();
+    runs.forEach((mode, results) -> means.put(mode, new Mean(mean(results, Run::nodeCpuMillisPerInstance),
+        mean(results, Run::storeCpuMillisPerInstance), mean(results, Run::totalCpuMillisPerInstance),
+        mean(results, Run::completedPerSecond))));
+    report.body().typed("means", means);
     if (means.containsKey("noop")) {
-      double noop = (Double) ((Map<?, ?>) means.get("noop")).get("totalCpuMillisPerInstance");
-      Map<String, Object> ratios = new LinkedHashMap<>();
-      means.forEach((mode, mean) -> ratios.put(mode,
-          round2(noop / (Double) ((Map<?, ?>) mean).get("totalCpuMillisPerInstance"))));
+      double noop = means.get("noop").totalCpuMillisPerInstance();
+      Map<String, Double> ratios = new LinkedHashMap<>();
+      means.forEach((mode, mean) -> ratios.put(mode, round2(noop / mean.totalCpuMillisPerInstance())));
       // on a CPU-bound machine, throughput scales with the inverse of the CPU time per instance
-      report.put("noopCpuOverModeCpu", ratios);
+      report.body().typed("noopCpuOverModeCpu", ratios);
     }
     return report;
   }
 
   /** A fixed-rate load; CPU time of the node and of the processes it started (the store) over the measured window. */
-  private static Map<String, Object> measure(NodeProcess node, ZeebeClient client, int rate, int warmUpSeconds,
+  private static double mean(List<Run> runs, java.util.function.ToDoubleFunction<Run> figure) {
+    return round2(runs.stream().mapToDouble(figure).average().orElse(Double.NaN));
+  }
+
+  private static Run measure(NodeProcess node, ZeebeClient client, int rate, int warmUpSeconds,
       int seconds) throws InterruptedException {
     AtomicLong completed = new AtomicLong();
     Thread load = Thread.ofPlatform().daemon().start(() -> Availability.backgroundLoad(client, rate));
@@ -93,7 +107,7 @@ public final class CpuCost {
       long completedBefore = completed.get();
       long start = System.nanoTime();
       // 10 s windows show whether the cost still falls (JIT compilation, mostly the store's) or has settled
-      List<Map<String, Object>> windows = new ArrayList<>();
+      List<Window> windows = new ArrayList<>();
       long windowStart = start;
       long nodeAt = nodeBefore;
       long storeAt = storeBefore;
@@ -105,10 +119,8 @@ public final class CpuCost {
         long storeNow = descendantsCpuNanos(process);
         long completedNow = completed.get();
         double windowSeconds = (now - windowStart) / 1e9;
-        windows.add(Map.of("endSecond", second,
-            "nodeCores", round2((nodeNow - nodeAt) / 1e9 / windowSeconds),
-            "storeCores", round2((storeNow - storeAt) / 1e9 / windowSeconds),
-            "completedPerSecond", round2((completedNow - completedAt) / windowSeconds)));
+        windows.add(new Window(second, round2((nodeNow - nodeAt) / 1e9 / windowSeconds),
+            round2((storeNow - storeAt) / 1e9 / windowSeconds), round2((completedNow - completedAt) / windowSeconds)));
         windowStart = now;
         nodeAt = nodeNow;
         storeAt = storeNow;
@@ -119,15 +131,9 @@ public final class CpuCost {
       long instances = completed.get() - completedBefore;
       double nodeCpu = (cpuNanos(process) - nodeBefore) / 1e6;
       double storeCpu = (descendantsCpuNanos(process) - storeBefore) / 1e6;
-      Map<String, Object> result = new LinkedHashMap<>();
-      result.put("completedPerSecond", round2(instances / elapsed));
-      result.put("nodeCores", round2(nodeCpu / 1000 / elapsed));
-      result.put("storeCores", round2(storeCpu / 1000 / elapsed));
-      result.put("nodeCpuMillisPerInstance", round2(nodeCpu / instances));
-      result.put("storeCpuMillisPerInstance", round2(storeCpu / instances));
-      result.put("totalCpuMillisPerInstance", round2((nodeCpu + storeCpu) / instances));
-      result.put("windows", windows);
-      return result;
+      return new Run(round2(instances / elapsed), round2(nodeCpu / 1000 / elapsed), round2(storeCpu / 1000 / elapsed),
+          round2(nodeCpu / instances), round2(storeCpu / instances), round2((nodeCpu + storeCpu) / instances),
+          windows, Map.of(), 0);
     } finally {
       load.interrupt();
     }

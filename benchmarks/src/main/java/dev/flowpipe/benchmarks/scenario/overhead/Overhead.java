@@ -1,5 +1,6 @@
 package dev.flowpipe.benchmarks.scenario.overhead;
 
+import dev.flowpipe.benchmarks.report.Report;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.testsupport.NodeProcess;
 import dev.flowpipe.testsupport.ScratchDirectories;
@@ -38,7 +39,7 @@ public final class Overhead {
    * Engine throughput with our exporter, a no-op exporter, and none, in alternating runs. Flow control is off in every
    * mode: it exists to slow the engine down when the exporter lags, which would measure the controller, not the cost.
    */
-  public static Map<String, Object> overhead(Path root, int seconds, List<String> selected, int warmUpSeconds)
+  public static Report overhead(Path root, int seconds, List<String> selected, int warmUpSeconds)
       throws Exception {
     Map<String, List<String>> known = exporterModes(selected);
     Map<String, List<String>> modes = new LinkedHashMap<>();
@@ -59,18 +60,15 @@ public final class Overhead {
             return ScratchDirectories.create("bench-" + mode);
           }
         }, extraClasspath(root, selected));
-    Map<String, Object> report = new LinkedHashMap<>();
-    report.put("scenario", "exporter overhead: engine throughput (one service task per instance, 128 in flight), "
+    Report report = Report.describing("exporter overhead: engine throughput (one service task per instance, 128 in flight), "
         + "flow control off in every mode");
-    report.put("warmUpSeconds", warmUpSeconds);
-    report.put("measureSeconds", seconds);
-    report.put("instancesPerSecond", results);
     Map<String, Double> means = Figures.means(results);
-    report.put("meanInstancesPerSecond", means);
+    report.body().figure("warmUpSeconds", warmUpSeconds).figure("measureSeconds", seconds)
+        .typed("instancesPerSecond", results).typed("meanInstancesPerSecond", means);
     if (means.containsKey("ours") && means.containsKey("noop") && means.containsKey("none")) {
-      report.put("oursOverNoop", means.get("ours") / means.get("noop"));
-      report.put("oursOverNone", means.get("ours") / means.get("none"));
-      report.put("noopOverNone", means.get("noop") / means.get("none"));
+      report.body().figure("oursOverNoop", means.get("ours") / means.get("noop"))
+          .figure("oursOverNone", means.get("ours") / means.get("none"))
+          .figure("noopOverNone", means.get("noop") / means.get("none"));
     }
     return report;
   }

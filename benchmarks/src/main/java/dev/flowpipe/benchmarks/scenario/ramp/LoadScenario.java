@@ -1,5 +1,9 @@
 package dev.flowpipe.benchmarks.scenario.ramp;
 
+import dev.flowpipe.benchmarks.report.ReportWriter;
+import dev.flowpipe.benchmarks.report.Unit;
+import dev.flowpipe.benchmarks.report.Section;
+import dev.flowpipe.benchmarks.report.Report;
 import dev.flowpipe.benchmarks.report.HtmlReport.Band;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
@@ -42,7 +46,7 @@ public final class LoadScenario {
 
   private LoadScenario() {}
 
-  public static Map<String, Object> run(Path root, List<String> args) throws Exception {
+  public static Report run(Path root, List<String> args) throws Exception {
     List<String> nodeArgs = new ArrayList<>();
     List<String> loadArgs = new ArrayList<>();
     Duration warmUp = Duration.ZERO;
@@ -89,27 +93,27 @@ public final class LoadScenario {
         result = run(client, settings, model, warmUp, probe);
       }
     }
-    Map<String, Object> report = new LinkedHashMap<>();
-    report.put("scenario", "load generator at a fixed rate: instances created with a result by the official Zeebe "
+    Report report = Report.describing("load generator at a fixed rate: instances created with a result by the official Zeebe "
         + "client, jobs completed by its workers; per-second windows");
-    report.put("target", target);
-    report.put("settings", describe(settings, model));
-    report.put("warmUpSecondsNotReported", warmUp.toMillis() / 1000.0);
-    report.put("latencyDefinition", "process execution latency: client time from sending the create command to the "
+    report.body().text("target", target).section("settings", describe(settings, model))
+        .figure("warmUpSecondsNotReported", warmUp.toMillis() / 1000.0, Unit.SECONDS)
+        .text("latencyDefinition", "process execution latency: client time from sending the create command to the "
         + "gateway's answer that the instance completed (create with result)");
-    report.put("summary", result.summary());
+    report.body().section("summary", result.summary());
     if (probe != null) {
-      Map<String, Object> availabilityReport = new LinkedHashMap<>();
-      availabilityReport.put("definition", "probe instances (start to end, created with a result) one after another "
+      Section availabilityReport = report.body().section("dataAvailability");
+      availabilityReport.text("definition", "probe instances (start to end, created with a result) one after another "
           + "(100 ms apart) beside the load: from the engine's end date to COMPLETED in a search of the store and in an "
           + "answer of the web app's search API, each polled every 10 ms");
-      availabilityReport.put("storeSearchMillis", probe.storeLatency().getTotalCount() == 0 ? null
-          : Figures.percentiles(probe.storeLatency()));
-      availabilityReport.put("webappApiMillis", Figures.percentiles(probe.apiLatency()));
-      report.put("dataAvailability", availabilityReport);
+      if (probe.storeLatency().getTotalCount() == 0) {
+        availabilityReport.put("storeSearchMillis", new Section.Empty());
+      } else {
+        availabilityReport.section("storeSearchMillis", Figures.percentiles(probe.storeLatency()));
+      }
+      availabilityReport.section("webappApiMillis", Figures.percentiles(probe.apiLatency()));
     }
-    report.put("windows", result.windows().stream().map(LoadWindow::toMap).toList());
-    html(report, result, root.resolve("benchmarks/results/load.html"));
+    report.body().sections("windows", result.windows().stream().map(LoadWindow::toSection).toList());
+    html(ReportWriter.tree(report), result, root.resolve("benchmarks/results/load.html"));
     return report;
   }
 
@@ -153,17 +157,15 @@ public final class LoadScenario {
     return result;
   }
 
-  public static Map<String, Object> describe(LoadSettings settings, LoadModel model) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("ratePerSecond", settings.ratePerSecond());
-    m.put("seconds", settings.duration().toMillis() / 1000.0);
-    m.put("payloadBytes", settings.payloadBytes());
-    m.put("model", settings.model() == null ? "built-in: start, one service task, end" : settings.model().toString());
-    m.put("processId", model.processId());
-    m.put("jobTypes", model.jobTypes());
-    m.put("workerDelayMillis", settings.workerDelay().toMillis());
-    m.put("maxInFlight", settings.maxInFlight());
-    return m;
+  public static Section describe(LoadSettings settings, LoadModel model) {
+    return new Section().figure("ratePerSecond", settings.ratePerSecond())
+        .figure("seconds", settings.duration().toMillis() / 1000.0)
+        .figure("payloadBytes", settings.payloadBytes())
+        .text("model", settings.model() == null ? "built-in: start, one service task, end" : settings.model().toString())
+        .text("processId", model.processId())
+        .typed("jobTypes", model.jobTypes())
+        .figure("workerDelayMillis", settings.workerDelay().toMillis())
+        .figure("maxInFlight", settings.maxInFlight());
   }
 
   @SuppressWarnings("unchecked")

@@ -1,5 +1,8 @@
 package dev.flowpipe.benchmarks.scenario.ramp;
 
+import dev.flowpipe.benchmarks.report.Unit;
+import dev.flowpipe.benchmarks.report.Section;
+import dev.flowpipe.benchmarks.report.Report;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.testsupport.ScratchDirectories;
 import dev.flowpipe.testsupport.NodeCluster;
@@ -14,10 +17,8 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * {@code benchmarks/run scaling [start] [step] [step seconds] [--configs=1/1/1,2/2/1,3/3/3] [ramp options]}: the
@@ -61,7 +62,7 @@ public final class ScalingRamp {
     }
   }
 
-  public static Map<String, Object> run(Path root, List<String> args) throws Exception {
+  public static Report run(Path root, List<String> args) throws Exception {
     List<Config> configs = Config.parseAll("1/1/1,2/2/1,3/3/3");
     List<String> rampArgs = new ArrayList<>();
     for (String arg : args) {
@@ -75,26 +76,26 @@ public final class ScalingRamp {
     ThroughputRamp.Settings settings = ThroughputRamp.Settings.parse(rampArgs);
     LoadModel model = LoadModel.of(settings.load());
     long started = System.nanoTime();
-    List<Map<String, Object>> results = new ArrayList<>();
+    List<Section> results = new ArrayList<>();
     for (Config config : configs) {
       System.out.printf(Locale.ROOT, "[%.0f s] %s: starting the store and the nodes%n",
           (System.nanoTime() - started) / 1e9, config);
       results.add(rampOn(root, config, settings, model, started));
     }
-    Map<String, Object> report = new LinkedHashMap<>();
-    report.put("scenario", "scaling: the throughput ramp (highest clean rate; see ramp) on clusters of node processes"
+    Report report = Report.describing("scaling: the throughput ramp (highest clean rate; see ramp) on clusters of node processes"
         + " on loopback sharing this machine's cores, each configuration with a store of its own, flow control on,"
         + " clients on node 0's gateway; CPU time of the nodes and the store over the whole ramp per completed"
         + " instance. Absolute scaling cannot show on shared cores; the rate per partition and the CPU per instance"
         + " say what adding nodes and partitions costs or gains here");
-    report.put("settings", Map.of("startPerSecond", settings.start(), "stepPerSecond", settings.step(),
-        "stepSeconds", settings.stepLength().toMillis() / 1000.0, "maxRampSeconds", settings.budget().toSeconds(),
-        "load", LoadScenario.describe(settings.load(), model)));
-    report.put("configurations", results);
+    report.body().section("settings").figure("startPerSecond", settings.start())
+        .figure("stepPerSecond", settings.step()).figure("stepSeconds", settings.stepLength().toMillis() / 1000.0)
+        .figure("maxRampSeconds", settings.budget().toSeconds())
+        .section("load", LoadScenario.describe(settings.load(), model));
+    report.body().sections("configurations", results);
     return report;
   }
 
-  private static Map<String, Object> rampOn(Path root, Config config, ThroughputRamp.Settings settings,
+  private static Section rampOn(Path root, Config config, ThroughputRamp.Settings settings,
       LoadModel model, long started) throws Exception {
     Path work = ScratchDirectories.create("bench-scaling-" + config.nodes() + "-" + config.partitions() + "-");
     try (EmbeddedSearchStore store = EmbeddedSearchStore.start(work.resolve("store"), EmbeddedStores.settings(root));
@@ -125,23 +126,20 @@ public final class ScalingRamp {
       double seconds = (System.nanoTime() - rampStarted) / 1e9;
       long completed = steps.stream().mapToLong(s -> s.result().total(LoadWindow::completed)).sum();
 
-      Map<String, Object> result = new LinkedHashMap<>();
-      result.put("nodes", config.nodes());
-      result.put("partitions", config.partitions());
-      result.put("replication", config.replication());
+      Section result = new Section().figure("nodes", config.nodes()).figure("partitions", config.partitions())
+          .figure("replication", config.replication());
       double highest = RampStep.highestCleanRate(steps);
-      result.put("highestCleanRatePerSecond", highest);
-      result.put("highestCleanRatePerPartition", LoadResult.round(highest / config.partitions()));
+      result.figure("highestCleanRatePerSecond", highest)
+          .figure("highestCleanRatePerPartition", LoadResult.round(highest / config.partitions()), Unit.PER_SECOND);
       RampStep last = steps.getLast();
-      result.put("stoppedBecause", last.endsRamp() ? last.verdict() + " at " + last.rate() + " PI/s"
-          : "time budget or max rate after " + last.rate() + " PI/s");
-      result.put("peakCompletedPerSecond", LoadResult.round(
+      String stoppedBecause = last.endsRamp() ? last.verdict() + " at " + last.rate() + " PI/s"
+          : "time budget or max rate after " + last.rate() + " PI/s";
+      result.text("stoppedBecause", stoppedBecause).figure("peakCompletedPerSecond", LoadResult.round(
           steps.stream().mapToDouble(RampStep::completedPerSecondLateInStep).max().orElse(0)));
-      steps.stream().filter(s -> s.rate() == highest).findFirst().ifPresent(s -> {
-        result.put("p99AtHighestCleanRateMillis", s.result().latency().getValueAtPercentile(99));
-        result.put("maxLagAtHighestCleanRateMillis", s.result().maxLagAgeMillis()); // the largest of any node's
-      });
-      result.put("refusedByFlowControl", steps.stream().mapToLong(RampStep::refusedByFlowControl).sum()); // all nodes
+      steps.stream().filter(s -> s.rate() == highest).findFirst().ifPresent(s -> result
+          .figure("p99AtHighestCleanRateMillis", s.result().latency().getValueAtPercentile(99))
+          .figure("maxLagAtHighestCleanRateMillis", s.result().maxLagAgeMillis())); // the largest of any node's
+      result.figure("refusedByFlowControl", steps.stream().mapToLong(RampStep::refusedByFlowControl).sum()); // all nodes
       List<Double> nodeCores = new ArrayList<>();
       double nodesCpuMillis = 0;
       for (int id = 0; id < nodes.size(); id++) {
@@ -150,17 +148,19 @@ public final class ScalingRamp {
         nodeCores.add(LoadResult.round(millis / 1000 / seconds));
       }
       double storeCpuMillis = (CpuCost.cpuNanos(storeProcess) - storeCpuBefore) / 1e6;
-      result.put("coresPerNode", nodeCores);
-      result.put("storeCores", LoadResult.round(storeCpuMillis / 1000 / seconds));
-      result.put("completedInstances", completed);
-      result.put("nodesCpuMillisPerInstance", LoadResult.round(nodesCpuMillis / Math.max(1, completed)));
-      result.put("storeCpuMillisPerInstance", LoadResult.round(storeCpuMillis / Math.max(1, completed)));
-      result.put("steps", steps.stream().map(s -> Map.of("rate", s.rate(), "verdict", s.verdict().toString(),
-          "completedPerSecondLateInStep", LoadResult.round(s.completedPerSecondLateInStep()),
-          "rejectedShare", s.result().rejectedShare(), "refusedByFlowControl", s.refusedByFlowControl())).toList());
+      result.figures("coresPerNode", nodeCores, Unit.NONE)
+          .figure("storeCores", LoadResult.round(storeCpuMillis / 1000 / seconds))
+          .figure("completedInstances", completed)
+          .figure("nodesCpuMillisPerInstance", LoadResult.round(nodesCpuMillis / Math.max(1, completed)), Unit.MILLIS)
+          .figure("storeCpuMillisPerInstance", LoadResult.round(storeCpuMillis / Math.max(1, completed)), Unit.MILLIS)
+          .sections("steps", steps.stream().map(s -> new Section().figure("rate", s.rate(), Unit.PER_SECOND)
+              .text("verdict", s.verdict().toString())
+              .figure("completedPerSecondLateInStep", LoadResult.round(s.completedPerSecondLateInStep()))
+              .figure("rejectedShare", s.result().rejectedShare())
+              .figure("refusedByFlowControl", s.refusedByFlowControl())).toList());
       System.out.printf(Locale.ROOT, "[%.0f s] %s: highest clean rate %.0f PI/s (%.1f per partition), %s; nodes %.2f"
               + " + store %.2f CPU ms per instance%n", (System.nanoTime() - started) / 1e9, config, highest,
-          highest / config.partitions(), result.get("stoppedBecause"), nodesCpuMillis / Math.max(1, completed),
+          highest / config.partitions(), stoppedBecause, nodesCpuMillis / Math.max(1, completed),
           storeCpuMillis / Math.max(1, completed));
       return result;
     }

@@ -1,5 +1,9 @@
 package dev.flowpipe.benchmarks.scenario.ramp;
 
+import dev.flowpipe.benchmarks.report.ReportWriter;
+import dev.flowpipe.benchmarks.report.Unit;
+import dev.flowpipe.benchmarks.report.Section;
+import dev.flowpipe.benchmarks.report.Report;
 import dev.flowpipe.benchmarks.report.HtmlReport.Band;
 import dev.flowpipe.benchmarks.report.HtmlReport.Series;
 import dev.flowpipe.testsupport.NodeProcess;
@@ -129,7 +133,7 @@ public final class ThroughputRamp {
   public record Ramp(String variant, List<String> nodeArguments, LoadResult warmUp, long warmUpRefusedByFlowControl,
       List<RampStep> steps) {}
 
-  public static Map<String, Object> run(Path root, List<String> args) throws Exception {
+  public static Report run(Path root, List<String> args) throws Exception {
     Settings settings = Settings.parse(args);
     LoadModel model = LoadModel.of(settings.load());
     List<Ramp> ramps = new ArrayList<>();
@@ -153,8 +157,8 @@ public final class ThroughputRamp {
             ramp(client, settings, model, List.of(http), started)));
       }
     }
-    Map<String, Object> report = report(settings, model, ramps);
-    html(report, settings, ramps, root.resolve("benchmarks/results/ramp.html"));
+    Report report = report(settings, model, ramps);
+    html(ReportWriter.tree(report), settings, ramps, root.resolve("benchmarks/results/ramp.html"));
     return report;
   }
 
@@ -212,57 +216,54 @@ public final class ThroughputRamp {
     return steps;
   }
 
-  public static Map<String, Object> report(Settings settings, LoadModel model, List<Ramp> ramps) {
-    Map<String, Object> report = new LinkedHashMap<>();
-    report.put("scenario", "throughput ramp: the load generator's rate raised step by step on a fresh node until "
+  public static Report report(Settings settings, LoadModel model, List<Ramp> ramps) {
+    Report report = Report.describing("throughput ramp: the load generator's rate raised step by step on a fresh node until "
         + "backpressure is sustained (a rejected command in each of the last " + RampStep.SUSTAINED_WINDOWS
         + " seconds of a step) or the node falls behind (completions late in the step below "
         + (int) (RampStep.KEEP_UP_SHARE * 100) + "% of the offered rate, or starts held back / timed out); "
         + "result: the highest clean rate (no rejection, no error, kept up)");
-    Map<String, Object> s = new LinkedHashMap<>();
-    s.put("startPerSecond", settings.start());
-    s.put("stepPerSecond", settings.step());
-    s.put("stepSeconds", settings.stepLength().toMillis() / 1000.0);
-    s.put("maxRatePerSecond", settings.maxRate());
-    s.put("warmUpSeconds", settings.warmUp().toMillis() / 1000.0);
-    s.put("maxRampSeconds", settings.budget().toSeconds());
-    s.put("load", LoadScenario.describe(settings.load(), model));
-    report.put("settings", s);
-    Map<String, Object> byVariant = new LinkedHashMap<>();
+    report.body().section("settings").figure("startPerSecond", settings.start())
+        .figure("stepPerSecond", settings.step())
+        .figure("stepSeconds", settings.stepLength().toMillis() / 1000.0)
+        .figure("maxRatePerSecond", settings.maxRate())
+        .figure("warmUpSeconds", settings.warmUp().toMillis() / 1000.0)
+        .figure("maxRampSeconds", settings.budget().toSeconds())
+        .section("load", LoadScenario.describe(settings.load(), model));
+    Section byVariant = report.body().section("ramps");
     for (Ramp ramp : ramps) {
-      Map<String, Object> r = new LinkedHashMap<>();
-      r.put("flowControl", ramp.variant().equals("on") ? "on (node defaults)" : "off");
-      r.put("nodeArguments", ramp.nodeArguments());
-      r.put("warmUp", ramp.warmUp() == null ? null : ramp.warmUp().summary());
-      r.put("warmUpRefusedByFlowControl", ramp.warmUpRefusedByFlowControl());
-      r.put("highestCleanRatePerSecond", RampStep.highestCleanRate(ramp.steps()));
+      Section r = byVariant.section(ramp.variant());
+      r.text("flowControl", ramp.variant().equals("on") ? "on (node defaults)" : "off");
+      r.typed("nodeArguments", ramp.nodeArguments());
+      if (ramp.warmUp() == null) {
+        r.put("warmUp", new Section.Empty());
+      } else {
+        r.section("warmUp", ramp.warmUp().summary());
+      }
+      r.figure("warmUpRefusedByFlowControl", ramp.warmUpRefusedByFlowControl());
+      r.figure("highestCleanRatePerSecond", RampStep.highestCleanRate(ramp.steps()));
       RampStep last = ramp.steps().getLast();
-      r.put("stoppedBecause", last.endsRamp() ? last.verdict() + " at " + last.rate() + " PI/s"
+      r.text("stoppedBecause", last.endsRamp() ? last.verdict() + " at " + last.rate() + " PI/s"
           : last.rate() + settings.step() > settings.maxRate() + 1e-9
               ? "reached the max rate " + settings.maxRate() + " PI/s"
               : "time budget of " + settings.budget().toSeconds() + " s per ramp reached after " + last.rate()
                   + " PI/s, before sustained backpressure");
       double highestClean = RampStep.highestCleanRate(ramp.steps());
-      r.put("refusedByFlowControlUpTo80PercentOfHighestCleanRate", ramp.steps().stream()
+      r.figure("refusedByFlowControlUpTo80PercentOfHighestCleanRate", ramp.steps().stream()
           .filter(step -> step.rate() <= 0.8 * highestClean + 1e-9).mapToLong(RampStep::refusedByFlowControl).sum());
-      r.put("refusedByFlowControl", ramp.steps().stream().mapToLong(RampStep::refusedByFlowControl).sum());
-      r.put("peakCompletedPerSecond", LoadResult.round(
+      r.figure("refusedByFlowControl", ramp.steps().stream().mapToLong(RampStep::refusedByFlowControl).sum());
+      r.figure("peakCompletedPerSecond", LoadResult.round(
           ramp.steps().stream().mapToDouble(RampStep::completedPerSecondLateInStep).max().orElse(0)));
-      List<Map<String, Object>> steps = new ArrayList<>();
+      List<Section> steps = new ArrayList<>();
       for (RampStep step : ramp.steps()) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("rate", step.rate());
-        m.put("verdict", step.verdict().toString());
-        m.put("refusedByFlowControl", step.refusedByFlowControl());
-        m.put("completedPerSecondLateInStep", LoadResult.round(step.completedPerSecondLateInStep()));
-        m.putAll(step.result().summary());
-        m.put("windows", step.result().windows().stream().map(LoadWindow::toMap).toList());
-        steps.add(m);
+        steps.add(new Section().figure("rate", step.rate(), Unit.PER_SECOND)
+            .text("verdict", step.verdict().toString())
+            .figure("refusedByFlowControl", step.refusedByFlowControl())
+            .figure("completedPerSecondLateInStep", LoadResult.round(step.completedPerSecondLateInStep()))
+            .merge(step.result().summary())
+            .sections("windows", step.result().windows().stream().map(LoadWindow::toSection).toList()));
       }
-      r.put("steps", steps);
-      byVariant.put(ramp.variant(), r);
+      r.sections("steps", steps);
     }
-    report.put("ramps", byVariant);
     return report;
   }
 

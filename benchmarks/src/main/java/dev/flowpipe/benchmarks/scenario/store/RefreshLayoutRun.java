@@ -1,5 +1,7 @@
 package dev.flowpipe.benchmarks.scenario.store;
 
+import dev.flowpipe.benchmarks.report.Section;
+import dev.flowpipe.benchmarks.report.Report;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
@@ -27,7 +29,7 @@ public final class RefreshLayoutRun {
    * The store's CPU and bulk time with one index per entity against the shared read-model index, every bulk asked to
    * refresh: a 20 s warm-up of each layout, then {@code rounds} rounds running each layout for {@code phaseSeconds}.
    */
-  public static Map<String, Object> refreshLayout(Path root, int instancesPerBulk, double bulksPerSecond, int phaseSeconds,
+  public static Report refreshLayout(Path root, int instancesPerBulk, double bulksPerSecond, int phaseSeconds,
       int rounds) throws Exception {
     if (instancesPerBulk < 1 || bulksPerSecond <= 0 || phaseSeconds < 1 || rounds < 1) {
       throw new IllegalArgumentException("refresh-layout: instances per bulk, bulks/s, phase seconds and rounds must "
@@ -61,27 +63,24 @@ public final class RefreshLayoutRun {
           phases.add(phase);
         }
       }
-      Map<String, Object> means = new LinkedHashMap<>();
+      Section means = new Section();
       Map<RefreshLayout.Layout, Double> storeCores = new LinkedHashMap<>();
       for (RefreshLayout.Layout layout : RefreshLayout.Layout.values()) {
         var mine = phases.stream().filter(p -> p.layout() == layout).toList();
         storeCores.put(layout, mine.stream().mapToDouble(RefreshLayout.Phase::storeCores).average().orElseThrow());
-        means.put(layout.name(), Map.of(
-            "storeCores", Figures.round3(storeCores.get(layout)),
-            "meanBulkMillis", Figures.round3(mine.stream().mapToDouble(RefreshLayout.Phase::meanBulkMillis).average()
-                .orElseThrow())));
+        means.section(layout.name())
+            .figure("storeCores", Figures.round3(storeCores.get(layout)))
+            .figure("meanBulkMillis", Figures.round3(mine.stream().mapToDouble(RefreshLayout.Phase::meanBulkMillis)
+                .average().orElseThrow()));
       }
       double ratio = storeCores.get(RefreshLayout.Layout.SHARED) / storeCores.get(RefreshLayout.Layout.PER_ENTITY);
       System.out.printf("store CPU, shared / per entity: %.2f%n", ratio);
-      Map<String, Object> report = new LinkedHashMap<>();
-      report.put("scenario", "index layout under bulk refresh: bulks of " + instancesPerBulk + " one-task instances ("
+      Report report = Report.describing("index layout under bulk refresh: bulks of " + instancesPerBulk + " one-task instances ("
           + "7 documents each) at " + bulksPerSecond + " bulks/s, refresh=true on each, into one index per entity "
           + "(PER_ENTITY) or the shared read-model index (SHARED), alternating in one embedded OpenSearch (1 GB heap, "
           + "index refresh interval 100ms)");
-      report.put("phaseSeconds", phaseSeconds);
-      report.put("phases", phases);
-      report.put("means", means);
-      report.put("storeCpuSharedOverPerEntity", Figures.round3(ratio));
+      report.body().figure("phaseSeconds", phaseSeconds).typed("phases", phases).section("means", means)
+          .figure("storeCpuSharedOverPerEntity", Figures.round3(ratio));
       return report;
     }
   }

@@ -14,6 +14,8 @@ import java.net.http.HttpResponse;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import dev.flowpipe.benchmarks.report.Section;
+import dev.flowpipe.benchmarks.report.Unit;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -105,7 +107,7 @@ public final class SearchLatency {
   }
 
   /** Starts the standalone web app on the store, runs every query {@code runs} times (after a warm-up), reports. */
-  public static Map<String, Object> measure(String storeUrl, int instances, int runs) throws Exception {
+  public static Section measure(String storeUrl, int instances, int runs) throws Exception {
     SpringApplication application = new SpringApplication(WebappApplication.class);
     application.setDefaultProperties(WebappApplication.DEFAULTS);
     try (ConfigurableApplicationContext context = application.run(
@@ -156,22 +158,19 @@ public final class SearchLatency {
           all.recordValue(micros);
         }
       }
-      Map<String, Object> results = new LinkedHashMap<>();
-      byQuery.forEach((name, histogram) -> results.put(name, millis(histogram)));
-      Map<String, Object> report = new LinkedHashMap<>();
-      report.put("allQueries", millis(all));
-      report.put("byQuery", results);
+      Section report = new Section().section("allQueries", millis(all));
+      Section results = report.section("byQuery");
+      byQuery.forEach((name, histogram) -> results.section(name, millis(histogram)));
       return report;
     }
   }
 
-  private static Map<String, Object> millis(Histogram histogram) {
-    Map<String, Object> p = new LinkedHashMap<>();
-    p.put("count", histogram.getTotalCount());
-    p.put("p50Ms", histogram.getValueAtPercentile(50) / 1000.0);
-    p.put("p99Ms", histogram.getValueAtPercentile(99) / 1000.0);
-    p.put("maxMs", histogram.getMaxValue() / 1000.0);
-    return p;
+  /** The histogram holds microseconds; the report gives milliseconds with three decimals. */
+  private static Section millis(Histogram histogram) {
+    return new Section().figure("count", histogram.getTotalCount())
+        .figure("p50Ms", histogram.getValueAtPercentile(50) / 1000.0, Unit.MILLIS)
+        .figure("p99Ms", histogram.getValueAtPercentile(99) / 1000.0, Unit.MILLIS)
+        .figure("maxMs", histogram.getMaxValue() / 1000.0, Unit.MILLIS);
   }
 
   private static HttpRequest search(String base, String entity, String body) {

@@ -1,5 +1,6 @@
 package dev.flowpipe.benchmarks.scenario.store;
 
+import dev.flowpipe.benchmarks.report.Report;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
@@ -8,8 +9,6 @@ import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.testsupport.ScratchDirectories;
 import dev.flowpipe.systemtests.EmbeddedStores;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * The {@code search-latency} scenario: the web app's search latency over many instances in the embedded OpenSearch.
@@ -19,24 +18,22 @@ public final class SearchLatencyRun {
   private SearchLatencyRun() {}
 
   /** The web app's search latency over {@code instances} process instances in the embedded OpenSearch. */
-  public static Map<String, Object> searchLatency(Path root, int instances, int runs) throws Exception {
+  public static Report searchLatency(Path root, int instances, int runs) throws Exception {
     try (EmbeddedSearchStore node = EmbeddedSearchStore.start(ScratchDirectories.create("bench-search"), EmbeddedStores.settings(root));
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.url()))) {
       System.out.printf("loading %d instances%n", instances);
       double loadSeconds = SearchLatency.load(store, instances);
       System.out.printf("loaded in %.1f s; measuring %d runs of each query%n", loadSeconds, runs);
-      Map<String, Object> report = new LinkedHashMap<>();
-      report.put("scenario", "search latency through the web app's HTTP API (standalone app in this JVM, one client "
+      Report report = Report.describing("search latency through the web app's HTTP API (standalone app in this JVM, one client "
           + "thread, sequential requests, answer parsed) over the embedded OpenSearch (1 GB heap) on the same machine");
-      report.put("processInstances", instances);
-      report.put("documents", Map.of(
-          "processInstances", store.count(ReadModelIndex.PROCESS_INSTANCE.indexName("bench")),
-          "elementInstances", store.count(ReadModelIndex.FLOW_NODE_INSTANCE.indexName("bench")),
-          "variables", store.count(ReadModelIndex.VARIABLE.indexName("bench")),
-          "incidents", store.count(ReadModelIndex.INCIDENT.indexName("bench"))));
-      report.put("loadSeconds", Math.round(loadSeconds * 10) / 10.0);
-      report.put("runsPerQuery", runs);
-      report.putAll(SearchLatency.measure(node.url(), instances, runs));
+      report.body().figure("processInstances", instances).section("documents")
+          .figure("processInstances", store.count(ReadModelIndex.PROCESS_INSTANCE.indexName("bench")))
+          .figure("elementInstances", store.count(ReadModelIndex.FLOW_NODE_INSTANCE.indexName("bench")))
+          .figure("variables", store.count(ReadModelIndex.VARIABLE.indexName("bench")))
+          .figure("incidents", store.count(ReadModelIndex.INCIDENT.indexName("bench")));
+      report.body().figure("loadSeconds", Math.round(loadSeconds * 10) / 10.0)
+          .figure("runsPerQuery", runs)
+          .merge(SearchLatency.measure(node.url(), instances, runs));
       return report;
     }
   }

@@ -1,5 +1,8 @@
 package dev.flowpipe.benchmarks.scenario.store;
 
+import dev.flowpipe.benchmarks.report.Unit;
+import dev.flowpipe.benchmarks.report.Section;
+import dev.flowpipe.benchmarks.report.Report;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
@@ -52,7 +55,7 @@ public final class StoreSettingsAB {
     return settings;
   }
 
-  public static Map<String, Object> run(Path root, Map<String, String> settings, int instancesPerBulk, double bulksPerSecond,
+  public static Report run(Path root, Map<String, String> settings, int instancesPerBulk, double bulksPerSecond,
       int phaseSeconds, int rounds) throws Exception {
     if (instancesPerBulk < 1 || bulksPerSecond <= 0 || phaseSeconds < 1 || rounds < 1) {
       throw new IllegalArgumentException("store-settings: instances per bulk, bulks/s, phase seconds and rounds must "
@@ -76,7 +79,7 @@ public final class StoreSettingsAB {
         RefreshLayout.phase(store, names.get(variant), RefreshLayout.Layout.SHARED, 0, instancesPerBulk,
             bulksPerSecond, Duration.ofSeconds(20), cpu, keys, position);
       }
-      List<Map<String, Object>> phases = new ArrayList<>();
+      List<Section> phases = new ArrayList<>();
       Map<String, List<RefreshLayout.Phase>> byVariant = new LinkedHashMap<>();
       for (int round = 1; round <= rounds; round++) {
         // the order flips each round, so neither variant always follows the other
@@ -88,35 +91,29 @@ public final class StoreSettingsAB {
                   + " ms%n", round, variant, phase.bulks(), phase.documents(), phase.storeCores(),
               phase.meanBulkMillis(), phase.p99BulkMillis());
           byVariant.computeIfAbsent(variant, v -> new ArrayList<>()).add(phase);
-          Map<String, Object> row = new LinkedHashMap<>();
-          row.put("variant", variant);
-          row.put("phase", phase);
-          phases.add(row);
+          phases.add(new Section().text("variant", variant).typed("phase", phase));
         }
       }
-      Map<String, Object> means = new LinkedHashMap<>();
-      byVariant.forEach((variant, mine) -> means.put(variant, Map.of(
-          "storeCores", Figures.round3(mean(mine, RefreshLayout.Phase::storeCores)),
-          "meanBulkMillis", Figures.round3(mean(mine, RefreshLayout.Phase::meanBulkMillis)),
-          "p99BulkMillis", Figures.round3(mean(mine, RefreshLayout.Phase::p99BulkMillis)))));
+      Section means = new Section();
+      byVariant.forEach((variant, mine) -> means.section(variant)
+          .figure("storeCores", Figures.round3(mean(mine, RefreshLayout.Phase::storeCores)))
+          .figure("meanBulkMillis", Figures.round3(mean(mine, RefreshLayout.Phase::meanBulkMillis)))
+          .figure("p99BulkMillis", Figures.round3(mean(mine, RefreshLayout.Phase::p99BulkMillis))));
       double ratio = mean(byVariant.get("variant"), RefreshLayout.Phase::storeCores)
           / mean(byVariant.get("default"), RefreshLayout.Phase::storeCores);
       List<Double> perRound = perRoundRatios(byVariant.get("default"), byVariant.get("variant"));
       double median = InterleavedOverhead.median(perRound.stream().sorted().toList());
       System.out.printf("store CPU, variant / default: %.2f of the means, %.2f median of the rounds' ratios %s"
           + " (variant: %s)%n", ratio, median, perRound.stream().map(r -> String.format("%.2f", r)).toList(), settings);
-      Map<String, Object> report = new LinkedHashMap<>();
-      report.put("scenario", "index settings under the exporter's write pattern: bulks of " + instancesPerBulk
+      Report report = Report.describing("index settings under the exporter's write pattern: bulks of " + instancesPerBulk
           + " one-task instances (7 documents each) at " + bulksPerSecond + " bulks/s, refresh=true on each, into a "
           + "shared read-model index with the schema's settings (default) or with " + settings + " (variant), "
           + "alternating in one embedded OpenSearch (1 GB heap, index refresh interval 1s)");
-      report.put("settings", settings);
-      report.put("phaseSeconds", phaseSeconds);
-      report.put("phases", phases);
-      report.put("means", means);
-      report.put("storeCpuVariantOverDefault", Figures.round3(ratio));
-      report.put("storeCpuVariantOverDefaultPerRound", perRound.stream().map(Figures::round3).toList());
-      report.put("storeCpuVariantOverDefaultMedian", Figures.round3(median));
+      report.body().typed("settings", settings).figure("phaseSeconds", phaseSeconds).sections("phases", phases)
+          .section("means", means)
+          .figure("storeCpuVariantOverDefault", Figures.round3(ratio))
+          .figures("storeCpuVariantOverDefaultPerRound", perRound.stream().map(Figures::round3).toList(), Unit.NONE)
+          .figure("storeCpuVariantOverDefaultMedian", Figures.round3(median));
       return report;
     }
   }

@@ -1,4 +1,4 @@
-package dev.flowpipe.schema.store;
+package dev.flowpipe.settings;
 
 /**
  * How settings print a secret (a password, a trust store's password): the one place, so that every {@code toString()}
