@@ -172,7 +172,11 @@ function dashboard() {
 }
 
 // --- instance list with filters, paging, selection and batch operations ---
-const FILTERS = ['processDefinitionId', 'version', 'state', 'hasIncident', 'startFrom', 'startTo', 'endFrom', 'endTo', 'key'];
+const FILTERS = ['processDefinitionId', 'version', 'state', 'hasIncident', 'startFrom', 'startTo', 'endFrom', 'endTo', 'key',
+  'variableName', 'variableValue', 'errorMessage', 'elementId', 'hasRetriesLeft'];
+
+/** A text filter: a pattern ($like) where it holds * or ?, else the exact value. */
+const textCondition = text => /[*?]/.test(text) ? { $like: text } : text;
 
 function instanceFilter(params) {
   const filter = {};
@@ -182,6 +186,13 @@ function instanceFilter(params) {
   if (p('state')) filter.state = p('state');
   if (p('hasIncident')) filter.hasIncident = p('hasIncident') === 'true';
   if (p('key')) filter.processInstanceKey = p('key');
+  // Operate's daily filters: a variable by name and value (the value as JSON text: "gold" in quotes, 42 without)
+  if (p('variableName')) {
+    filter.variables = [{ name: p('variableName'), value: p('variableValue') ? textCondition(p('variableValue')) : { $exists: true } }];
+  }
+  if (p('errorMessage')) filter.errorMessage = textCondition(p('errorMessage'));
+  if (p('elementId')) filter.elementId = textCondition(p('elementId'));
+  if (p('hasRetriesLeft')) filter.hasRetriesLeft = p('hasRetriesLeft') === 'true';
   const range = (from, to) => {
     const r = {};
     if (p(from)) r.$gte = new Date(p(from)).toISOString();
@@ -235,6 +246,11 @@ function instances(params) {
       <label>Ended from<input name="endFrom" type="datetime-local" value="${v('endFrom')}"></label>
       <label>Ended to<input name="endTo" type="datetime-local" value="${v('endTo')}"></label>
       <label>Key<input name="key" value="${v('key')}"></label>
+      <label>Variable name<input name="variableName" value="${v('variableName')}"></label>
+      <label title='JSON text: "gold" in quotes for a string, 42 for a number; * and ? as wildcards'>Variable value<input name="variableValue" value="${v('variableValue')}" placeholder='"gold"'></label>
+      <label>Error message<input name="errorMessage" value="${v('errorMessage')}" placeholder="* as wildcard"></label>
+      <label>Element id<input name="elementId" value="${v('elementId')}"></label>
+      <label>Retries left<select name="hasRetriesLeft">${option('hasRetriesLeft', '', 'any')}${option('hasRetriesLeft', 'true', 'a failed job has retries left')}${option('hasRetriesLeft', 'false', 'none')}</select></label>
       <button id="apply" type="submit">Apply</button>
     </form>
     ${actions}

@@ -16,6 +16,9 @@ import dev.flowpipe.benchmarks.scenario.exporter.ExporterSlowLink;
 import dev.flowpipe.benchmarks.scenario.store.RefreshLayoutRun;
 import dev.flowpipe.benchmarks.scenario.store.StoreSettingsAB;
 import dev.flowpipe.benchmarks.scenario.store.SearchLatencyRun;
+import dev.flowpipe.benchmarks.scenario.scale.Footprint;
+import dev.flowpipe.benchmarks.scenario.scale.ScaleRun;
+import dev.flowpipe.benchmarks.fixture.FixtureSettings;
 import dev.flowpipe.benchmarks.scenario.flowcontrol.FlowControlScenario;
 import dev.flowpipe.benchmarks.scenario.ramp.LoadScenario;
 import dev.flowpipe.benchmarks.scenario.ramp.ThroughputRamp;
@@ -158,6 +161,23 @@ public final class Scenarios {
       int runs = a.integer("runs", 500);
       a.requireAllKnown(names);
       return SearchLatencyRun.searchLatency(root, instances, runs);
+    });
+    scenarios.put("scale", (root, args) -> {
+      List<String> names = List.of("instances", "definitions", "versions", "partitions", "runs", "active-per-mille");
+      ScenarioArguments a = arguments(args, names);
+      FixtureSettings settings = FixtureSettings.of(a.whole("instances", 100_000), a.integer("definitions", 5),
+          a.integer("versions", 3)).withPartitions(a.integer("partitions", 2))
+          .withActivePerMille(a.integer("active-per-mille", 50));
+      int runs = a.integer("runs", 200);
+      a.requireAllKnown(names);
+      return Report.of(ScaleRun.run(root, settings, runs));
+    });
+    scenarios.put("footprint", (root, args) -> {
+      List<String> names = List.of("instances");
+      ScenarioArguments a = arguments(args, names);
+      int instances = a.integer("instances", 2_000);
+      a.requireAllKnown(names);
+      return Report.of(Footprint.run(root, instances));
     });
     scenarios.put("refresh-layout", (root, args) -> {
       List<String> names = List.of("instances-per-bulk", "bulks-per-second", "phase-seconds", "rounds");

@@ -1,6 +1,7 @@
 package dev.flowpipe.exporter;
 
 import static dev.flowpipe.exporter.Records.processInstance;
+import static dev.flowpipe.exporter.Records.variable;
 import static io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent.ELEMENT_ACTIVATING;
 import static io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent.ELEMENT_COMPLETED;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -9,6 +10,7 @@ import static org.awaitility.Awaitility.await;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.index.VariableEntries;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.store.SearchStore;
@@ -19,6 +21,11 @@ import io.camunda.zeebe.exporter.test.ExporterTestContext;
 import io.camunda.zeebe.exporter.test.ExporterTestController;
 import io.camunda.zeebe.protocol.record.Record;
 import io.camunda.zeebe.protocol.record.intent.JobIntent;
+import io.camunda.zeebe.protocol.record.intent.IncidentIntent;
+import io.camunda.zeebe.protocol.record.intent.ProcessInstanceIntent;
+import io.camunda.zeebe.protocol.record.intent.VariableIntent;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.Nested;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -55,9 +62,13 @@ class ReadModelExporterTest {
   }
 
   private ReadModelExporter open(String url, Map<String, Object> overrides) {
+    return open(url, prefix, overrides);
+  }
+
+  private ReadModelExporter open(String url, String indexPrefix, Map<String, Object> overrides) {
     Map<String, Object> args = new HashMap<>();
     args.put(WriterSettings.URL, url);
-    args.put(WriterSettings.INDEX_PREFIX, prefix);
+    args.put(WriterSettings.INDEX_PREFIX, indexPrefix);
     args.put(WriterSettings.REFRESH_INTERVAL, "100ms");
     args.put(WriterSettings.BULK_DELAY, "50ms");
     args.put(WriterSettings.BULK_SIZE, 1000);
@@ -185,6 +196,148 @@ class ReadModelExporterTest {
     assertThat(instance(200)).hasValue(first200);
     assertThat(instance(201)).hasValue(first201);
     assertThat(first200).containsEntry("state", "COMPLETED").containsEntry("position", 3);
+  }
+
+  /**
+   * For cuts every {@code step} records: the stream written up to the cut (durable), then again from an earlier
+   * position (a replay is a suffix of the log), each into a read model of its own; the instance must be {@code clean}.
+   */
+  private void assertReplaysLeave(Map<String, Object> clean, List<Record<?>> stream, long instanceKey, int step) {
+    for (int cut = 1; cut < stream.size(); cut += step) {
+      String replayed = SharedOpenSearch.uniquePrefix();
+      open(sharedNode.url(), replayed, Map.of());
+      stream.subList(0, cut).forEach(exporter::export);
+      exporter.close();
+      open(sharedNode.url(), replayed, Map.of());
+      stream.subList(cut / 2, stream.size()).forEach(exporter::export);
+      exporter.close();
+      assertThat(store.get(ReadModelIndex.PROCESS_INSTANCE.indexName(replayed), String.valueOf(instanceKey)))
+          .as("replayed from %d after a cut at %d", cut / 2, cut).hasValue(clean);
+    }
+  }
+
+  @Nested
+  class TheVariableFilterEntriesOfAnInstance {
+
+    private static final long INSTANCE = 400;
+    private static final long TASK_SCOPE = 410;
+
+    /**
+     * The engine's order: the creation command's variables come before the process element activates; then a local
+     * variable of a task, an update of one, and a second scope holding a name the instance holds too.
+     */
+    private final List<Record<?>> stream = List.of(
+        variable(1, 401, VariableIntent.CREATED, INSTANCE, INSTANCE, "tier", "\"gold\""),
+        variable(2, 402, VariableIntent.CREATED, INSTANCE, INSTANCE, "total", "120"),
+        variable(3, 403, VariableIntent.CREATED, INSTANCE, INSTANCE, "a=b", "1"),
+        processInstance(4, INSTANCE, ELEMENT_ACTIVATING),
+        variable(5, 411, VariableIntent.CREATED, TASK_SCOPE, INSTANCE, "tier", "\"gold\""),
+        variable(6, 401, VariableIntent.UPDATED, INSTANCE, INSTANCE, "tier", "\"silver\""),
+        variable(7, 412, VariableIntent.CREATED, TASK_SCOPE, INSTANCE, "note", "\"" + "x".repeat(9000) + "\""),
+        processInstance(8, INSTANCE, ELEMENT_COMPLETED));
+
+    private final String[] expected = {
+        "a\\=b=1", VariableEntries.entry("note", "\"" + "x".repeat(9000) + "\""), "tier=\"gold\"",
+        "tier=\"silver\"", "total=120"};
+
+    @Test
+    void holdEveryVariableOfAnyScopeByItsLastValueAndKeepTheInstanceFieldsWrittenAfterThem() {
+      open(sharedNode.url(), Map.of());
+      stream.forEach(exporter::export);
+      exporter.close();
+
+      Map<String, Object> document = instance(INSTANCE).orElseThrow();
+      assertThat(document).containsEntry("state", "COMPLETED").containsEntry("bpmnProcessId", "order");
+      // tier is silver in the instance's scope now, and still gold in the task's
+      assertThat(document.get(VariableEntries.FIELD)).asInstanceOf(InstanceOfAssertFactories.LIST)
+          .containsExactly((Object[]) expected);
+      // a long value is held shortened, with a hash of it: the filter's entry for the same value is the same
+      assertThat(((String) ((List<?>) document.get(VariableEntries.FIELD)).get(1)))
+          .hasSize(VariableEntries.SHORTENED_CHARS).startsWith("note=\"xxx");
+    }
+
+    @Test
+    void areTheSameAfterAReplayFromAnyPosition() {
+      open(sharedNode.url(), Map.of());
+      stream.forEach(exporter::export);
+      exporter.close();
+      Map<String, Object> clean = instance(INSTANCE).orElseThrow();
+
+      assertReplaysLeave(clean, stream, INSTANCE, 1);
+    }
+
+    @Test
+    void findTheInstanceByAnEntryAndNotByAValueItNoLongerHoldsAnywhere() {
+      open(sharedNode.url(), Map.of());
+      stream.forEach(exporter::export);
+      exporter.export(variable(9, 411, VariableIntent.UPDATED, TASK_SCOPE, INSTANCE, "tier", "\"bronze\""));
+      exporter.close();
+      String index = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
+      java.util.function.Function<String, Long> found = entry -> store.search(
+          SearchQuery.of(index, List.of(new Criterion.Equals(VariableEntries.FIELD, entry)), List.of(), 10)).total();
+
+      assertThat(found.apply("tier=\"silver\"")).isEqualTo(1);
+      assertThat(found.apply("tier=\"bronze\"")).isEqualTo(1);
+      assertThat(found.apply("tier=\"gold\"")).as("no scope holds gold any more").isZero();
+      assertThat(found.apply("total=120")).isEqualTo(1);
+    }
+  }
+
+  @Nested
+  class TheTermsOfTheFiltersOnOtherEntities {
+
+    private static final long INSTANCE = 500;
+
+    /**
+     * A task that fails without retries (an incident), is retried and completes; a second task whose job failed with
+     * retries left; a third task terminated while its incident is open, its resolution written after.
+     */
+    private final List<Record<?>> stream = List.of(
+        processInstance(1, INSTANCE, ELEMENT_ACTIVATING),
+        Records.element(2, 510, INSTANCE, "charge", ELEMENT_ACTIVATING),
+        Records.job(3, 520, INSTANCE, JobIntent.CREATED, 1, null),
+        Records.job(4, 520, INSTANCE, JobIntent.FAILED, 0, "card declined"),
+        Records.incident(5, 530, INSTANCE, 510, "charge", IncidentIntent.CREATED, "card declined"),
+        Records.incident(6, 530, INSTANCE, 510, "charge", IncidentIntent.RESOLVED, "card declined"),
+        Records.element(7, 510, INSTANCE, "charge", ELEMENT_COMPLETED),
+        Records.element(8, 511, INSTANCE, "ship", ELEMENT_ACTIVATING),
+        Records.job(9, 521, INSTANCE, JobIntent.CREATED, 3, null),
+        Records.job(10, 521, INSTANCE, JobIntent.FAILED, 2, "try again"),
+        Records.element(11, 512, INSTANCE, "pack", ELEMENT_ACTIVATING),
+        Records.incident(12, 531, INSTANCE, 512, "pack", IncidentIntent.CREATED, "no box"),
+        Records.element(13, 512, INSTANCE, "pack", ProcessInstanceIntent.ELEMENT_TERMINATED),
+        Records.incident(14, 531, INSTANCE, 512, "pack", IncidentIntent.RESOLVED, "no box"));
+
+    private Map<String, Object> afterExporting(List<Record<?>> records) {
+      open(sharedNode.url(), Map.of());
+      records.forEach(exporter::export);
+      exporter.close();
+      return instance(INSTANCE).orElseThrow();
+    }
+
+    @Test
+    void holdTheOpenIncidentsMessagesTheJobsWithRetriesLeftAndEachElementsStateAndFlag() {
+      Map<String, Object> whileOpen = afterExporting(stream.subList(0, 12));
+      assertThat(whileOpen.get("incidentErrorMessages")).isEqualTo(List.of("no box"));
+      assertThat(whileOpen.get("incidentErrorHashCodes")).isEqualTo(List.of(String.valueOf("no box".hashCode())));
+      assertThat(whileOpen.get("retriesLeftJobKeys")).isEqualTo(List.of(521));
+      assertThat(whileOpen.get("elementInstanceEntries")).asInstanceOf(InstanceOfAssertFactories.LIST)
+          .contains("id=pack|state=ACTIVE|inc=true", "id=charge|state=COMPLETED|inc=false",
+              "id=ship|state=ACTIVE|inc=false")
+          .doesNotContain("id=charge|state=ACTIVE|inc=false", "id=charge|inc=true");
+
+      Map<String, Object> after = afterExporting(stream.subList(12, stream.size()));
+      assertThat(after.get("incidentErrorMessages")).isEqualTo(List.of());
+      assertThat(after.get("elementInstanceEntries")).asInstanceOf(InstanceOfAssertFactories.LIST)
+          .contains("id=pack|state=TERMINATED|inc=false")
+          .doesNotContain("id=pack|state=ACTIVE|inc=true", "id=pack|state=ACTIVE|inc=false", "inc=true");
+    }
+
+    @Test
+    void areTheSameAfterAReplayFromAnyPosition() {
+      Map<String, Object> clean = afterExporting(stream);
+      assertReplaysLeave(clean, stream, INSTANCE, 3);
+    }
   }
 
   @Test

@@ -18,21 +18,7 @@ final class Records {
   private Records() {}
 
   static Record<?> processInstance(long position, long instanceKey, ProcessInstanceIntent intent) {
-    return event(position, instanceKey, ValueType.PROCESS_INSTANCE, intent)
-        .withValue(
-            ImmutableProcessInstanceRecordValue.builder()
-                .withBpmnProcessId("order")
-                .withVersion(1)
-                .withProcessDefinitionKey(DEFINITION_KEY)
-                .withProcessInstanceKey(instanceKey)
-                .withElementId("order")
-                .withFlowScopeKey(-1)
-                .withBpmnElementType(BpmnElementType.PROCESS)
-                .withParentProcessInstanceKey(-1)
-                .withParentElementInstanceKey(-1)
-                .withTenantId("<default>")
-                .build())
-        .build();
+    return element(position, instanceKey, instanceKey, "order", BpmnElementType.PROCESS, intent);
   }
 
   static Record<?> variableCreated(long position, long key, String name, String value) {
@@ -43,6 +29,67 @@ final class Records {
                 .withValue(value)
                 .withScopeKey(100)
                 .withProcessInstanceKey(100)
+                .withTenantId("<default>")
+                .build())
+        .build();
+  }
+
+  /** An element (a task) of an instance, as the engine writes its life cycle. */
+  static Record<?> element(long position, long key, long instanceKey, String elementId, ProcessInstanceIntent intent) {
+    return element(position, key, instanceKey, elementId, BpmnElementType.SERVICE_TASK, intent);
+  }
+
+  private static Record<?> element(long position, long key, long instanceKey, String elementId, BpmnElementType type,
+      ProcessInstanceIntent intent) {
+    boolean process = type == BpmnElementType.PROCESS;
+    return event(position, key, ValueType.PROCESS_INSTANCE, intent)
+        .withValue(
+            ImmutableProcessInstanceRecordValue.builder()
+                .withBpmnProcessId("order")
+                .withVersion(1)
+                .withProcessDefinitionKey(DEFINITION_KEY)
+                .withProcessInstanceKey(instanceKey)
+                .withElementId(elementId)
+                .withFlowScopeKey(process ? -1 : instanceKey)
+                .withBpmnElementType(type)
+                .withParentProcessInstanceKey(-1)
+                .withParentElementInstanceKey(-1)
+                .withTenantId("<default>")
+                .build())
+        .build();
+  }
+
+  /** An incident of an element instance. */
+  static Record<?> incident(long position, long key, long instanceKey, long elementInstanceKey, String elementId,
+      io.camunda.zeebe.protocol.record.intent.IncidentIntent intent, String message) {
+    return event(position, key, ValueType.INCIDENT, intent)
+        .withValue(
+            io.camunda.zeebe.protocol.record.value.ImmutableIncidentRecordValue.builder()
+                .withErrorType(io.camunda.zeebe.protocol.record.value.ErrorType.JOB_NO_RETRIES)
+                .withErrorMessage(message)
+                .withBpmnProcessId("order")
+                .withProcessDefinitionKey(DEFINITION_KEY)
+                .withProcessInstanceKey(instanceKey)
+                .withElementId(elementId)
+                .withElementInstanceKey(elementInstanceKey)
+                .withJobKey(-1)
+                .withTenantId("<default>")
+                .build())
+        .build();
+  }
+
+  /** A variable of one instance in one scope, as the engine writes it (value as JSON text). */
+  static Record<?> variable(long position, long key, io.camunda.zeebe.protocol.record.intent.VariableIntent intent,
+      long scopeKey, long instanceKey, String name, String value) {
+    return event(position, key, ValueType.VARIABLE, intent)
+        .withValue(
+            io.camunda.zeebe.protocol.record.value.ImmutableVariableRecordValue.builder()
+                .withName(name)
+                .withValue(value)
+                .withScopeKey(scopeKey)
+                .withProcessInstanceKey(instanceKey)
+                .withBpmnProcessId("order")
+                .withProcessDefinitionKey(DEFINITION_KEY)
                 .withTenantId("<default>")
                 .build())
         .build();

@@ -286,7 +286,28 @@ class CamundaClientOnNodeTest {
           finds("$or", f -> f.orFilters(List.of(or -> or.processDefinitionId("client-fragile"),
               or -> or.state(ProcessInstanceState.COMPLETED))), fragile, orders.get(0)),
           finds("a filter that matches nothing", f -> f.processDefinitionId("client-fragile")
-              .state(ProcessInstanceState.COMPLETED))),
+              .state(ProcessInstanceState.COMPLETED)),
+          // the filters on other entities (issue 34, ADR 15), expected from what the runs sent the engine
+          finds("variables (a string, as JSON text)", f -> f.variables(List.of(v -> v.name("orderId").value("\"o-2\""))),
+              orders.get(1)),
+          finds("variables (a number)", f -> f.variables(List.of(v -> v.name("amount").value("30"))), orders.get(2)),
+          finds("variables $like", f -> f.variables(List.of(v -> v.name("orderId").value(p -> p.like("\"o-*")))),
+              orders.toArray(Long[]::new)),
+          finds("variables, two that must both hold", f -> f.variables(List.of(v -> v.name("orderId").value("\"o-1\""),
+              v -> v.name("prepared").value("true"))), orders.get(0)),
+          finds("variables $neq", f -> f.variables(List.of(v -> v.name("orderId").value(p -> p.neq("\"o-1\"")))),
+              orders.get(1), orders.get(2)),
+          finds("errorMessage", f -> f.errorMessage("card declined"), fragile),
+          finds("errorMessage $like", f -> f.errorMessage(p -> p.like("card*")), fragile),
+          finds("incidentErrorHashCode", f -> f.incidentErrorHashCode("card declined".hashCode()), fragile),
+          finds("elementId", f -> f.elementId("ship"), orders.toArray(Long[]::new)),
+          finds("elementId and elementInstanceState", f -> f.elementId("ship")
+              .elementInstanceState(ElementInstanceState.ACTIVE), orders.get(1)),
+          finds("elementInstanceState", f -> f.processDefinitionId("client-order")
+              .elementInstanceState(ElementInstanceState.TERMINATED), orders.get(2)),
+          finds("hasElementInstanceIncident", f -> f.hasElementInstanceIncident(true), fragile),
+          finds("hasRetriesLeft false", f -> f.processDefinitionId("client-fragile").hasRetriesLeft(false), fragile),
+          finds("hasRetriesLeft true: no job failed with retries left", f -> f.hasRetriesLeft(true))),
           this::search);
     }
 

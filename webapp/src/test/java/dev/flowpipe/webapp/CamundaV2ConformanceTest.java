@@ -246,7 +246,31 @@ class CamundaV2ConformanceTest {
           Arguments.of("process-instances", "{\"state\": {\"$in\": [\"TERMINATED\", \"ACTIVE\"]}}", 20),
           Arguments.of("process-instances", "{\"state\": {\"$like\": \"?OMPLETED\"}}", 10),
           // booleans: a plain value
-          Arguments.of("process-instances", "{\"hasIncident\": false}", 27));
+          Arguments.of("process-instances", "{\"hasIncident\": false}", 27),
+          // the latest version of each process id: order v2 (2) and payment v1 (3)
+          Arguments.of("process-definitions", "{\"isLatestVersion\": true}", 2),
+          Arguments.of("process-definitions", "{\"isLatestVersion\": false}", 1),
+          Arguments.of("process-definitions", "{\"isLatestVersion\": true, \"processDefinitionId\": \"order\"}", 1),
+          // the filters on other entities (counts from ReadModelFixture's literal terms)
+          Arguments.of("process-instances", "{\"variables\": [{\"name\": \"tier\", \"value\": \"\\\"gold\\\"\"}]}", 9),
+          Arguments.of("process-instances", "{\"variables\": [{\"name\": \"tier\", \"value\": {\"$neq\": \"\\\"gold\\\"\"}}]}", 21),
+          Arguments.of("process-instances", "{\"variables\": [{\"name\": \"x\", \"value\": {\"$exists\": true}}]}", 1),
+          Arguments.of("process-instances", "{\"variables\": [{\"name\": \"tier\", \"value\": {\"$in\": [\"\\\"gold\\\"\"]}}]}", 9),
+          Arguments.of("process-instances", "{\"variables\": [{\"name\": \"tier\", \"value\": {\"$notIn\": [\"\\\"gold\\\"\"]}}]}", 21),
+          Arguments.of("process-instances", "{\"variables\": [{\"name\": \"tier\", \"value\": {\"$like\": \"*ol*\"}}]}", 9),
+          Arguments.of("process-instances", "{\"errorMessage\": {\"$eq\": \"boom\"}}", 1),
+          Arguments.of("process-instances", "{\"errorMessage\": {\"$neq\": \"boom\"}}", 29),
+          Arguments.of("process-instances", "{\"errorMessage\": {\"$in\": [\"boom\", \"no retries left\"]}}", 2),
+          Arguments.of("process-instances", "{\"errorMessage\": {\"$notIn\": [\"boom\"]}}", 29),
+          Arguments.of("process-instances", "{\"errorMessage\": {\"$like\": \"*retries*\"}}", 1),
+          Arguments.of("process-instances", "{\"incidentErrorHashCode\": {\"$gt\": " + Integer.MIN_VALUE + "}}", 2),
+          Arguments.of("process-instances", "{\"hasRetriesLeft\": true}", 1),
+          Arguments.of("process-instances", "{\"elementId\": {\"$in\": [\"start\", \"task\"]}}", 3),
+          Arguments.of("process-instances", "{\"elementId\": {\"$exists\": false}}", 27),
+          Arguments.of("process-instances", "{\"elementInstanceState\": {\"$notIn\": [\"ACTIVE\"]}}", 2),
+          Arguments.of("process-instances", "{\"elementInstanceState\": {\"$like\": \"COMP*\"}}", 2),
+          Arguments.of("process-instances", "{\"elementInstanceState\": {\"$exists\": true}}", 3),
+          Arguments.of("process-instances", "{\"hasElementInstanceIncident\": false}", 2));
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -259,10 +283,7 @@ class CamundaV2ConformanceTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({
-      "process-definitions, isLatestVersion",
-      "process-definitions, hasStartForm",
-      "process-instances, variables",
-      "process-instances, elementId",
+      "process-instances, batchOperationId",
       "element-instances, elementInstanceScopeKey",
       "jobs, isDenied",
       "jobs, deniedReason"

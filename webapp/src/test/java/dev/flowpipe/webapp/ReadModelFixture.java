@@ -20,7 +20,13 @@ import java.util.Map;
  *       hour later unless active;
  *   <li>instance 1001: element instances 5001 (start, COMPLETED), 5002 (task, ACTIVE, incident 7001), variables 6001 x,
  *       6002 note, 6003 big (truncated); incidents 7001 (1001, ACTIVE), 7002 (1013, ACTIVE), 7003 (1025, RESOLVED);
- *       jobs 8001 (FAILED) and 8002 (ACTIVATED).
+ *       jobs 8001 (FAILED) and 8002 (ACTIVATED);
+ *   <li>the variable filter's entries, as the writer keeps them ({@code name=value}, the value as JSON text): every
+ *       instance holds tier "gold" (i % 4 == 0) or "silver"; 1001 also x 1, note "hello" and big (cut); 1002 also
+ *       a=b 1 (a name holding =, escaped) and tier "gold" in a second scope;
+ *   <li>the other filters' terms on the instances: element instances start (COMPLETED) and task (ACTIVE, incident) of
+ *       1001, task (ACTIVE, incident) of 1013, task (COMPLETED) of 1025; open incidents' messages "no retries left" on
+ *       1001 and "boom" on 1013 (with their hash codes); a job failed with retries left (8002) on 1004.
  * </ul>
  */
 public final class ReadModelFixture {
@@ -39,7 +45,8 @@ public final class ReadModelFixture {
     writes.add(doc(definitions, 1, Map.of("bpmnProcessId", "order", "version", 1, "name", "Order", "resourceName", "order.bpmn", "bpmnXml", XML)));
     writes.add(doc(definitions, 2, Map.of("bpmnProcessId", "order", "version", 2, "name", "Order", "resourceName", "order.bpmn", "bpmnXml", XML,
         "versionTag", "v2")));
-    writes.add(doc(definitions, 3, Map.of("bpmnProcessId", "payment", "version", 1, "name", "Payment", "resourceName", "payment.bpmn", "bpmnXml", XML)));
+    writes.add(doc(definitions, 3, Map.of("bpmnProcessId", "payment", "version", 1, "name", "Payment", "resourceName", "payment.bpmn", "bpmnXml", XML,
+        "hasStartForm", true)));
     String instances = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
     for (int i = 0; i < 30; i++) {
       writes.add(doc(instances, 1000 + i, instance(i)));
@@ -110,7 +117,41 @@ public final class ReadModelFixture {
     }
     doc.put("tenantId", "<default>");
     doc.put("partitionId", 1);
+    doc.put("variableEntries", variableEntries(i));
+    switch (i) {
+      case 1 -> {
+        doc.put("elementInstanceEntries", List.of("id=start", "state=COMPLETED", "inc=false", "id=start|state=COMPLETED",
+            "id=start|inc=false", "state=COMPLETED|inc=false", "id=start|state=COMPLETED|inc=false",
+            "id=task", "state=ACTIVE", "inc=true", "id=task|state=ACTIVE", "id=task|inc=true", "state=ACTIVE|inc=true",
+            "id=task|state=ACTIVE|inc=true"));
+        doc.put("incidentErrorMessages", List.of("no retries left"));
+        doc.put("incidentErrorHashCodes", List.of("no retries left".hashCode()));
+      }
+      case 13 -> {
+        doc.put("elementInstanceEntries", List.of("id=task", "state=ACTIVE", "inc=true", "id=task|state=ACTIVE",
+            "id=task|inc=true", "state=ACTIVE|inc=true", "id=task|state=ACTIVE|inc=true"));
+        doc.put("incidentErrorMessages", List.of("boom"));
+        doc.put("incidentErrorHashCodes", List.of("boom".hashCode()));
+      }
+      case 25 -> doc.put("elementInstanceEntries", List.of("id=task", "state=COMPLETED", "inc=false",
+          "id=task|state=COMPLETED", "id=task|inc=false", "state=COMPLETED|inc=false", "id=task|state=COMPLETED|inc=false"));
+      case 4 -> doc.put("retriesLeftJobKeys", List.of(8002L));
+      default -> { }
+    }
     return doc;
+  }
+
+  /** The entries the writer keeps for instance i's variables: sorted, distinct, literal here (an independent oracle). */
+  public static List<String> variableEntries(int i) {
+    java.util.TreeSet<String> entries = new java.util.TreeSet<>();
+    entries.add(i % 4 == 0 ? "tier=\"gold\"" : "tier=\"silver\"");
+    if (i == 1) {
+      entries.addAll(List.of("x=1", "note=\"hello\"", "big=\"yyyy"));
+    }
+    if (i == 2) {
+      entries.addAll(List.of("a\\=b=1", "tier=\"gold\""));
+    }
+    return List.copyOf(entries);
   }
 
   public static String date(int hours) {

@@ -245,6 +245,11 @@ class RequestBudgetsTest {
     }
 
     @Test
+    void theErrorPageAskedForDirectlyIs404NotA500(TestWebapp app) {
+      assertProblem(app.get("/error"), 404);
+    }
+
+    @Test
     void malformedJsonIs400NamingTheBody(TestWebapp app) {
       Answer answer = app.post("/v2/process-instances/search", "{\"filter\": ");
 

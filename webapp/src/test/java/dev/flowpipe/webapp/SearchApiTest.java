@@ -220,6 +220,180 @@ class SearchApiTest {
   }
 
   @Nested
+  class TheVariableFilter {
+
+    private List<String> withVariables(String items) {
+      return instances("{\"variables\": " + items + "}");
+    }
+
+    private List<String> gold() {
+      return instanceKeys(IntStream.range(0, 30).filter(i -> i % 4 == 0 || i == 2));
+    }
+
+    @Test
+    void aValueAsJsonTextFindsTheInstancesHoldingItInAnyScope() {
+      assertThat(withVariables("[{\"name\": \"tier\", \"value\": \"\\\"gold\\\"\"}]")).containsExactlyElementsOf(gold());
+      assertThat(withVariables("[{\"name\": \"tier\", \"value\": {\"$eq\": \"\\\"gold\\\"\"}}]"))
+          .containsExactlyElementsOf(gold());
+      assertThat(withVariables("[{\"name\": \"x\", \"value\": \"1\"}]")).containsExactly("1001");
+      assertThat(withVariables("[{\"name\": \"x\", \"value\": \"\\\"1\\\"\"}]")).as("the string 1 is not the number 1")
+          .isEmpty();
+    }
+
+    @Test
+    void everyItemMustHoldAndANameHoldingAnEqualsSignIsNoOtherName() {
+      assertThat(withVariables("[{\"name\": \"tier\", \"value\": \"\\\"gold\\\"\"}, {\"name\": \"a=b\", \"value\": \"1\"}]"))
+          .containsExactly("1002");
+      assertThat(withVariables("[{\"name\": \"a\", \"value\": \"b=1\"}]")).isEmpty();
+    }
+
+    @Test
+    void inNotInNeqLikeAndExists() {
+      assertThat(withVariables("[{\"name\": \"tier\", \"value\": {\"$in\": [\"\\\"gold\\\"\", \"\\\"bronze\\\"\"]}}]"))
+          .containsExactlyElementsOf(gold());
+      List<String> silverOnly = instanceKeys(IntStream.range(0, 30).filter(i -> i % 4 != 0 && i != 2));
+      assertThat(withVariables("[{\"name\": \"tier\", \"value\": {\"$neq\": \"\\\"gold\\\"\"}}]"))
+          .containsExactlyElementsOf(silverOnly);
+      assertThat(withVariables("[{\"name\": \"tier\", \"value\": {\"$notIn\": [\"\\\"gold\\\"\"]}}]"))
+          .containsExactlyElementsOf(silverOnly);
+      assertThat(withVariables("[{\"name\": \"tier\", \"value\": {\"$like\": \"\\\"sil*\"}}]"))
+          .containsExactlyElementsOf(instanceKeys(IntStream.range(0, 30).filter(i -> i % 4 != 0)));
+      assertThat(withVariables("[{\"name\": \"note\", \"value\": {\"$exists\": true}}]")).containsExactly("1001");
+      assertThat(withVariables("[{\"name\": \"note\", \"value\": {\"$exists\": false}}]")).hasSize(29);
+    }
+
+    @Test
+    void anEmptyListAndEmptyListsOfValuesConstrainNothing() {
+      assertThat(withVariables("[]")).hasSize(30);
+      assertThat(withVariables("[{\"name\": \"x\", \"value\": {\"$eq\": \"1\", \"$in\": [], \"$notIn\": []}}]"))
+          .containsExactly("1001");
+    }
+
+    @Test
+    void combinesWithTheOtherFieldsAndWithinOr() {
+      assertThat(instances("{\"state\": \"ACTIVE\", \"variables\": [{\"name\": \"tier\", \"value\": \"\\\"gold\\\"\"}]}"))
+          .containsExactlyElementsOf(instanceKeys(IntStream.range(0, 30).filter(i -> i % 4 == 0 && i % 3 == 1)));
+      assertThat(instances("{\"$or\": [{\"variables\": [{\"name\": \"x\", \"value\": \"1\"}]}, {\"processInstanceKey\": 1029}]}"))
+          .containsExactly("1001", "1029");
+    }
+
+    @ParameterizedTest(name = "{1}")
+    @CsvSource(delimiter = '|', value = {
+      "{\"variables\": {\"name\": \"x\"}} | filter.variables | expected an array",
+      "{\"variables\": [{\"value\": \"1\"}]} | filter.variables[0].name | variable name",
+      "{\"variables\": [{\"name\": \"x\"}]} | filter.variables[0].value | JSON text",
+      "{\"variables\": [{\"name\": \"x\", \"value\": 1}]} | filter.variables[0].value | JSON text in a string",
+      "{\"variables\": [{\"name\": \"x\", \"value\": {\"$gt\": \"1\"}}]} | filter.variables[0].value.$gt | unknown operator",
+      "{\"variables\": [{\"name\": \"x\", \"scope\": 1, \"value\": \"1\"}]} | filter.variables[0].scope | unknown"
+    })
+    void aBadItemIsAnsweredWith400NamingIt(String filter, String part, String detail) {
+      Answer answer = app.post("/v2/process-instances/search", "{\"filter\": " + filter + "}");
+
+      assertThat(answer.status()).as(answer.body()).isEqualTo(400);
+      assertThat(answer.contentType()).isEqualTo("application/problem+json");
+      assertThat(answer.json().path("detail").asText()).startsWith(part + ":").contains(detail);
+    }
+
+    @Test
+    void answersHoldNoVariableEntries() {
+      JsonNode item = search("process-instances", "{\"filter\": {\"processInstanceKey\": 1001}}").path("items").get(0);
+      assertThat(item.has("variableEntries")).isFalse();
+      assertThat(item.path("processInstanceKey").asText()).isEqualTo("1001");
+    }
+  }
+
+  /** The process-instance filters on what other entities hold: incidents, jobs, element instances; and tags. */
+  @Nested
+  class FiltersOnOtherEntities {
+
+    @Test
+    void errorMessageIsTheMessageOfAnOpenIncident() {
+      assertThat(instances("{\"errorMessage\": \"boom\"}")).containsExactly("1013");
+      assertThat(instances("{\"errorMessage\": {\"$like\": \"no retries*\"}}")).containsExactly("1001");
+      assertThat(instances("{\"errorMessage\": {\"$exists\": true}}")).containsExactly("1001", "1013");
+      assertThat(instances("{\"errorMessage\": \"fixed\"}")).as("a resolved incident's message").isEmpty();
+    }
+
+    @Test
+    void incidentErrorHashCodeIsTheJavaHashOfThatMessage() {
+      assertThat(instances("{\"incidentErrorHashCode\": " + "boom".hashCode() + "}")).containsExactly("1013");
+      assertThat(instances("{\"incidentErrorHashCode\": {\"$in\": [" + "boom".hashCode() + ", "
+          + "no retries left".hashCode() + "]}}")).containsExactly("1001", "1013");
+    }
+
+    @Test
+    void hasRetriesLeftIsAJobThatFailedWithRetriesLeft() {
+      assertThat(instances("{\"hasRetriesLeft\": true}")).containsExactly("1004");
+      assertThat(instances("{\"hasRetriesLeft\": false}")).hasSize(29).doesNotContain("1004");
+    }
+
+    @Test
+    void elementIdStateAndIncidentAreMatchedOnOneElementInstance() {
+      assertThat(instances("{\"elementId\": \"task\"}")).containsExactly("1001", "1013", "1025");
+      assertThat(instances("{\"elementId\": \"start\"}")).containsExactly("1001");
+      assertThat(instances("{\"elementId\": \"task\", \"elementInstanceState\": \"ACTIVE\"}"))
+          .containsExactly("1001", "1013");
+      assertThat(instances("{\"elementId\": \"task\", \"elementInstanceState\": \"ACTIVE\", "
+          + "\"hasElementInstanceIncident\": false}")).as("both active tasks have an incident").isEmpty();
+      assertThat(instances("{\"elementId\": \"start\", \"hasElementInstanceIncident\": true}"))
+          .as("1001's incident is on its task, not its start event").isEmpty();
+      assertThat(instances("{\"elementId\": \"task\", \"elementInstanceState\": {\"$in\": [\"COMPLETED\", \"TERMINATED\"]}}"))
+          .containsExactly("1025");
+      assertThat(instances("{\"elementInstanceState\": {\"$neq\": \"ACTIVE\"}}")).containsExactly("1001", "1025");
+      assertThat(instances("{\"elementId\": {\"$like\": \"ta*\"}, \"hasElementInstanceIncident\": true}"))
+          .containsExactly("1001", "1013");
+      assertThat(instances("{\"hasElementInstanceIncident\": true}")).containsExactly("1001", "1013");
+      assertThat(instances("{\"elementId\": {\"$eq\": \"task\", \"$in\": [], \"$notIn\": []}}"))
+          .containsExactly("1001", "1013", "1025");
+    }
+
+    @Test
+    void isLatestVersionIsTheHighestVersionOfEachProcessId() {
+      assertThat(keys(search("process-definitions", "{\"filter\": {\"isLatestVersion\": true}}"), "processDefinitionKey"))
+          .containsExactly("2", "3");
+      assertThat(keys(search("process-definitions", "{\"filter\": {\"isLatestVersion\": false}}"), "processDefinitionKey"))
+          .containsExactly("1");
+    }
+
+    @Test
+    void hasStartFormIsAnsweredAndFiltered() {
+      JsonNode answer = search("process-definitions", "{\"filter\": {\"hasStartForm\": true}}");
+      assertThat(keys(answer, "processDefinitionKey")).containsExactly("3");
+      assertThat(answer.path("items").get(0).path("hasStartForm").asBoolean()).isTrue();
+    }
+
+    @Test
+    void tagsAreNoneOnZeebe86SoOnlyAnEmptyListMatches() {
+      assertThat(instances("{\"tags\": []}")).hasSize(30);
+      assertThat(instances("{\"tags\": [\"gold\"]}")).isEmpty();
+    }
+
+    @ParameterizedTest(name = "{1}")
+    @CsvSource(delimiter = '|', value = {
+      "{\"elementId\": {\"$neq\": \"task\"}} | filter.elementId.$neq | not supported on an element id",
+      "{\"elementInstanceState\": \"RUNNING\"} | filter.elementInstanceState | expected one of",
+      "{\"hasElementInstanceIncident\": \"yes\"} | filter.hasElementInstanceIncident | true or false",
+      "{\"tags\": [1]} | filter.tags[0] | a tag",
+      "{\"batchOperationId\": \"1\"} | filter.batchOperationId | does not hold"
+    })
+    void aBadConditionIsAnsweredWith400NamingIt(String filter, String part, String detail) {
+      Answer answer = app.post("/v2/process-instances/search", "{\"filter\": " + filter + "}");
+
+      assertThat(answer.status()).as(answer.body()).isEqualTo(400);
+      assertThat(answer.json().path("detail").asText()).startsWith(part + ":").contains(detail);
+    }
+
+    @Test
+    void theyAreNotSortedOnNorAnswered() {
+      Answer sorted = app.post("/v2/process-instances/search", "{\"sort\": [{\"field\": \"errorMessage\"}]}");
+      assertThat(sorted.status()).as(sorted.body()).isEqualTo(400);
+      JsonNode item = search("process-instances", "{\"filter\": {\"processInstanceKey\": 1001}}").path("items").get(0);
+      assertThat(item.has("errorMessage")).isFalse();
+      assertThat(item.has("hasRetriesLeft")).isFalse();
+    }
+  }
+
+  @Nested
   class Sorting {
 
     @Test

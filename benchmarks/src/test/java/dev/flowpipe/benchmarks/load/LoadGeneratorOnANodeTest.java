@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The load generator against one real node (own JVM, embedded OpenSearch, started as the scenarios start it), with a
- * tiny load, so the harness cannot rot. The only test here that starts a node.
+ * tiny load, so the harness cannot rot. (ReadModelFixtureShapeTest starts the other node of this module's tests.)
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LoadGeneratorOnANodeTest {

@@ -284,6 +284,32 @@ class ReadModelFromRealRunsTest {
     assertThat((String) byName.get("big").get("fullValue")).hasSize(302);
   }
 
+  /**
+   * The filter terms on the instance (ADR 15), against what the client sent: each variable's last value (a long one
+   * shortened with its hash); the elements as they ended; no open incident.
+   */
+  @Test
+  @Order(4)
+  void theInstanceHoldsTheFilterTermsOfItsVariablesAndElementsAsTheyEnded() {
+    Map<String, Object> main = document(ReadModelIndex.PROCESS_INSTANCE, mainKey);
+    assertThat(main.get("variableEntries")).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST)
+        .contains("orderId=\"o-1\"", "note=\"second\"", "x=10")
+        .doesNotContain("note=\"first\"")
+        .anySatisfy(entry -> assertThat((String) entry).startsWith("big=\"yyy").hasSize(190 + 1 + 64));
+    assertThat(main.get("elementInstanceEntries")).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST)
+        .contains("id=prepare|state=COMPLETED|inc=false", "id=inner|state=COMPLETED", "id=msg|state=COMPLETED",
+            "id=end|state=COMPLETED")
+        .doesNotContain("state=ACTIVE", "inc=true", "id=skipped");
+    assertThat(main.get("incidentErrorMessages")).isIn(null, List.of());
+
+    Map<String, Object> fragile = document(ReadModelIndex.PROCESS_INSTANCE, fragileKey);
+    assertThat(fragile.get("incidentErrorMessages")).as("the incident was resolved").isIn(null, List.of());
+    assertThat(fragile.get("elementInstanceEntries")).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST)
+        .contains("id=fail|state=COMPLETED|inc=false").doesNotContain("inc=true");
+    assertThat(document(ReadModelIndex.PROCESS_INSTANCE, waitingKey).get("elementInstanceEntries"))
+        .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST).contains("id=never|state=TERMINATED");
+  }
+
   @Test
   @Order(5)
   void anIncidentIsResolvedOnItsDocumentItsInstanceAndItsElement() {

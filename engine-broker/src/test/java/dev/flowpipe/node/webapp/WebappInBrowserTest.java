@@ -126,6 +126,43 @@ class WebappInBrowserTest {
     assertThat(rows.first()).hasAttribute("data-key", String.valueOf(runs.orderInstances().getFirst()));
   }
 
+  /**
+   * Operate's daily filters: a variable's name and value (its JSON text), an open incident's message, an element; each
+   * in the URL, so a link opens the same list. Expected instances from what the runs sent the engine.
+   */
+  @Test
+  @Order(2)
+  void theInstanceListFiltersByAVariableAnErrorMessageAndAnElementAndTheUrlKeepsTheFilter() {
+    Locator rows = page.locator("#instances-table tbody tr[data-key]");
+    page.navigate(runs.baseUrl() + "/#/instances");
+    page.fill("#filter-form input[name=variableName]", "orderId");
+    page.fill("#filter-form input[name=variableValue]", "\"o-2\"");
+    page.click("#apply");
+
+    assertThat(rows).hasCount(1);
+    assertThat(rows.first()).hasAttribute("data-key", String.valueOf(runs.orderInstances().get(1)));
+    screenshot("instance-list-by-variable");
+    String link = page.url();
+    assertThat(link).contains("variableName=orderId");
+
+    // the link opened anew shows the same list; a number is JSON text without quotes
+    page.navigate(runs.baseUrl() + "/#/");
+    page.navigate(link);
+    assertThat(page.locator("#filter-form input[name=variableValue]")).hasValue("\"o-2\"");
+    assertThat(rows).hasCount(1);
+    page.navigate(runs.baseUrl() + "/#/instances?variableName=amount&variableValue=30");
+    assertThat(rows).hasCount(1);
+    assertThat(rows.first()).hasAttribute("data-key", String.valueOf(runs.orderInstances().get(2)));
+
+    page.navigate(runs.baseUrl() + "/#/instances?errorMessage=card%20decl*");
+    assertThat(rows).hasCount(1);
+    assertThat(rows.first()).hasAttribute("data-key", String.valueOf(runs.fragileInstance()));
+    page.navigate(runs.baseUrl() + "/#/instances?elementId=charge&hasRetriesLeft=false");
+    assertThat(rows).hasCount(1);
+    assertThat(rows.first()).hasAttribute("data-key", String.valueOf(runs.fragileInstance()));
+    screenshot("instance-list-by-element");
+  }
+
   @Test
   @Order(3)
   void anInstancePageShowsTheDiagramWithStatesTheVariablesAndTheIncident() {

@@ -10,6 +10,9 @@ import io.camunda.zeebe.protocol.record.Record;
 import io.camunda.zeebe.protocol.record.RecordType;
 import io.camunda.zeebe.protocol.record.RecordValue;
 import io.camunda.zeebe.protocol.record.ValueType;
+import io.camunda.zeebe.protocol.record.intent.DecisionEvaluationIntent;
+import io.camunda.zeebe.protocol.record.intent.DecisionIntent;
+import io.camunda.zeebe.protocol.record.intent.DecisionRequirementsIntent;
 import io.camunda.zeebe.protocol.record.intent.IncidentIntent;
 import io.camunda.zeebe.protocol.record.intent.Intent;
 import io.camunda.zeebe.protocol.record.intent.JobIntent;
@@ -19,11 +22,18 @@ import io.camunda.zeebe.protocol.record.intent.ProcessIntent;
 import io.camunda.zeebe.protocol.record.intent.VariableIntent;
 import io.camunda.zeebe.protocol.record.value.BpmnElementType;
 import io.camunda.zeebe.protocol.record.value.ErrorType;
+import io.camunda.zeebe.protocol.record.value.ImmutableDecisionEvaluationRecordValue;
+import io.camunda.zeebe.protocol.record.value.ImmutableEvaluatedDecisionValue;
+import io.camunda.zeebe.protocol.record.value.ImmutableEvaluatedInputValue;
+import io.camunda.zeebe.protocol.record.value.ImmutableEvaluatedOutputValue;
 import io.camunda.zeebe.protocol.record.value.ImmutableIncidentRecordValue;
+import io.camunda.zeebe.protocol.record.value.ImmutableMatchedRuleValue;
 import io.camunda.zeebe.protocol.record.value.ImmutableJobRecordValue;
 import io.camunda.zeebe.protocol.record.value.ImmutableProcessInstanceRecordValue;
 import io.camunda.zeebe.protocol.record.value.ImmutableProcessMessageSubscriptionRecordValue;
 import io.camunda.zeebe.protocol.record.value.ImmutableVariableRecordValue;
+import io.camunda.zeebe.protocol.record.value.deployment.ImmutableDecisionRecordValue;
+import io.camunda.zeebe.protocol.record.value.deployment.ImmutableDecisionRequirementsRecordValue;
 import io.camunda.zeebe.protocol.record.value.deployment.ImmutableProcess;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -130,9 +140,45 @@ public final class SyntheticRawRecords {
       add(ValueType.PROCESS, ProcessIntent.CREATED, definition, ImmutableProcess.builder().withBpmnProcessId("synthetic")
           .withVersion(1).withProcessDefinitionKey(definition).withResourceName("synthetic.bpmn")
           .withResource(BPMN.getBytes(StandardCharsets.UTF_8)).withTenantId("<default>").build());
+      // a DRD with one decision, which every second instance evaluates in a business rule task
+      long requirements = Protocol.encodePartitionId(1, 2);
+      long decision = Protocol.encodePartitionId(1, 3);
+      add(ValueType.DECISION_REQUIREMENTS, DecisionRequirementsIntent.CREATED, requirements,
+          ImmutableDecisionRequirementsRecordValue.builder().withDecisionRequirementsId("synthetic-drd")
+              .withDecisionRequirementsName("Synthetic DRD").withDecisionRequirementsVersion(1)
+              .withDecisionRequirementsKey(requirements).withResourceName("synthetic.dmn").withNamespace("synthetic")
+              .withResource("<definitions id=\"synthetic-drd\"/>".getBytes(StandardCharsets.UTF_8))
+              .withTenantId("<default>").build());
+      add(ValueType.DECISION, DecisionIntent.CREATED, decision, ImmutableDecisionRecordValue.builder()
+          .withDecisionId("synthetic-decision").withDecisionName("Synthetic decision").withVersion(1)
+          .withDecisionKey(decision).withDecisionRequirementsId("synthetic-drd")
+          .withDecisionRequirementsKey(requirements).withTenantId("<default>").build());
       for (int i = 0; i < instances; i++) {
         instance(i, definition);
+        if (i % 2 == 1) {
+          evaluation(i, definition, decision, requirements);
+        }
       }
+    }
+
+    private void evaluation(int i, long definition, long decision, long requirements) {
+      var evaluated = ImmutableEvaluatedDecisionValue.builder().withDecisionId("synthetic-decision")
+          .withDecisionName("Synthetic decision").withDecisionKey(decision).withDecisionVersion(1)
+          .withDecisionType("DECISION_TABLE").withDecisionOutput("\"out-" + i + "\"").withTenantId("<default>")
+          .withEvaluatedInputs(List.of(ImmutableEvaluatedInputValue.builder().withInputId("in").withInputName("In")
+              .withInputValue(String.valueOf(i)).build()))
+          .withMatchedRules(List.of(ImmutableMatchedRuleValue.builder().withRuleId("rule-" + i % 3).withRuleIndex(1)
+              .withEvaluatedOutputs(List.of(ImmutableEvaluatedOutputValue.builder().withOutputId("out")
+                  .withOutputName("Out").withOutputValue("\"out-" + i + "\"").build()))
+              .build()))
+          .build();
+      add(ValueType.DECISION_EVALUATION, DecisionEvaluationIntent.EVALUATED, key(),
+          ImmutableDecisionEvaluationRecordValue.builder().withDecisionId("synthetic-decision")
+              .withDecisionKey(decision).withDecisionRequirementsId("synthetic-drd")
+              .withDecisionRequirementsKey(requirements).withDecisionOutput("\"out-" + i + "\"")
+              .withBpmnProcessId("synthetic").withProcessDefinitionKey(definition).withProcessInstanceKey(key())
+              .withElementId("rule-task").withElementInstanceKey(key()).withEvaluatedDecisions(List.of(evaluated))
+              .withTenantId("<default>").build());
     }
 
     private void instance(int i, long definition) {

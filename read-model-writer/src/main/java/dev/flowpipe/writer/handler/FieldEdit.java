@@ -1,5 +1,6 @@
 package dev.flowpipe.writer.handler;
 
+import dev.flowpipe.schema.index.ElementEntries;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -163,6 +164,138 @@ public sealed interface FieldEdit {
     public void applyTo(Map<String, Object> document) {
       document.put(flag, document.get(listField) instanceof List<?> list && !list.isEmpty());
     }
+  }
+
+  /**
+   * Sets the entries one source contributes to an indexed list of a process-instance document (a variable's
+   * {@code name=value}, an open incident's message): the stored list ({@code <itemKey>\0<entry>}, one item per source
+   * and entry) gets this source's entries in place of its earlier ones (none takes them out), and the indexed list
+   * becomes the distinct entries of every source, sorted. The stored list is what makes a change exact: a record
+   * carries its source's new state only, and an entry must go only when no other source holds it. Both lists sorted,
+   * so a replay writes the same document.
+   *
+   * @param storedField the stored list of {@code <itemKey>\0<entry>}
+   * @param indexedField the indexed list of distinct entries
+   * @param itemKey the source, without {@code \0} (a variable's scope and name, an incident's key)
+   * @param entries the source's entries now (none: it has none any more)
+   */
+  record KeyedEntries(String storedField, String indexedField, String itemKey, List<String> entries)
+      implements FieldEdit {
+    static final char SEPARATOR = '\0';
+
+    public KeyedEntries {
+      Objects.requireNonNull(storedField);
+      Objects.requireNonNull(indexedField);
+      if (itemKey.indexOf(SEPARATOR) >= 0) {
+        throw new IllegalArgumentException("an item key holds no \\0, was " + itemKey);
+      }
+      entries = List.copyOf(entries);
+    }
+
+    @Override
+    public void applyTo(Map<String, Object> document) {
+      List<String> items = replaceItems(document, storedField, itemKey, entries);
+      java.util.TreeSet<String> distinct = new java.util.TreeSet<>();
+      for (String item : items) {
+        distinct.add(item.substring(item.indexOf(SEPARATOR) + 1));
+      }
+      document.put(indexedField, List.copyOf(distinct));
+    }
+
+    @Override
+    public long estimatedBytes() {
+      long bytes = 64L + 2L * (storedField.length() + indexedField.length() + itemKey.length());
+      for (String entry : entries) {
+        bytes += 48L + 2L * entry.length();
+      }
+      return bytes;
+    }
+  }
+
+  /**
+   * Moves one element instance of a process instance from one (state, incident) to another in the instance's element
+   * filter ({@code elementId}, {@code elementInstanceState}, {@code hasElementInstanceIncident}, which Camunda matches
+   * on one element instance together). The instance keeps a count per element id, state and incident flag (stored:
+   * {@code <elementId>|<state>|<incident>\0<count>}), so its document grows with the element ids of its process, not
+   * with the element instances of a long loop; the indexed entries are every combination of the three values of each
+   * count above zero ({@code ElementEntries.combinations}). Adding and taking away commute, so records of one element
+   * instance that the engine writes in either order (a termination and the resolution of its incident) end in the same
+   * counts.
+   *
+   * @param elementId the element's id
+   * @param fromState the state the element instance leaves, or null (it is new)
+   * @param fromIncident its incident flag before
+   * @param toState the state it enters
+   * @param toIncident its incident flag after
+   */
+  record ElementCount(String elementId, String fromState, boolean fromIncident, String toState, boolean toIncident)
+      implements FieldEdit {
+
+    public ElementCount {
+      Objects.requireNonNull(elementId);
+      Objects.requireNonNull(toState);
+    }
+
+    @Override
+    public void applyTo(Map<String, Object> document) {
+      java.util.TreeMap<String, Long> counts = new java.util.TreeMap<>();
+      if (document.get(ElementEntries.STORED_FIELD) instanceof List<?> stored) {
+        for (Object item : stored) {
+          if (item instanceof String text && text.indexOf(KeyedEntries.SEPARATOR) > 0) {
+            int at = text.indexOf(KeyedEntries.SEPARATOR);
+            counts.merge(text.substring(0, at), Long.parseLong(text.substring(at + 1)), Long::sum);
+          }
+        }
+      }
+      if (fromState != null) {
+        counts.merge(elementId + "|" + fromState + "|" + fromIncident, -1L, Long::sum);
+      }
+      counts.merge(elementId + "|" + toState + "|" + toIncident, 1L, Long::sum);
+      List<String> items = new ArrayList<>();
+      java.util.TreeSet<String> combinations = new java.util.TreeSet<>();
+      for (Map.Entry<String, Long> count : counts.entrySet()) {
+        if (count.getValue() != 0) {
+          // below zero only between two records the engine wrote in the other order: kept, so the next one evens it
+          items.add(count.getKey() + KeyedEntries.SEPARATOR + count.getValue());
+        }
+        if (count.getValue() > 0) {
+          String[] parts = count.getKey().split("\\|", -1);
+          combinations.addAll(ElementEntries.combinations(parts[0], parts[1], Boolean.parseBoolean(parts[2])));
+        }
+      }
+      // new lists: the old ones may belong to a version of the document a bulk is writing
+      document.put(ElementEntries.STORED_FIELD, List.copyOf(items));
+      document.put(ElementEntries.FIELD, List.copyOf(combinations));
+    }
+
+    @Override
+    public long estimatedBytes() {
+      return 96L + 2L * elementId.length();
+    }
+  }
+
+  /**
+   * Puts a source's items ({@code <itemKey>\0<entry>}) into a stored list in place of its earlier ones; answers the
+   * new list, sorted, which the document now holds (a new list: the old one may belong to a version of the document a
+   * bulk is writing).
+   */
+  private static List<String> replaceItems(
+      Map<String, Object> document, String storedField, String itemKey, List<String> entries) {
+    String ownPrefix = itemKey + KeyedEntries.SEPARATOR;
+    java.util.TreeSet<String> items = new java.util.TreeSet<>();
+    if (document.get(storedField) instanceof List<?> stored) {
+      for (Object item : stored) {
+        if (item instanceof String text && !text.startsWith(ownPrefix)) {
+          items.add(text);
+        }
+      }
+    }
+    for (String entry : entries) {
+      items.add(ownPrefix + entry);
+    }
+    List<String> list = List.copyOf(items);
+    document.put(storedField, list);
+    return list;
   }
 
   /** The keys a document holds in a field, as a new mutable list (stored numbers come back as Integer or Long). */

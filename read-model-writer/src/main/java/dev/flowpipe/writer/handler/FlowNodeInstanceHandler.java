@@ -12,7 +12,9 @@ import java.util.List;
 /**
  * Every BPMN element the engine activates inside an instance (tasks, events, gateways, sub-processes, call
  * activities, multi-instance bodies...) becomes a flow-node-instance document: ACTIVE, then COMPLETED or TERMINATED.
- * The process element itself is the process-instance document; sequence flows are never activated.
+ * The process element itself is the process-instance document; sequence flows are never activated. Each also sets its
+ * id and state in its instance's element filter ({@link FieldEdit.ElementCount}); a migrated one does not move there
+ * (its record does not carry the element id it leaves).
  *
  * <p>A migration moves each active element instance to its target element ({@code ELEMENT_MIGRATED}, with the target
  * definition's key and process id and the target element's id); the element's name, derived from the old definition,
@@ -22,9 +24,11 @@ import java.util.List;
 public final class FlowNodeInstanceHandler implements ExportHandler {
 
   private final String index;
+  private final String instances;
 
   public FlowNodeInstanceHandler(String indexPrefix) {
     this.index = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(indexPrefix);
+    this.instances = ReadModelIndex.PROCESS_INSTANCE.indexName(indexPrefix);
   }
 
   @Override
@@ -46,7 +50,21 @@ public final class FlowNodeInstanceHandler implements ExportHandler {
     var value = (ProcessInstanceRecordValue) record.getValue();
     long key = record.getKey();
     String date = Dates.of(record.getTimestamp());
-    return List.of(
+    String state = switch ((ProcessInstanceIntent) record.getIntent()) {
+      case ELEMENT_ACTIVATING -> "ACTIVE";
+      case ELEMENT_COMPLETED -> "COMPLETED";
+      case ELEMENT_MIGRATED -> null;
+      default -> "TERMINATED";
+    };
+    // the element filter's id and state of this element instance, on its process instance (ADR 15)
+    // (an element completes or terminates without an open incident: the engine resolves it first, or the counts even
+    // out when it writes the resolution after)
+    DocumentChange onInstance = state == null ? null
+        : DocumentChange.update(instances, value.getProcessInstanceKey(), record.getPosition())
+            .edit(new FieldEdit.ElementCount(value.getElementId(), state.equals("ACTIVE") ? null : "ACTIVE", false, state,
+                false))
+            .build();
+    DocumentChange own =
         switch ((ProcessInstanceIntent) record.getIntent()) {
           case ELEMENT_ACTIVATING ->
               DocumentChange.create(index, key, record.getPosition())
@@ -74,6 +92,8 @@ public final class FlowNodeInstanceHandler implements ExportHandler {
           default ->
               DocumentChange.update(index, key, record.getPosition())
                   .put("state", "TERMINATED").put("endDate", date).build();
-        });
+        };
+    // a migrated element instance keeps its place in the element filter: its record names only its new element
+    return state == null ? List.of(own) : List.of(own, onInstance);
   }
 }

@@ -1,6 +1,8 @@
 package dev.flowpipe.writer.handler;
 
+import dev.flowpipe.schema.index.ElementEntries;
 import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.index.VariableEntries;
 import io.camunda.zeebe.protocol.record.Record;
 import io.camunda.zeebe.protocol.record.RecordType;
 import io.camunda.zeebe.protocol.record.ValueType;
@@ -72,13 +74,27 @@ public final class IncidentHandler implements ExportHandler {
     } else {
       changes.add(DocumentChange.update(incidents, key, position).put("state", "RESOLVED").build());
     }
-    // the instance keeps the keys of its open incidents, and a flag for whether there are any
-    changes.add(DocumentChange.update(instances, instanceKey, position)
+    // the instance keeps the keys of its open incidents, and a flag for whether there are any; and, for the filters
+    // errorMessage and incidentErrorHashCode, their messages and hash codes (ADR 15)
+    String message = value.getErrorMessage();
+    // one change of the instance per record: a second one at the same position would be taken as already applied
+    var instance = DocumentChange.update(instances, instanceKey, position)
         .edit(new FieldEdit.KeyInList("incidentKeys", key, created))
         .edit(new FieldEdit.FlagNotEmpty("incident", "incidentKeys"))
-        .build());
+        .edit(new FieldEdit.KeyedEntries(ElementEntries.INCIDENT_ERROR_MESSAGE_ITEMS,
+            ElementEntries.INCIDENT_ERROR_MESSAGES, String.valueOf(key),
+            created && message != null ? List.of(VariableEntries.cut(message)) : List.of()))
+        .edit(new FieldEdit.KeyedEntries(ElementEntries.INCIDENT_ERROR_HASH_CODE_ITEMS,
+            ElementEntries.INCIDENT_ERROR_HASH_CODES, String.valueOf(key),
+            created ? List.of(String.valueOf(java.util.Objects.hashCode(message))) : List.of()));
     // an incident on the process element itself has no flow-node document
-    if (elementInstanceKey != instanceKey) {
+    boolean onAnElement = elementInstanceKey != instanceKey;
+    if (onAnElement) {
+      // the element filter's incident flag of that element instance
+      instance.edit(new FieldEdit.ElementCount(value.getElementId(), "ACTIVE", !created, "ACTIVE", created));
+    }
+    changes.add(instance.build());
+    if (onAnElement) {
       changes.add(DocumentChange.update(elements, elementInstanceKey, position)
           .edit(created ? new FieldEdit.Put("incidentKey", key) : new FieldEdit.ClearKeyIfEquals("incidentKey", key))
           .build());

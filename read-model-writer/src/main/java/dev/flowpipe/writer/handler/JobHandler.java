@@ -1,5 +1,6 @@
 package dev.flowpipe.writer.handler;
 
+import dev.flowpipe.schema.index.ElementEntries;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import io.camunda.zeebe.protocol.record.Record;
 import io.camunda.zeebe.protocol.record.RecordType;
@@ -32,9 +33,11 @@ public final class JobHandler implements ExportHandler {
           JobIntent.YIELDED, JobIntent.TIMEOUT_UPDATED, JobIntent.UPDATED, JobIntent.MIGRATED);
 
   private final String index;
+  private final String instances;
 
   public JobHandler(String indexPrefix) {
     this.index = ReadModelIndex.JOB.indexName(indexPrefix);
+    this.instances = ReadModelIndex.PROCESS_INSTANCE.indexName(indexPrefix);
   }
 
   @Override
@@ -119,7 +122,19 @@ public final class JobHandler implements ExportHandler {
         // not handled (see HANDLED)
       }
     }
-    return List.of(change.build());
+    Boolean retriesLeft = switch (intent) {
+      case FAILED -> job.getRetries() > 0;
+      case COMPLETED, ERROR_THROWN, CANCELED -> false;
+      default -> null;
+    };
+    if (retriesLeft == null) {
+      return List.of(change.build());
+    }
+    // the instance keeps the keys of its jobs that failed with retries left, for the filter hasRetriesLeft (ADR 15)
+    return List.of(change.build(), DocumentChange.update(instances, job.getProcessInstanceKey(), position)
+        .edit(new FieldEdit.KeyInList(ElementEntries.RETRIES_LEFT_JOB_KEYS, key, retriesLeft))
+        .edit(new FieldEdit.FlagNotEmpty(ElementEntries.HAS_RETRIES_LEFT, ElementEntries.RETRIES_LEFT_JOB_KEYS))
+        .build());
   }
 
   private static String deadline(JobRecordValue job) {

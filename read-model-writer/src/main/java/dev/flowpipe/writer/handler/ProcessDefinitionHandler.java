@@ -57,6 +57,7 @@ public final class ProcessDefinitionHandler implements ExportHandler {
                 ? null : process.getVersionTag())
             .put("resourceName", process.getResourceName())
             .put("bpmnXml", new String(resource, StandardCharsets.UTF_8))
+            .put("hasStartForm", StartForm.of(resource, process.getBpmnProcessId()))
             .put("tenantId", process.getTenantId())
             .put("partitionId", record.getPartitionId())
             .build());

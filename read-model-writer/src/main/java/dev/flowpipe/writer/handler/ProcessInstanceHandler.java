@@ -55,8 +55,10 @@ public final class ProcessInstanceHandler implements ExportHandler {
     String date = Dates.of(record.getTimestamp());
     return List.of(
         switch ((ProcessInstanceIntent) record.getIntent()) {
+          // not a change that gives the whole document: the variables of the creation command come before the
+          // process element's activation in the log, and their filter entries are already on this document (ADR 15)
           case ELEMENT_ACTIVATING ->
-              DocumentChange.create(index, key, record.getPosition())
+              DocumentChange.update(index, key, record.getPosition())
                   .put("key", key)
                   .put("processDefinitionKey", value.getProcessDefinitionKey())
                   .put("bpmnProcessId", value.getBpmnProcessId())

@@ -1,6 +1,7 @@
 package dev.flowpipe.writer.handler;
 
 import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.index.VariableEntries;
 import io.camunda.zeebe.protocol.record.Record;
 import io.camunda.zeebe.protocol.record.RecordType;
 import io.camunda.zeebe.protocol.record.ValueType;
@@ -11,7 +12,8 @@ import java.util.List;
 /**
  * A variable, created and updated, becomes one document per variable. A value longer than the limit is searchable by
  * its first {@code valueLimit} characters ({@code value}, {@code truncated = true}); the whole value is kept,
- * unindexed, in {@code fullValue}. The document also holds the key and process id of the definition its instance
+ * unindexed, in {@code fullValue}. Each variable also sets its entry of the variable filter on its process-instance
+ * document ({@link VariableEntries}). The document also holds the key and process id of the definition its instance
  * runs, which a migration changes: Zeebe 8.6 then writes {@code MIGRATED} for each variable of each migrated element,
  * with the target definition and <em>no value</em> (msgpack nil), so that record changes those two fields and nothing
  * else.
@@ -19,10 +21,12 @@ import java.util.List;
 public final class VariableHandler implements ExportHandler {
 
   private final String index;
+  private final String instances;
   private final int valueLimit;
 
   public VariableHandler(String indexPrefix, int valueLimit) {
     this.index = ReadModelIndex.VARIABLE.indexName(indexPrefix);
+    this.instances = ReadModelIndex.PROCESS_INSTANCE.indexName(indexPrefix);
     this.valueLimit = valueLimit;
   }
 
@@ -65,6 +69,13 @@ public final class VariableHandler implements ExportHandler {
             .put("truncated", truncated)
             .put("fullValue", truncated ? value : null)
             .put("lastUpdate", Dates.of(record.getTimestamp()))
+            .build(),
+        // the variable filter's entry on its instance (any scope counts, as in Camunda): an update of that document,
+        // ordered by position like every other, so a replay leaves it as one clean pass would (ADR 15)
+        DocumentChange.update(instances, variable.getProcessInstanceKey(), record.getPosition())
+            .edit(new FieldEdit.KeyedEntries(VariableEntries.SCOPED_FIELD, VariableEntries.FIELD,
+                variable.getScopeKey() + ":" + VariableEntries.namePrefix(variable.getName()),
+                List.of(VariableEntries.entry(variable.getName(), value))))
             .build());
   }
 }

@@ -1,5 +1,6 @@
 package dev.flowpipe.webapp.api;
 
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -16,7 +17,8 @@ import org.springframework.web.bind.annotation.RequestMapping;
  * The error page ({@code /error}) as {@code application/problem+json}, in place of Spring Boot's plain error JSON: what
  * the servlet container or a filter answered with {@code sendError} (an unknown path, security's 401 and 403, a
  * failure outside Spring MVC's handlers) gets the API's problem shape whatever the request accepts. A 5xx names no
- * internals; its cause is logged.
+ * internals; its cause is logged. Asked for directly (not as the container's error dispatch), the page is no resource:
+ * 404, not the 500 that a missing status would otherwise mean.
  */
 @Controller
 public class ProblemErrorController implements ErrorController {
@@ -25,6 +27,12 @@ public class ProblemErrorController implements ErrorController {
 
   @RequestMapping("${server.error.path:${error.path:/error}}")
   public void error(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    if (request.getDispatcherType() != DispatcherType.ERROR
+        && request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE) == null) {
+      ProblemResponses.write(request, response, HttpStatus.NOT_FOUND, "no such resource: " + request.getRequestURI(),
+          Map.of());
+      return;
+    }
     HttpStatus status = status(request);
     Throwable failure = (Throwable) request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {

@@ -5,10 +5,10 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.Criterion;
+import dev.flowpipe.schema.query.GroupCountQuery;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.query.SortField;
-import dev.flowpipe.schema.query.ValueCountQuery;
 import dev.flowpipe.webapp.config.WebappProperties;
 import dev.flowpipe.webapp.consistency.ReadYourWrites;
 import dev.flowpipe.webapp.query.BadRequestException;
@@ -27,8 +27,10 @@ import java.util.Set;
 
 /**
  * Active process instances per process, with and without incidents, in the shape of Camunda's v2
- * {@code getProcessDefinitionInstanceStatistics}: one count per process id in the store, and one search of the
- * definitions for each process's latest name and whether it has several versions. What a dashboard shows per process.
+ * {@code getProcessDefinitionInstanceStatistics}: the store's groups per process id (a composite aggregation paged to
+ * its end, one request up to {@link GroupedCounts#PAGE} processes), and the definitions of those processes for each
+ * one's latest name and whether it has several versions (paged to the end, one request up to
+ * {@link #DEFINITIONS_PAGE} definitions). Nothing is cut at a fixed size. What a dashboard shows per process.
  */
 public final class ProcessStatistics {
 
@@ -37,20 +39,22 @@ public final class ProcessStatistics {
       Set.of("processDefinitionId", "activeInstancesWithIncidentCount", "activeInstancesWithoutIncidentCount");
   private static final String WITH_INCIDENT = "activeInstancesWithIncidentCount";
   private static final String WITHOUT_INCIDENT = "activeInstancesWithoutIncidentCount";
-  /** Processes counted at most, and definitions read at most for their names. */
-  private static final int MAX_PROCESSES = 10_000;
+  /** Definitions read per store request for their names (all are read, page after page). */
+  static final int DEFINITIONS_PAGE = 10_000;
 
   private final ReadModel readModel;
   private final SearchRequestParser parser;
   private final ReadYourWrites readYourWrites;
 
   private final java.time.Duration storeTimeout;
+  private final GroupedCounts groupedCounts;
 
   public ProcessStatistics(ReadModel readModel, WebappProperties properties, ReadYourWrites readYourWrites) {
     this.readModel = readModel;
     this.parser = new SearchRequestParser(properties.search(), properties.consistency(), properties.limits());
     this.readYourWrites = readYourWrites;
     this.storeTimeout = properties.search().storeTimeout();
+    this.groupedCounts = new GroupedCounts(readModel, storeTimeout);
   }
 
   /** The processes with active instances; {@code sort} and offset {@code page} as in the v2 request. */
@@ -87,19 +91,20 @@ public final class ProcessStatistics {
   }
 
   private Map<String, Object> counted(Comparator<Map<String, Object>> order, int from, int limit) {
-    Map<String, Long> names = new HashMap<>();
-    List<Map<String, Object>> items = new ArrayList<>();
-    List<ValueCountQuery.ValueCount> counts = readModel.store().countByValue(new ValueCountQuery(
-        List.of(readModel.index(ReadModelIndex.PROCESS_INSTANCE)), List.of(new Criterion.Equals("state", "ACTIVE")),
-        "bpmnProcessId", MAX_PROCESSES,
+    // every process with active instances, page after page of the store's groups: none cut off at a fixed size
+    List<GroupCountQuery.Group> counts = groupedCounts.all(ReadModelIndex.PROCESS_INSTANCE,
+        List.of(new Criterion.Equals("state", "ACTIVE")), List.of("bpmnProcessId"),
         Map.of(WITH_INCIDENT, List.of(new Criterion.Equals("incident", true)),
-            WITHOUT_INCIDENT, List.of(new Criterion.Not(new Criterion.Equals("incident", true)))), storeTimeout));
-    Map<String, List<Map<String, Object>>> versions = definitions(counts.stream().map(c -> (Object) c.value()).toList());
-    for (ValueCountQuery.ValueCount count : counts) {
-      List<Map<String, Object>> ofProcess = versions.getOrDefault(count.value(), List.of());
+            WITHOUT_INCIDENT, List.of(new Criterion.Not(new Criterion.Equals("incident", true)))), null, List.of());
+    List<Object> processIds = counts.stream().map(c -> c.key().get("bpmnProcessId")).toList();
+    Map<String, List<Map<String, Object>>> versions = definitions(processIds);
+    List<Map<String, Object>> items = new ArrayList<>();
+    for (GroupCountQuery.Group count : counts) {
+      String processId = String.valueOf(count.key().get("bpmnProcessId"));
+      List<Map<String, Object>> ofProcess = versions.getOrDefault(processId, List.of());
       Map<String, Object> latest = ofProcess.isEmpty() ? Map.of() : ofProcess.getFirst();
       Map<String, Object> item = new LinkedHashMap<>();
-      item.put("processDefinitionId", count.value());
+      item.put("processDefinitionId", processId);
       item.put("tenantId", latest.getOrDefault("tenantId", "<default>"));
       item.put("latestProcessDefinitionName", latest.get("name"));
       item.put("hasMultipleVersions", ofProcess.size() > 1);
@@ -114,20 +119,33 @@ public final class ProcessStatistics {
     return Map.of("items", page, "page", Map.of("totalItems", items.size()));
   }
 
-  /** The definitions of these processes, per process id, latest version first. */
+  /**
+   * The definitions of these processes, per process id, latest version first: every one of them, read page by page
+   * after the last one seen (one request while they fit in a page), so a process is never left without its name.
+   */
   private Map<String, List<Map<String, Object>>> definitions(List<Object> processIds) {
     Map<String, List<Map<String, Object>>> byProcess = new HashMap<>();
     if (processIds.isEmpty()) {
       return byProcess;
     }
-    SearchHits hits = readModel.store().search(new SearchQuery(
-        List.of(readModel.index(ReadModelIndex.PROCESS_DEFINITION)), List.of(new Criterion.OneOf("bpmnProcessId", processIds)),
-        List.of(new SortField("version", true, false)), 0, MAX_PROCESSES, List.of(), List.of("bpmnXml"), storeTimeout));
-    for (SearchHits.Hit hit : hits.hits()) {
-      byProcess.computeIfAbsent(String.valueOf(hit.source().get("bpmnProcessId")), id -> new ArrayList<>()).add(hit.source());
+    List<Object> after = List.of();
+    while (true) {
+      SearchHits hits = readModel.store().search(new SearchQuery(
+          List.of(readModel.index(ReadModelIndex.PROCESS_DEFINITION)),
+          List.of(new Criterion.OneOf("bpmnProcessId", processIds)),
+          List.of(new SortField("version", true, false), SortField.ascending("key")), 0, DEFINITIONS_PAGE, after,
+          List.of("bpmnXml"), storeTimeout));
+      for (SearchHits.Hit hit : hits.hits()) {
+        byProcess.computeIfAbsent(String.valueOf(hit.source().get("bpmnProcessId")), id -> new ArrayList<>())
+            .add(hit.source());
+      }
+      if (hits.hits().size() < DEFINITIONS_PAGE) {
+        return byProcess;
+      }
+      after = hits.hits().getLast().sortValues();
     }
-    return byProcess;
   }
+
 
   @SuppressWarnings("unchecked")
   private static Comparator<Map<String, Object>> order(JsonNode sort) {

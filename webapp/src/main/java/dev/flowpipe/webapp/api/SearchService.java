@@ -35,12 +35,14 @@ public final class SearchService {
   private final SearchRequestParser parser;
   private final ReadYourWrites readYourWrites;
   private final Duration storeTimeout;
+  private final LatestVersions latestVersions;
 
   public SearchService(ReadModel readModel, WebappProperties properties, ReadYourWrites readYourWrites) {
     this.readModel = readModel;
     this.parser = new SearchRequestParser(properties.search(), properties.consistency(), properties.limits());
     this.readYourWrites = readYourWrites;
     this.storeTimeout = properties.search().storeTimeout();
+    this.latestVersions = new LatestVersions(readModel, storeTimeout);
   }
 
   /** A search, waiting for its {@code consistency} on this thread: for background work (batches), not requests. */
@@ -69,9 +71,14 @@ public final class SearchService {
     boolean backwards = parsed.page().backwards();
     List<SortField> sort = backwards ? parsed.sort().stream().map(SortField::reversed).toList() : parsed.sort();
     List<Object> cursor = backwards ? parsed.page().before() : parsed.page().after();
+    List<Criterion> criteria = new ArrayList<>(criteria(entity, parsed));
+    if (parsed.latestVersion() != null) {
+      Criterion latest = new Criterion.OneOf("key", latestVersions.keys());
+      criteria.add(parsed.latestVersion() ? latest : new Criterion.Not(latest));
+    }
     SearchQuery query =
         new SearchQuery(
-            List.of(readModel.index(entity.index())), criteria(entity, parsed), sort, parsed.page().from(),
+            List.of(readModel.index(entity.index())), criteria, sort, parsed.page().from(),
             parsed.page().limit(), cursor, entity.leftOutOfLists(), storeTimeout);
     SearchHits found;
     try {

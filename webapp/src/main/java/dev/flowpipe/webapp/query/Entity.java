@@ -10,7 +10,9 @@ import static dev.flowpipe.webapp.query.FieldType.PRESENCE;
 import static dev.flowpipe.webapp.query.FieldType.STRING;
 import static dev.flowpipe.webapp.query.FieldType.TEXT;
 
+import dev.flowpipe.schema.index.ElementEntries;
 import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.index.VariableEntries;
 import dev.flowpipe.schema.query.Criterion;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,21 +31,24 @@ public enum Entity {
       "process-definitions",
       ReadModelIndex.PROCESS_DEFINITION,
       List.of("bpmnXml"),
-      List.of("isLatestVersion", "hasStartForm"),
+      // isLatestVersion is read apart (SearchRequestParser) and resolved by the searcher
+      List.of(),
       of("processDefinitionKey", "key", KEY),
       of("processDefinitionId", "bpmnProcessId", STRING),
       of("version", "version", INTEGER),
       of("name", "name", STRING),
       of("resourceName", "resourceName", STRING),
       of("versionTag", "versionTag", STRING),
+      // a start event of the process with a Zeebe form (from the BPMN at deployment; absent on older documents)
+      of("hasStartForm", "hasStartForm", BOOLEAN),
       of("tenantId", "tenantId", STRING)),
   PROCESS_INSTANCES(
       "process-instances",
       ReadModelIndex.PROCESS_INSTANCE,
-      List.of(),
-      List.of("variables", "batchOperationId", "errorMessage",
-          "hasRetriesLeft", "elementInstanceState", "elementId", "hasElementInstanceIncident", "incidentErrorHashCode",
-          "tags"),
+      // the terms of the filters on other entities (ADR 15): for searches, not for answers
+      List.of(VariableEntries.FIELD, VariableEntries.SCOPED_FIELD, ElementEntries.FIELD, ElementEntries.STORED_FIELD,
+          ElementEntries.INCIDENT_ERROR_MESSAGE_ITEMS, ElementEntries.INCIDENT_ERROR_HASH_CODE_ITEMS),
+      List.of("batchOperationId"),
       of("processInstanceKey", "key", KEY),
       of("processDefinitionKey", "processDefinitionKey", KEY),
       of("processDefinitionId", "bpmnProcessId", STRING),
@@ -58,7 +63,22 @@ public enum Entity {
       of("parentProcessInstanceKey", "parentProcessInstanceKey", KEY),
       of("parentElementInstanceKey", "parentElementInstanceKey", KEY),
       of("rootProcessInstanceKey", "rootProcessInstanceKey", KEY),
-      of("tenantId", "tenantId", STRING)),
+      of("tenantId", "tenantId", STRING)) {
+    /**
+     * Filters on what the instance's incidents and jobs hold, kept on the instance by the writer (ADR 15); and, read
+     * apart, {@code variables} ({@link VariableFilter}), {@code elementId}, {@code elementInstanceState} and
+     * {@code hasElementInstanceIncident} ({@link ElementInstanceFilter}) and {@code tags}.
+     */
+    @Override
+    public List<ApiField> filterOnly() {
+      return List.of(
+          // the message of one of its open incidents
+          of("errorMessage", ElementEntries.INCIDENT_ERROR_MESSAGES, STRING),
+          of("incidentErrorHashCode", ElementEntries.INCIDENT_ERROR_HASH_CODES, INTEGER),
+          // one of its jobs failed and has retries left
+          of("hasRetriesLeft", ElementEntries.RETRIES_LEFT_JOB_KEYS, PRESENCE));
+    }
+  },
   ELEMENT_INSTANCES(
       "element-instances",
       ReadModelIndex.FLOW_NODE_INSTANCE,
@@ -298,8 +318,18 @@ public enum Entity {
     return notHeld;
   }
 
+  /** A field the API answers, or else one it only filters on ({@link #filterOnly}). */
   public Optional<ApiField> field(String name) {
-    return Optional.ofNullable(fields.get(name));
+    ApiField field = fields.get(name);
+    if (field == null) {
+      return filterOnly().stream().filter(only -> only.name().equals(name)).findFirst();
+    }
+    return Optional.of(field);
+  }
+
+  /** Fields Camunda's v2 API filters on but does not answer, nor sort on (an instance's incidents' messages). */
+  public List<ApiField> filterOnly() {
+    return List.of();
   }
 
   public List<ApiField> fields() {

@@ -24,12 +24,21 @@ public final class SearchRequestParser {
   private static final int MAX_OFFSET_WINDOW = 10_000;
   /** Operators that take a list; an empty list is no constraint. */
   private static final Set<String> LIST_OPERATORS = Set.of("$in", "$notIn");
-  /** List-valued v2 filter fields the read model does not hold (process instances'). */
-  private static final Set<String> NOT_HELD_LISTS = Set.of("tags", "variables");
+  /**
+   * Process instances' tags: Zeebe 8.6 has none, so no instance holds a tag; an empty list constrains nothing, a
+   * non-empty one (tags the instance must all hold) matches no instance.
+   */
+  private static final String TAGS = "tags";
+  /** The process-definition filter on the latest versions, which the searcher resolves. */
+  private static final String LATEST_VERSION = "isLatestVersion";
+  /** The process-instance filter by variable name and value, read by {@link VariableFilter}. */
+  private static final String VARIABLES = "variables";
 
   private final WebappProperties.Search limits;
   private final WebappProperties.Consistency consistency;
   private final WebappProperties.Limits budgets;
+  private final VariableFilter variables;
+  private final ElementInstanceFilter elements;
   private static final String LIMITS = "flowpipe.webapp.limits.";
 
   public SearchRequestParser(WebappProperties.Search limits, WebappProperties.Consistency consistency,
@@ -37,6 +46,8 @@ public final class SearchRequestParser {
     this.limits = limits;
     this.consistency = consistency;
     this.budgets = budgets;
+    this.variables = new VariableFilter(budgets);
+    this.elements = new ElementInstanceFilter(budgets);
   }
 
   /**
@@ -44,10 +55,12 @@ public final class SearchRequestParser {
    *
    * @param sort the requested keys followed by the entity key, which makes every position unique
    * @param sortFields the API fields of {@code sort}, in the same order
+   * @param latestVersion a process-definition filter's {@code isLatestVersion}, or null: the searcher adds it, as only
+   *     the stored definitions tell which are the latest
    */
   public record ParsedSearch(
       List<Criterion> criteria, List<SortField> sort, List<ApiField> sortFields, Page page,
-      ConsistencyRequest consistency) {}
+      ConsistencyRequest consistency, Boolean latestVersion) {}
 
   public ParsedSearch parse(Entity entity, JsonNode request) {
     if (request == null || request.isNull() || request.isMissingNode()) {
@@ -62,11 +75,24 @@ public final class SearchRequestParser {
         throw new BadRequestException(name, "unknown part of a search request; expected " + TOP_LEVEL);
       }
     }
+    Boolean latestVersion = latestVersion(entity, request.path("filter"));
     List<Criterion> criteria = filter(entity, request.path("filter"));
     List<ApiField> sortFields = new ArrayList<>();
     List<SortField> sort = sort(entity, request.path("sort"), sortFields);
     Page page = page(request.path("page"), sortFields);
-    return new ParsedSearch(criteria, sort, sortFields, page, consistency(request.path("consistency")));
+    return new ParsedSearch(criteria, sort, sortFields, page, consistency(request.path("consistency")), latestVersion);
+  }
+
+  /** A process-definition filter's {@code isLatestVersion} (true or false), or null. */
+  private static Boolean latestVersion(Entity entity, JsonNode filter) {
+    JsonNode value = filter.path(LATEST_VERSION);
+    if (entity != Entity.PROCESS_DEFINITIONS || value.isMissingNode()) {
+      return null;
+    }
+    if (!value.isBoolean()) {
+      throw new BadRequestException("filter." + LATEST_VERSION, "expected true or false, was " + value);
+    }
+    return value.booleanValue();
   }
 
   private List<Criterion> filter(Entity entity, JsonNode filter) {
@@ -84,10 +110,27 @@ public final class SearchRequestParser {
       throw new BadRequestException(path, "expected an object of field conditions, was " + kind(filter));
     }
     List<Criterion> criteria = new ArrayList<>();
+    boolean instances = entity == Entity.PROCESS_INSTANCES;
+    if (instances) {
+      criteria.addAll(elements.criteria(path, filter));
+    }
     for (Iterator<Map.Entry<String, JsonNode>> it = filter.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> entry = it.next();
       String part = path + "." + entry.getKey();
-      if (emptyList(entity, entry.getKey(), entry.getValue())) {
+      if (entry.getKey().equals("$or") && entry.getValue().isArray() && entry.getValue().isEmpty()) {
+        continue; // Camunda's 8.8 client sends it with every filter; Camunda applies it only when non-empty
+      }
+      if (instances && ElementInstanceFilter.FIELDS.contains(entry.getKey())) {
+        continue; // read above, together
+      }
+      if (entity == Entity.PROCESS_DEFINITIONS && entry.getKey().equals(LATEST_VERSION)) {
+        if (!orAllowed) {
+          throw new BadRequestException(part, "isLatestVersion is taken beside $or, not inside it");
+        }
+        continue; // read by latestVersion
+      }
+      if (instances && entry.getKey().equals(TAGS)) {
+        criteria.addAll(tags(part, entry.getValue()));
         continue;
       }
       if (entry.getKey().equals("$or")) {
@@ -95,6 +138,10 @@ public final class SearchRequestParser {
           throw new BadRequestException(part, "a nested $or is not supported; an $or item holds field conditions");
         }
         criteria.add(anyOf(entity, part, entry.getValue()));
+        continue;
+      }
+      if (instances && entry.getKey().equals(VARIABLES)) {
+        criteria.addAll(variables.criteria(part, entry.getValue()));
         continue;
       }
       ApiField field = field(entity, entry.getKey(), part, "filtered");
@@ -120,14 +167,19 @@ public final class SearchRequestParser {
     return criteria;
   }
 
-  /**
-   * An empty {@code $or}, or an empty list of process-instance {@code tags} or {@code variables}: Camunda's 8.8
-   * client sends them with every process-instance filter, and Camunda's own API takes them as no constraint (it
-   * applies each only when non-empty). A non-empty one is read as usual (and refused where not held).
-   */
-  private static boolean emptyList(Entity entity, String name, JsonNode value) {
-    boolean listFilter = name.equals("$or") || (entity.notHeld().contains(name) && NOT_HELD_LISTS.contains(name));
-    return listFilter && value.isArray() && value.isEmpty();
+  /** {@code tags}: an array of tag strings; empty, no constraint; else no instance of Zeebe 8.6 holds them. */
+  private List<Criterion> tags(String part, JsonNode tags) {
+    if (!tags.isArray()) {
+      throw new BadRequestException(part, "expected an array of tags, was " + tags);
+    }
+    LimitExceededException.check(part, "values", LIMITS + "max-list-values", budgets.maxListValues(), tags.size());
+    for (int i = 0; i < tags.size(); i++) {
+      if (!tags.get(i).isTextual()) {
+        throw new BadRequestException(part + "[" + i + "]", "expected a tag (a string), was " + tags.get(i));
+      }
+    }
+    // every instance has a key: "none has one" matches no instance
+    return tags.isEmpty() ? List.of() : List.of(new Criterion.Not(new Criterion.Exists("key")));
   }
 
   /** The field conditions of a filter object and of its {@code $or} branches, before anything else is read. */
@@ -139,6 +191,8 @@ public final class SearchRequestParser {
         for (JsonNode branch : entry.getValue()) {
           count += branch.size();
         }
+      } else if (entry.getKey().equals(VARIABLES) && entry.getValue().isArray()) {
+        count += entry.getValue().size(); // each {name, value} is a condition of its own
       } else {
         count++;
       }
@@ -281,7 +335,7 @@ public final class SearchRequestParser {
         }
         String name = item.get("field").asText();
         ApiField field = field(entity, name, part + ".field", "sorted on");
-        if (!field.type().sortable()) {
+        if (!field.type().sortable() || entity.filterOnly().contains(field)) {
           throw new BadRequestException(part + ".field", "'" + name + "' cannot be sorted on");
         }
         boolean descending = descending(part + ".order", item.path("order"));

@@ -117,18 +117,25 @@ class SearchRequestParserTest {
     }
 
     @Test
-    void nonEmptyTagsAreRefusedAsNotHeld() {
-      assertThatThrownBy(() -> criteria(Entity.PROCESS_INSTANCES, "{\"tags\": [\"vip\"]}"))
-          .isInstanceOfSatisfying(BadRequestException.class, e -> assertThat(e.part()).isEqualTo("filter.tags"))
-          .hasMessageContaining("this read model does not hold");
+    void nonEmptyTagsMatchNoInstanceSinceZeebe86HasNone() {
+      assertThat(criteria(Entity.PROCESS_INSTANCES, "{\"tags\": [\"vip\"]}"))
+          .containsExactly(new Criterion.Not(new Criterion.Exists("key")));
     }
 
     @Test
-    void nonEmptyVariablesAreRefusedAsNotHeld() {
-      assertThatThrownBy(() -> criteria(Entity.PROCESS_INSTANCES,
-          "{\"variables\": [{\"name\": \"orderId\", \"value\": \"\\\"o-1\\\"\"}]}"))
-          .isInstanceOfSatisfying(BadRequestException.class, e -> assertThat(e.part()).isEqualTo("filter.variables"))
-          .hasMessageContaining("this read model does not hold");
+    void variablesAreTermsOfTheInstancesVariableEntries() {
+      assertThat(criteria(Entity.PROCESS_INSTANCES,
+          "{\"variables\": [{\"name\": \"orderId\", \"value\": \"\\\"o-1\\\"\"},"
+              + " {\"name\": \"a=b\", \"value\": {\"$like\": \"1*\"}}]}"))
+          .containsExactly(new Criterion.Equals("variableEntries", "orderId=\"o-1\""),
+              new Criterion.Like("variableEntries", "a\\\\=b=1*"));
+    }
+
+    @Test
+    void elementIdStateAndIncidentAreOneTermOfOneElementInstance() {
+      assertThat(criteria(Entity.PROCESS_INSTANCES,
+          "{\"elementId\": \"task\", \"elementInstanceState\": \"ACTIVE\", \"hasElementInstanceIncident\": true}"))
+          .containsExactly(new Criterion.Equals("elementInstanceEntries", "id=task|state=ACTIVE|inc=true"));
     }
 
     @Test

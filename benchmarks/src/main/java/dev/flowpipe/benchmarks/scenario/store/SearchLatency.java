@@ -2,7 +2,9 @@ package dev.flowpipe.benchmarks.scenario.store;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flowpipe.schema.index.ElementEntries;
 import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.index.VariableEntries;
 import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
@@ -36,6 +38,7 @@ public final class SearchLatency {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String PREFIX = "bench";
   private static final String[] PROCESSES = {"order", "payment", "shipping", "refund", "onboarding"};
+  private static final String[] TIERS = {"gold", "silver", "bronze", "iron", "wood"};
   private static final Instant START = Instant.parse("2026-10-01T00:00:00Z");
 
   /** One kind of request: a name and, for the i-th run, the request. */
@@ -70,6 +73,15 @@ public final class SearchLatency {
       }
       doc.put("tenantId", "<default>");
       doc.put("partitionId", 1);
+      // the terms of the filters on other entities, as the writer keeps them (ADR 15): two variables (orderId unique,
+      // tier one of five), the task's element instance, the open incident's message
+      String elementState = incident || "ACTIVE".equals(state) ? "ACTIVE" : "COMPLETED";
+      doc.put(VariableEntries.FIELD, List.of(VariableEntries.entry("orderId", "\"o-" + i + "\""),
+          VariableEntries.entry("tier", "\"" + TIERS[i % TIERS.length] + "\"")));
+      doc.put(ElementEntries.FIELD, ElementEntries.combinations("task", elementState, incident));
+      if (incident) {
+        doc.put(ElementEntries.INCIDENT_ERROR_MESSAGES, List.of("no retries left"));
+      }
       batch.add(new DocumentWrite(ReadModelIndex.PROCESS_INSTANCE.indexName(PREFIX), String.valueOf(key), i + 1, doc));
       long elementKey = key + 10_000_000L;
       batch.add(new DocumentWrite(ReadModelIndex.FLOW_NODE_INSTANCE.indexName(PREFIX), String.valueOf(elementKey), i + 1,
@@ -138,7 +150,22 @@ public final class SearchLatency {
           new Query("element instances of one instance", i -> search(base, "element-instances",
               "{\"filter\": {\"processInstanceKey\": \"" + (firstKey + (i * 7919L) % instances) + "\"}}")),
           new Query("variables by name prefix ($like)", i -> search(base, "variables",
-              "{\"filter\": {\"name\": \"orderId\", \"value\": {\"$like\": \"\\\"o-" + (i % 90 + 10) + "*\"}}, \"page\": {\"limit\": 20}}")));
+              "{\"filter\": {\"name\": \"orderId\", \"value\": {\"$like\": \"\\\"o-" + (i % 90 + 10) + "*\"}}, \"page\": {\"limit\": 20}}")),
+          // the process-instance filters on other entities (issue 34, ADR 15)
+          new Query("instances by a variable: one match (orderId)", i -> search(base, "process-instances",
+              "{\"filter\": {\"variables\": [{\"name\": \"orderId\", \"value\": \"\\\"o-" + (i * 7919L) % instances
+                  + "\\\"\"}]}, \"page\": {\"limit\": 50}}")),
+          new Query("instances by a variable: a fifth match (tier), newest first", i -> search(base, "process-instances",
+              "{\"filter\": {\"variables\": [{\"name\": \"tier\", \"value\": \"\\\"" + TIERS[i % TIERS.length]
+                  + "\\\"\"}]}, \"sort\": [{\"field\": \"startDate\", \"order\": \"desc\"}], \"page\": {\"limit\": 50}}")),
+          new Query("instances by a variable $like and a process", i -> search(base, "process-instances",
+              "{\"filter\": {\"processDefinitionId\": \"" + PROCESSES[i % PROCESSES.length] + "\", \"variables\": [{\"name\": "
+                  + "\"orderId\", \"value\": {\"$like\": \"\\\"o-" + (i % 90 + 10) + "*\"}}]}, \"page\": {\"limit\": 50}}")),
+          new Query("instances by element, state and incident", i -> search(base, "process-instances",
+              "{\"filter\": {\"elementId\": \"task\", \"elementInstanceState\": \"ACTIVE\", \"hasElementInstanceIncident\": "
+                  + (i % 2 == 0) + "}, \"sort\": [{\"field\": \"startDate\", \"order\": \"desc\"}], \"page\": {\"limit\": 50}}")),
+          new Query("instances by error message", i -> search(base, "process-instances",
+              "{\"filter\": {\"errorMessage\": \"no retries left\"}, \"page\": {\"limit\": 50}}")));
       int warmup = Math.max(50, runs / 5);
       for (int i = 0; i < warmup; i++) {
         for (Query query : queries) {

@@ -1,0 +1,99 @@
+package dev.flowpipe.benchmarks.scenario.scale;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.flowpipe.benchmarks.fixture.FixtureSettings;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every aggregation the web app answers, held against plain counts of the same documents (a search's
+ * {@code totalItems}, which no aggregation size can cut): an aggregation with a fixed size that drops versions,
+ * processes or elements shows here as a total that does not add up.
+ */
+final class ScaleCompleteness {
+
+  private ScaleCompleteness() {}
+
+  static List<Map<String, Object>> check(ScaleQueries client, FixtureSettings settings, List<String> processes,
+      List<Long> definitionKeys) throws Exception {
+    List<Map<String, Object>> checks = new ArrayList<>();
+    long definitions = total(client, "process-definitions", "{}");
+    checks.add(check("process definitions listed", (long) settings.definitions() * settings.versions(), definitions));
+    long active = total(client, "process-instances", "{\"filter\": {\"state\": \"ACTIVE\"}}");
+    JsonNode dashboard = client.post("/v2/process-definitions/statistics/process-instances",
+        "{\"page\": {\"limit\": 10000}}");
+    checks.add(check("dashboard: active instances summed over its processes", active,
+        sum(dashboard, "activeInstancesWithoutIncidentCount", "activeInstancesWithIncidentCount")));
+    // the processes the fixture gave an instance that is still active (waiting or with an incident): by construction
+    java.util.Set<Long> withActive = new java.util.HashSet<>();
+    for (long n = 0; n < settings.instances(); n++) {
+      FixtureSettings.InstanceEnd end = settings.end(n);
+      if (end == FixtureSettings.InstanceEnd.ACTIVE || end == FixtureSettings.InstanceEnd.INCIDENT) {
+        withActive.add(n % settings.definitions());
+      }
+    }
+    long processesWithActive = withActive.size();
+    checks.add(check("dashboard: processes with active instances", processesWithActive,
+        dashboard.path("page").path("totalItems").asLong()));
+    long named = 0;
+    long multipleVersions = 0;
+    for (JsonNode item : dashboard.path("items")) {
+      named += item.path("latestProcessDefinitionName").isTextual() ? 1 : 0;
+      multipleVersions += item.path("hasMultipleVersions").asBoolean() ? 1 : 0;
+    }
+    long dashboardItems = dashboard.path("items").size();
+    checks.add(check("dashboard: processes with their latest definition's name", dashboardItems, named));
+    checks.add(check("dashboard: processes with more than one version (every process has " + settings.versions()
+        + ")", settings.versions() > 1 ? dashboardItems : 0, multipleVersions));
+    String process = processes.getFirst();
+    JsonNode byVersion = client.post("/v2/process-definitions/statistics/process-instances-by-version",
+        "{\"filter\": {\"processDefinitionId\": \"" + process + "\"}, \"page\": {\"limit\": 10000}}");
+    checks.add(check("8.9 by version: active instances of " + process + " summed over its versions",
+        total(client, "process-instances",
+            "{\"filter\": {\"processDefinitionId\": \"" + process + "\", \"state\": \"ACTIVE\"}}"),
+        sum(byVersion, "activeInstancesWithoutIncidentCount", "activeInstancesWithIncidentCount")));
+    long key = definitionKeys.getFirst();
+    JsonNode elements = client.post("/v2/process-definitions/" + key + "/statistics/element-instances", "{}");
+    checks.add(check("per-element statistics of definition " + key + ": element instances summed",
+        total(client, "element-instances", "{\"filter\": {\"processDefinitionKey\": \"" + key + "\"}}"),
+        sum(elements, "active", "incidents", "completed", "canceled")));
+    JsonNode byError = client.post("/v2/incidents/statistics/process-instances-by-error",
+        "{\"page\": {\"limit\": 10000}}");
+    checks.add(check("8.9 by error: instances with an active incident summed over errors",
+        total(client, "process-instances", "{\"filter\": {\"state\": \"ACTIVE\", \"hasIncident\": true}}"),
+        sum(byError, "activeInstancesWithErrorCount")));
+    checks.forEach(c -> System.out.println("completeness: " + c));
+    return checks;
+  }
+
+  private static long total(ScaleQueries client, String entity, String body) throws Exception {
+    String counted = body.substring(0, body.lastIndexOf('}')) + (body.equals("{}") ? "" : ", ")
+        + "\"page\": {\"limit\": 0}}";
+    JsonNode page = client.post("/v2/" + entity + "/search", counted).path("page");
+    if (page.path("hasMoreTotalItems").asBoolean(false)) {
+      throw new IllegalStateException(entity + " " + body + ": totalItems is a lower bound, not a count");
+    }
+    return page.path("totalItems").asLong();
+  }
+
+  private static long sum(JsonNode answer, String... fields) {
+    long sum = 0;
+    for (JsonNode item : answer.path("items")) {
+      for (String field : fields) {
+        sum += item.path(field).asLong();
+      }
+    }
+    return sum;
+  }
+
+  private static Map<String, Object> check(String name, long expected, long answered) {
+    Map<String, Object> check = new LinkedHashMap<>();
+    check.put("check", name);
+    check.put("expected", expected);
+    check.put("answered", answered);
+    check.put("complete", expected == answered);
+    return check;
+  }
+}

@@ -1,0 +1,153 @@
+package dev.flowpipe.benchmarks.scenario.scale;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.flowpipe.benchmarks.fixture.FixtureSettings;
+import dev.flowpipe.benchmarks.fixture.ReadModelFixture;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
+import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.schema.store.SearchStoreConnector;
+import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.systemtests.EmbeddedStores;
+import dev.flowpipe.testsupport.ScratchDirectories;
+import dev.flowpipe.webapp.WebappApplication;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+import org.springframework.boot.SpringApplication;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The {@code scale} scenario: a read model of many instances built by the {@link ReadModelFixture} in the embedded
+ * OpenSearch, then every kind of UI and API read ({@link ScaleQueries}) through the standalone web app's HTTP API, one
+ * at a time from one client thread, and every aggregation checked for completeness against plain counts.
+ */
+public final class ScaleRun {
+
+  private static final String PREFIX = "scale";
+
+  private ScaleRun() {}
+
+  public static Map<String, Object> run(Path root, FixtureSettings settings, int runs) throws Exception {
+    Map<String, Object> report = new LinkedHashMap<>();
+    report.put("scenario", "UI and API reads through the web app's HTTP API (standalone app in this JVM, one client "
+        + "thread, sequential requests, answer parsed) over a read model built by the fixture in the embedded "
+        + "OpenSearch (1 GB heap) on the same machine");
+    report.put("fixture", Map.of("instances", settings.instances(), "definitions", settings.definitions(),
+        "versions", settings.versions(), "partitions", settings.partitions(), "variablesPerInstance", 15,
+        "activePerMille", settings.activePerMille(), "incidentPerMille", settings.incidentPerMille(),
+        "canceledPerMille", settings.canceledPerMille(), "firstStart", settings.firstStart().toString(),
+        "span", settings.span().toString()));
+    try (EmbeddedSearchStore node = EmbeddedSearchStore.start(ScratchDirectories.create("bench-scale"),
+        patientStore(root));
+        // a bulk can take longer than the default 30 s on a machine shared with other builds
+        SearchStore store = SearchStoreConnector.connect(new StoreConnection(java.net.URI.create(node.url()), null,
+            null, null, java.time.Duration.ofMinutes(5)))) {
+      report.put("loadAverageBeforeLoading", loadAverage());
+      ReadModelFixture.Result loaded = new ReadModelFixture(store, node.url(), PREFIX, settings, System.out::println)
+          .write();
+      report.put("loadAverageAfterLoading", loadAverage());
+      report.put("documents", loaded.documentsByEntity());
+      report.put("loadSeconds", round(loaded.seconds()));
+      report.put("loadFlushSecondsSummedOverPartitions", round(loaded.flushSeconds()));
+      report.put("documentsPerSecond", Math.round(loaded.documentsPerSecond()));
+      System.out.printf("loaded %,d documents in %.1f s (%,.0f/s; %.1f s in bulks, summed over partitions)%n",
+          loaded.documents(), loaded.seconds(), loaded.documentsPerSecond(), loaded.flushSeconds());
+      report.putAll(measure(node.url(), settings, runs));
+    }
+    return report;
+  }
+
+  /**
+   * The benchmarks' embedded store, given 10 minutes to turn green: on a machine shared with other builds it has
+   * taken longer than the default 90 s.
+   */
+  private static EmbeddedSearchStore.Settings patientStore(Path root) {
+    EmbeddedSearchStore.Settings s = EmbeddedStores.settings(root);
+    return new EmbeddedSearchStore.Settings(s.engine(), s.httpPort(), s.transportPort(), s.heapMegabytes(),
+        java.time.Duration.ofMinutes(10), s.stopTimeout(), s.classpath(), s.javaHome(), s.niceness(), s.jvmOptions(),
+        s.watermarks(), s.restart());
+  }
+
+  private static Map<String, Object> measure(String storeUrl, FixtureSettings settings, int runs) throws Exception {
+    SpringApplication application = new SpringApplication(WebappApplication.class);
+    application.setDefaultProperties(WebappApplication.DEFAULTS);
+    try (ConfigurableApplicationContext context = application.run("--server.port=0",
+        "--flowpipe.webapp.store.url=" + storeUrl, "--flowpipe.webapp.store.index-prefix=" + PREFIX)) {
+      String base = "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
+      ScaleQueries client = new ScaleQueries(base);
+      List<String> processes = new ArrayList<>();
+      List<Long> definitionKeys = new ArrayList<>();
+      for (JsonNode definition : client.post("/v2/process-definitions/search",
+          "{\"sort\": [{\"field\": \"processDefinitionKey\"}], \"page\": {\"limit\": 10000}}").path("items")) {
+        definitionKeys.add(definition.path("processDefinitionKey").asLong());
+        if (!processes.contains(definition.path("processDefinitionId").asText())) {
+          processes.add(definition.path("processDefinitionId").asText());
+        }
+      }
+      List<Long> instanceKeys = new ArrayList<>();
+      for (JsonNode instance : client.post("/v2/process-instances/search",
+          "{\"sort\": [{\"field\": \"startDate\"}], \"page\": {\"limit\": 10000}}").path("items")) {
+        instanceKeys.add(instance.path("processInstanceKey").asLong());
+      }
+      java.util.Collections.shuffle(instanceKeys, new java.util.Random(7));
+      int spanDays = (int) Math.max(1, settings.span().toDays() - 7);
+      List<ScaleQueries.Query> queries = client.all(processes, definitionKeys, instanceKeys, settings.instances(), settings.firstStart(),
+          spanDays);
+      Map<String, Object> report = new LinkedHashMap<>();
+      report.put("completeness", ScaleCompleteness.check(client, settings, processes, definitionKeys));
+      int warmup = Math.max(20, runs / 5);
+      report.put("loadAverageBeforeMeasuring", loadAverage());
+      for (int i = 0; i < warmup; i++) {
+        for (ScaleQueries.Query query : queries) {
+          client.send(query.request().apply(i));
+        }
+      }
+      Map<String, Histogram> byQuery = new LinkedHashMap<>();
+      queries.forEach(q -> byQuery.put(q.name(), new Histogram(60_000_000L, 3)));
+      long started = System.nanoTime();
+      for (int i = 0; i < runs; i++) {
+        for (ScaleQueries.Query query : queries) {
+          var request = query.request().apply(warmup + i);
+          long start = System.nanoTime();
+          client.send(request);
+          byQuery.get(query.name()).recordValue((System.nanoTime() - start) / 1_000);
+        }
+      }
+      report.put("loadAverageAfterMeasuring", loadAverage());
+      report.put("measureSeconds", round((System.nanoTime() - started) / 1e9));
+      report.put("runsPerQuery", runs);
+      report.put("warmUpRunsPerQuery", warmup);
+      Map<String, Object> results = new LinkedHashMap<>();
+      byQuery.forEach((name, histogram) -> results.put(name, millis(histogram)));
+      report.put("byQuery", results);
+      return report;
+    }
+  }
+
+  private static Map<String, Object> millis(Histogram histogram) {
+    Map<String, Object> p = new LinkedHashMap<>();
+    p.put("count", histogram.getTotalCount());
+    p.put("p50Ms", histogram.getValueAtPercentile(50) / 1000.0);
+    p.put("p99Ms", histogram.getValueAtPercentile(99) / 1000.0);
+    p.put("maxMs", histogram.getMaxValue() / 1000.0);
+    return p;
+  }
+
+  /** The machine's load average (1, 5, 15 minutes), as {@code uptime} shows it. */
+  static String loadAverage() {
+    try {
+      String[] parts = Files.readString(Path.of("/proc/loadavg")).split(" ");
+      return parts[0] + " " + parts[1] + " " + parts[2];
+    } catch (java.io.IOException e) {
+      return "unknown: " + e.getMessage();
+    }
+  }
+
+  private static double round(double value) {
+    return Math.round(value * 10) / 10.0;
+  }
+}
