@@ -220,7 +220,11 @@ class DecisionsApiTest {
       assertThat(ofDefinition.contentType()).startsWith("text/xml");
       assertThat(ofDefinition.header("Content-Security-Policy")).contains("sandbox");
       assertThat(ofDrd.body()).isEqualTo(DMN);
-      assertThat(app.get("/v2/decision-definitions/601/xml").status()).isEqualTo(404);
+      // a deleted decision's instances stay, so its DRD stays readable (as a deleted process definition's BPMN)
+      Answer ofDeleted = app.get("/v2/decision-definitions/601/xml");
+      assertThat(ofDeleted.status()).isEqualTo(200);
+      assertThat(ofDeleted.body()).isEqualTo("<definitions/>");
+      assertThat(app.get("/v2/decision-definitions/699/xml").status()).isEqualTo(404);
     }
   }
 }

@@ -116,9 +116,16 @@ public final class SearchService {
         "flowpipe.webapp.search.store-timeout", storeTimeout.toMillis());
   }
 
-  /** One entity by its key, read in real time (a document the exporter just wrote is there before any refresh). */
+  /**
+   * One entity by its key, read in real time (a document the exporter just wrote is there before any refresh); a
+   * resource deleted in the engine is not found, as searches leave it out.
+   */
   public Map<String, Object> get(Entity entity, String key) {
     Map<String, Object> document = document(entity, key);
+    if (entity.hides(document)) {
+      throw new NotFoundException("no " + entity.key().name() + " " + key + " in " + entity.path()
+          + " (deleted in the engine)");
+    }
     Map<String, Object> item = item(entity, document);
     if (entity == Entity.VARIABLES && Boolean.TRUE.equals(document.get("truncated"))) {
       item.put("value", document.get("fullValue"));
@@ -127,7 +134,10 @@ public final class SearchService {
     return item;
   }
 
-  /** The BPMN XML of a process definition. */
+  /**
+   * The BPMN XML of a process definition, also of one deleted in the engine: its finished instances stay, and their
+   * diagrams with them.
+   */
   public String processDefinitionXml(String key) {
     Object xml = document(Entity.PROCESS_DEFINITIONS, key).get("bpmnXml");
     if (xml == null) {
@@ -136,7 +146,10 @@ public final class SearchService {
     return xml.toString();
   }
 
-  /** The DMN XML of a DRD, or of the DRD a decision definition belongs to (as Camunda answers both). */
+  /**
+   * The DMN XML of a DRD, or of the DRD a decision definition belongs to (as Camunda answers both), also of one deleted in
+   * the engine: its decision instances stay, and their DRD with them.
+   */
   public String decisionXml(Entity entity, String key) {
     Map<String, Object> requirements = entity == Entity.DECISION_DEFINITIONS
         ? document(Entity.DECISION_REQUIREMENTS,
@@ -168,9 +181,7 @@ public final class SearchService {
     }
     ReadModelIndex index = entity.index();
     return readModel.store().get(readModel.index(index), key)
-        .filter(document -> !entity.hides(document))
-        .orElseThrow(() -> new NotFoundException("no " + entity.key().name() + " " + key + " in " + entity.path()
-            + " (or deleted in the engine)"));
+        .orElseThrow(() -> new NotFoundException("no " + entity.key().name() + " " + key + " in " + entity.path()));
   }
 
   private static Map<String, Object> item(Entity entity, Map<String, Object> source) {
