@@ -127,7 +127,7 @@ class ServerImageIT {
       // the "mounted" configuration file: only it says which port to serve on
       Files.writeString(root.resolve("config/application.yaml"), "server:\n  port: " + port + "\n");
       Process server = startFromTheImage("unready", Map.of(
-          "FLOWPIPE_WEBAPP_STORE_URL", "http://127.0.0.1:" + freePort(),
+          "FLOWPIPE_STORE_URL", "http://127.0.0.1:" + freePort(),
           "FLOWPIPE_SERVER_GATEWAY_ADDRESS", "127.0.0.1:" + freePort()));
       try {
         long startMillis = awaitLiveness(server, port, "unready");
@@ -169,8 +169,8 @@ class ServerImageIT {
         // when the image's server is given them, in environment variables as a Deployment gives them
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("SERVER_PORT", String.valueOf(port));
-        settings.put("FLOWPIPE_WEBAPP_STORE_URL", openSearch.url());
-        settings.put("FLOWPIPE_WEBAPP_STORE_INDEX_PREFIX", prefix);
+        settings.put("FLOWPIPE_STORE_URL", openSearch.url());
+        settings.put("FLOWPIPE_STORE_INDEX_PREFIX", prefix);
         settings.put("FLOWPIPE_SERVER_GATEWAY_ADDRESS", broker.gateway().getHost() + ":" + broker.gateway().getPort());
         settings.put("FLOWPIPE_SERVER_FLOW_CONTROL_BROKERS_0_NODE_ID", "0");
         settings.put("FLOWPIPE_SERVER_FLOW_CONTROL_BROKERS_0_MONITORING_URL", broker.monitoring().toString());

@@ -76,7 +76,7 @@ public final class ScaleRun {
     SpringApplication application = new SpringApplication(WebappApplication.class);
     application.setDefaultProperties(WebappApplication.DEFAULTS);
     try (ConfigurableApplicationContext context = application.run("--server.port=0",
-        "--flowpipe.webapp.store.url=" + storeUrl, "--flowpipe.webapp.store.index-prefix=" + PREFIX)) {
+        "--flowpipe.store.url=" + storeUrl, "--flowpipe.store.index-prefix=" + PREFIX)) {
       String base = "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
       ScaleQueries client = new ScaleQueries(base);
       List<String> processes = new ArrayList<>();
