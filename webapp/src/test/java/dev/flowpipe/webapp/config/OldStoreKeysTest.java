@@ -32,16 +32,16 @@ class OldStoreKeysTest {
   class ThePostProcessor {
 
     @Test
-    void namesEveryOldKeyOfAnEnvironmentVariableByItsNewName() {
+    void namesEveryOldEnvironmentVariableAndTheVariableToSetInstead() {
       StandardEnvironment environment = new StandardEnvironment();
       environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
           new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
               Map.of("FLOWPIPE_WEBAPP_STORE_INDEX_PREFIX", "mine", "FLOWPIPE_WEBAPP_STORE_TLS_CA_CERTIFICATE", "ca.pem")));
 
       assertThatThrownBy(() -> new OldStoreKeys().postProcessEnvironment(environment, new SpringApplication()))
-          .hasMessageContaining("flowpipe.webapp.store.index-prefix is no longer read: set flowpipe.store.index-prefix")
-          .hasMessageContaining("flowpipe.webapp.store.tls.ca-certificate is no longer read: set"
-              + " flowpipe.store.tls.ca-certificate");
+          .hasMessageContaining("FLOWPIPE_WEBAPP_STORE_INDEX_PREFIX is no longer read: set FLOWPIPE_STORE_INDEX_PREFIX")
+          .hasMessageContaining("FLOWPIPE_WEBAPP_STORE_TLS_CA_CERTIFICATE is no longer read: set"
+              + " FLOWPIPE_STORE_TLS_CA_CERTIFICATE");
     }
 
     @Test
@@ -53,6 +53,17 @@ class OldStoreKeysTest {
 
       assertThatCode(() -> new OldStoreKeys().postProcessEnvironment(environment, new SpringApplication()))
           .doesNotThrowAnyException();
+    }
+
+    @Test
+    void namesAnOldKeyOfAFileAndTheKeyToSetInstead() {
+      StandardEnvironment environment = new StandardEnvironment();
+      environment.getPropertySources().addFirst(new MapPropertySource("application.yaml",
+          Map.of("flowpipe.webapp.store.request-timeout", "10s")));
+
+      assertThatThrownBy(() -> new OldStoreKeys().postProcessEnvironment(environment, new SpringApplication()))
+          .hasMessageStartingWith("flowpipe.webapp.store.request-timeout is no longer read: set"
+              + " flowpipe.store.request-timeout instead");
     }
   }
 }
