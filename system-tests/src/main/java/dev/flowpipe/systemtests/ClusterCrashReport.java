@@ -35,12 +35,5 @@ public record ClusterCrashReport(CrashReport crash, String gateway, List<Failove
     return crash.passed();
   }
 
-  /** The JSON {@code Benchmarks} writes: the crash report's fields, then the cluster's. */
-  public Map<String, Object> json() {
-    Map<String, Object> json = CrashSuite.json(crash);
-    json.put("gateway", gateway);
-    json.put("failovers", CrashSuite.jsonValue(failovers));
-    json.put("webApps", CrashSuite.jsonValue(webApps));
-    return json;
-  }
+}
 }
