@@ -10,12 +10,9 @@ import io.grpc.Status;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import dev.flowpipe.testsupport.ScratchDirectories;
 import dev.flowpipe.testsupport.NodeProcess;
 
 /**

@@ -1,7 +1,6 @@
 package dev.flowpipe.systemtests;
 
 import java.util.List;
-import java.util.Map;
 
 /**
  * What a cluster crash run did and found ({@code results/cluster-crash.json}): the crash suite's report (its
@@ -34,6 +33,4 @@ public record ClusterCrashReport(CrashReport crash, String gateway, List<Failove
   public boolean passed() {
     return crash.passed();
   }
-
-}
 }

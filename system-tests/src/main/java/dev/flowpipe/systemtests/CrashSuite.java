@@ -1,7 +1,6 @@
 package dev.flowpipe.systemtests;
 
 import dev.flowpipe.testsupport.PrometheusSamples;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
@@ -10,7 +9,6 @@ import dev.flowpipe.testsupport.ScratchDirectories;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -28,7 +26,6 @@ import java.util.function.Consumer;
 public final class CrashSuite {
 
   static final String NODE_PREFIX = "flowpipe";
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Path root;
   private final CrashSettings settings;
