@@ -215,7 +215,8 @@ public final class Scenarios {
       a.requireAllKnown(names);
       return SchemaMigrationRun.run(root, perEntity);
     });
-    scenarios.put("operations", (root, args) -> OperationsScenario.run(root, List.of(args).subList(1, args.length)));
+    scenarios.put("operations", (root, args) -> Report.of(OperationsScenario.run(root,
+        List.of(args).subList(1, args.length))));
     scenarios.put("batch-restart", (root, args) -> CrashScenarios.batchRestart(root,
         List.of(args).subList(1, args.length)));
     scenarios.put("import-drain", (root, args) -> {

@@ -43,12 +43,8 @@ public final class CrashScenarios {
 
   /** {@code benchmarks/run cluster-crash [kills, default 6] [seed, default random]}. */
   public static Report clusterCrash(Path root, List<String> args) throws Exception {
-    List<String> names = List.of("kills", "seed");
-    ScenarioArguments arguments = ScenarioArguments.positional("cluster-crash", args, names, null);
-    int kills = arguments.integer("kills", 6);
-    long seed = arguments.whole("seed", new Random().nextLong());
-    arguments.requireAllKnown(names);
-    ClusterCrashReport report = ClusterCrashSuite.run(root, CrashSettings.cluster(kills, seed), System.out::println);
+    ClusterCrashReport report = ClusterCrashSuite.run(root, clusterSettings("cluster-crash", args),
+        System.out::println);
     CrashSuite.printSummary("cluster crash suite", report.crash());
     for (WebAppCheck.Result webApp : report.webApps()) {
       System.out.printf(Locale.ROOT, "  node %d's web app: %d differences from the store, %d client-oracle "
@@ -63,13 +59,8 @@ public final class CrashScenarios {
    * (3 partitions, replication 3) and an OpenSearch of the run's own, from the project built under {@code root}.
    */
   public static Report stockClusterCrash(Path root, List<String> args) throws Exception {
-    List<String> names = List.of("kills", "seed");
-    ScenarioArguments arguments = ScenarioArguments.positional("stock-cluster-crash", args, names, null);
-    int kills = arguments.integer("kills", 6);
-    long seed = arguments.whole("seed", new Random().nextLong());
-    arguments.requireAllKnown(names);
-    StockClusterCrash.Report report = StockClusterCrash.runOnAClusterOfItsOwn(root, CrashSettings.cluster(kills, seed),
-        System.out::println);
+    StockClusterCrash.Report report = StockClusterCrash.runOnAClusterOfItsOwn(root,
+        clusterSettings("stock-cluster-crash", args), System.out::println);
     CrashSuite.printSummary("stock cluster crash suite", report.crash());
     report.failovers().forEach(failover -> System.out.println("  " + failover));
     System.out.println("  refused (RESOURCE_EXHAUSTED): " + report.refusals());
@@ -101,6 +92,16 @@ public final class CrashScenarios {
         .figure("cancelCommandsSentAgainAndRejected", report.commandsSentAgain())
         .texts("instancesNotCancelledExactlyOnce", report.violations())
         .flag(Report.PASSED, report.passed()));
+  }
+
+  /** A cluster suite's {@code [kills, default 6] [seed, default random]}. */
+  private static CrashSettings clusterSettings(String scenario, List<String> args) {
+    List<String> names = List.of("kills", "seed");
+    ScenarioArguments arguments = ScenarioArguments.positional(scenario, args, names, null);
+    int kills = arguments.integer("kills", 6);
+    long seed = arguments.whole("seed", new Random().nextLong());
+    arguments.requireAllKnown(names);
+    return CrashSettings.cluster(kills, seed);
   }
 
   /** The crash report in the shape its record has, with the records the node's recorder wrote. */
