@@ -206,10 +206,8 @@ public final class StockClusterCrash {
   }
 
   /** Commands the cluster refused with RESOURCE_EXHAUSTED, by kind of command (none: an empty map). */
-  @SuppressWarnings("unchecked")
   static Map<String, Long> refusals(CrashReport report) {
-    Map<String, Long> errors = (Map<String, Long>) report.load().get("errors");
-    return errors.entrySet().stream().filter(e -> e.getKey().endsWith(" RESOURCE_EXHAUSTED"))
+    return report.load().errors().entrySet().stream().filter(e -> e.getKey().endsWith(" RESOURCE_EXHAUSTED"))
         .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, Long::sum, LinkedHashMap::new));
   }
 
