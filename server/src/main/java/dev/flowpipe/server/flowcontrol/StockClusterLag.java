@@ -1,6 +1,5 @@
 package dev.flowpipe.server.flowcontrol;
 
-import dev.flowpipe.flowcontrol.ExporterLag;
 import dev.flowpipe.flowcontrol.LagReading;
 import java.net.URI;
 import java.util.HashMap;
@@ -17,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * The age of the oldest record not yet durable is not known this way; the controller estimates it from the backlog
  * and the export rate.
  */
-public final class StockClusterLag implements ExporterLag {
+public final class StockClusterLag implements ClusterLag {
 
   private static final Logger LOG = LoggerFactory.getLogger(StockClusterLag.class);
 
@@ -37,6 +36,7 @@ public final class StockClusterLag implements ExporterLag {
    * Reads the cluster once. A partition whose leader, leader's metrics or mark cannot be read now is left out (its
    * limit stays); a store that cannot be read leaves all out.
    */
+  @Override
   public ClusterView refresh() {
     ClusterView current;
     try {
