@@ -32,8 +32,8 @@ public class ServerFlowControl {
 
   @Bean
   StockClusterLag stockClusterLag(Supplier<ClusterView> clusterTopology, BrokerMonitoring brokerMonitoring,
-      ReadModel readModel) {
-    return new StockClusterLag(clusterTopology, brokerMonitoring, new StoreExportMarks(readModel));
+      ReadModel readModel, Clock clock) {
+    return new StockClusterLag(clusterTopology, brokerMonitoring, new StoreExportMarks(readModel), clock);
   }
 
   @Bean
