@@ -13,7 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * the oldest record not yet durable has waited, which the store's export marks alone cannot tell. Without it that age
  * was estimated from the backlog over the export rate, and where the store's marks stood still for a window (a store
  * slow enough to take a bulk every few seconds) the export rate was 0 and the estimate the backlog over
- * {@code min-write-rate}: 35 s where the oldest record had waited 8 s, which threw the limit to its floor and back.
+ * {@code min-write-rate}: from 12.8 s to 35.5 s within one tick of 250 ms (a true age grows by the tick), which threw
+ * the limit to its floor and back.
  *
  * <p>Positions are the same on every replica, so a leader change keeps a partition's times; a position lower than the
  * last (a new log) starts them anew. Kept for {@code horizon}; an older record's time is extrapolated back at the rate
