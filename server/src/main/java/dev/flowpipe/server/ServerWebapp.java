@@ -43,8 +43,9 @@ public class ServerWebapp {
 
   /** The client's owner is its own bean: closing the commands must not close it twice. */
   @Bean(destroyMethod = "")
-  ZeebeEngineCommands engineCommands(ZeebeClient gatewayClient) {
-    return new ZeebeEngineCommands(gatewayClient);
+  ZeebeEngineCommands engineCommands(ZeebeClient gatewayClient, FlowControllerProperties flowControl) {
+    // a topology read (GET /v2/topology, /v2/status) waits as long as the controller's and readiness' do
+    return new ZeebeEngineCommands(gatewayClient, flowControl.requestTimeout());
   }
 
   @Bean
