@@ -46,7 +46,7 @@ class TopologyWithoutAGatewayTest {
 
   private int start(String gatewayAddress) {
     List<String> arguments = new ArrayList<>(List.of("--server.port=0",
-        "--flowpipe.webapp.store.url=http://127.0.0.1:" + NodeProcess.freePort(),
+        "--flowpipe.store.url=http://127.0.0.1:" + NodeProcess.freePort(),
         "--flowpipe.server.gateway.address=" + gatewayAddress,
         "--flowpipe.server.gateway.request-timeout=20s",
         "--flowpipe.server.flow-control.request-timeout=" + TOPOLOGY_TIMEOUT.toMillis() + "ms"));
