@@ -352,7 +352,7 @@ class ReadModelExporterTest {
         new EmbeddedSearchStore.Settings(EmbeddedSearchStore.Engine.OPENSEARCH, port, 0, 512, Duration.ofSeconds(90),
             Duration.ofSeconds(15), EmbeddedSearchStore.Settings.forTests().classpath(), null, 0,
             // C1 only, as the tests' other store JVMs (NodeProcess.TEST_JIT)
-            NodeProcess.TEST_JIT.isEmpty() ? List.of() : List.of(NodeProcess.TEST_JIT), null, null);
+            NodeProcess.testJitOptions(), null, null);
     EmbeddedSearchStore ownStore = EmbeddedSearchStore.launch(data, settings);
     try {
       // the broker may open the exporter while the store is still booting: that must not fail

@@ -28,9 +28,7 @@ final class ImporterProcess implements AutoCloseable {
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElse("java"));
     command.add("-Xmx256m");
-    if (!NodeProcess.TEST_JIT.isEmpty()) {
-      command.add(NodeProcess.TEST_JIT); // C1 only, as the tests' other child JVMs
-    }
+    command.addAll(NodeProcess.testJitOptions()); // C1 only, as the tests' other child JVMs
     Path logback = Path.of("logback.xml").toAbsolutePath(); // the module's, as bin/flowpipe-importer uses it
     if (Files.isRegularFile(logback)) {
       command.add("-Dlogback.configurationFile=" + logback);

@@ -8,7 +8,6 @@ import dev.flowpipe.testsupport.NodeProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -77,7 +76,7 @@ public class SharedOpenSearch implements ParameterResolver {
                 // C1 only, as the tests' own node and store JVMs: the shared store mostly starts and answers
                 // small requests (NodeProcess.TEST_JIT; empty for the JVM's default)
                 EmbeddedSearchStore.Settings.forTests(engine).withJvmOptions(
-                    NodeProcess.TEST_JIT.isEmpty() ? List.of() : List.of(NodeProcess.TEST_JIT)));
+                    NodeProcess.testJitOptions()));
         return new Running(node, SearchStoreConnector.connect(StoreConnection.of(node.url())));
       } catch (IOException e) {
         throw new UncheckedIOException(e);

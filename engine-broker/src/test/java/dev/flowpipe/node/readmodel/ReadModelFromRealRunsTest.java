@@ -485,7 +485,7 @@ class ReadModelFromRealRunsTest {
     try (EmbeddedSearchStore elasticsearch =
             EmbeddedSearchStore.start(esData, EmbeddedSearchStore.Settings.forTests(EmbeddedSearchStore.Engine.ELASTICSEARCH)
                 // C1 only, as the node's own store (NodeProcess.TEST_JIT)
-                .withJvmOptions(NodeProcess.TEST_JIT.isEmpty() ? List.of() : List.of(NodeProcess.TEST_JIT)));
+                .withJvmOptions(NodeProcess.testJitOptions()));
         SearchStore es = SearchStoreConnector.connect(StoreConnection.of(elasticsearch.url()))) {
       assertThat(es.product()).isEqualTo(StoreProduct.ELASTICSEARCH);
       String clean = cleanPass(elasticsearch.url());
