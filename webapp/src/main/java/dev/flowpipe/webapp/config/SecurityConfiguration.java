@@ -51,12 +51,14 @@ public class SecurityConfiguration {
       HttpMethod.POST, List.of("/v2/process-instances", "/v2/process-instances/*/cancellation",
           "/v2/process-instances/*/modification",
           "/v2/incidents/*/resolution", "/v2/messages/publication", "/v2/process-instances/cancellation",
-          "/v2/process-instances/incident-resolution"),
+          "/v2/process-instances/incident-resolution", "/v2/process-instances/modification",
+          "/v2/batch-operations/*/suspension", "/v2/batch-operations/*/resumption",
+          "/v2/batch-operations/*/cancellation"),
       HttpMethod.PATCH, List.of("/v2/jobs/*"),
       HttpMethod.PUT, List.of("/v2/element-instances/*/variables"));
 
-  /** Migrating an instance: the role {@code operations.migration-role} names ({@code write} by default). */
-  static final String MIGRATION = "/v2/process-instances/*/migration";
+  /** Migrating an instance, or a batch of them: the role {@code operations.migration-role} names ({@code write} by default). */
+  static final String[] MIGRATION = {"/v2/process-instances/*/migration", "/v2/process-instances/migration"};
 
   /** The searches: POSTs that change nothing. */
   static final List<String> SEARCHES = List.of("/v2/*/search", "/v2/process-definitions/statistics/process-instances",
