@@ -1,5 +1,6 @@
 package dev.flowpipe.benchmarks;
 
+import dev.flowpipe.systemtests.BatchChangeRestart;
 import dev.flowpipe.systemtests.BatchRestart;
 import dev.flowpipe.systemtests.ClusterCrashSuite;
 import dev.flowpipe.systemtests.CrashSuite;
@@ -221,6 +222,8 @@ public final class Scenarios {
     scenarios.put("operations", (root, args) -> Report.of(OperationsScenario.run(root,
         List.of(args).subList(1, args.length))));
     scenarios.put("batch-restart", (root, args) -> Report.of(BatchRestart.run(root,
+        List.of(args).subList(1, args.length))));
+    scenarios.put("batch-change-restart", (root, args) -> Report.of(BatchChangeRestart.run(root,
         List.of(args).subList(1, args.length))));
     scenarios.put("import-drain", (root, args) -> {
       List<String> names = List.of("records", "recording-seconds");
