@@ -38,8 +38,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Batch operations: cancel every active root instance a search filter matches, or resolve every active incident of
- * the instances it matches. Creating one finds the items (through the search API, so the filter is the search's) and
+ * Batch operations: cancel every active root instance a search filter matches, resolve every active incident of the
+ * instances it matches, or migrate or modify every active instance it matches ({@link InstanceChanges}: each at most
+ * once across stops). Creating one finds the items (through the search API, so the filter is the search's) and
  * keeps the batch and its items in the store ({@link BatchOperationStore}); the items are then carried out in the
  * background, {@code parallelism} at a time, each item's outcome stored as it ends, the batch's counts after each page.
  *
@@ -57,6 +58,12 @@ import org.slf4j.LoggerFactory;
  * {@link ItemAlreadyDone}), else as skipped. An item whose command found the engine unreachable or got no answer stays
  * active and is sent again after {@code retryPause}: it was not refused, and a stopping node answers so for what is in
  * flight. Nothing here sleeps: pauses are tasks on the injected scheduler, times read from the injected clock.
+ *
+ * <p><b>Suspend, resume, cancel</b> ({@link #suspend}, {@link #resumeBatch}, {@link #cancel}) write the batch's state,
+ * from any web app; the one running the batch reads it before each command and at each page, so it sends nothing more
+ * once the batch is no longer active and leaves it (a cancelled batch's open items end {@code CANCELED}). A batch's
+ * document is written as the next revision of the one read ({@link BatchOperationStore#replaceBatch}), so a state
+ * change and the counts never overwrite each other.
  */
 public final class BatchOperations implements AutoCloseable {
 
