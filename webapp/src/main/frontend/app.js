@@ -381,8 +381,9 @@ function batchPage(key) {
     for (const change of config.canOperate ? BATCH_CHANGES : []) {
       document.getElementById(change.id).hidden = !change.states.includes(batch.state);
     }
-    // an ended batch changes no more; a suspended one may be resumed here or elsewhere
-    if (!['ACTIVE', 'SUSPENDED'].includes(batch.state)) state.stopped = true;
+    // an ended batch changes no more once its items are closed (a cancelled one's are closed after the cancellation);
+    // a suspended one may be resumed here or elsewhere
+    if (!['ACTIVE', 'SUSPENDED'].includes(batch.state) && !items.items.some(i => i.state === 'ACTIVE')) state.stopped = true;
   });
 }
 

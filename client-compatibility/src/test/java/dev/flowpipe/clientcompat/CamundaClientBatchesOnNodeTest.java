@@ -20,6 +20,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -77,11 +78,15 @@ class CamundaClientBatchesOnNodeTest {
     }
   }
 
-  /** Starts instances of a process and waits until the read model shows each at its first task. */
+  /** Starts instances of a process's latest version and waits until the read model shows each at its first task. */
   private static Set<Long> started(String processId, String firstTask, int count) {
+    return started(processId, firstTask, count, () -> client.newCreateInstanceCommand().bpmnProcessId(processId)
+        .latestVersion().send().join().getProcessInstanceKey());
+  }
+
+  private static Set<Long> started(String processId, String firstTask, int count, Supplier<Long> create) {
     Set<Long> keys = new HashSet<>();
-    IntStream.range(0, count).forEach(i -> keys.add(client.newCreateInstanceCommand().bpmnProcessId(processId)
-        .latestVersion().send().join().getProcessInstanceKey()));
+    IntStream.range(0, count).forEach(i -> keys.add(create.get()));
     await().atMost(Duration.ofSeconds(60)).until(() -> client.newElementInstanceSearchRequest()
         .filter(f -> f.processDefinitionId(processId).elementId(firstTask)).page(p -> p.limit(1000)).send().join()
         .items().stream().filter(e -> keys.contains(e.getProcessInstanceKey())).count() == count);
@@ -112,7 +117,9 @@ class CamundaClientBatchesOnNodeTest {
 
   @Test
   void theClientsBatchMigrationMovesEveryMatchingInstanceToVersionTwo() {
-    Set<Long> instances = started("cc-batch-migrating", "a", INSTANCES);
+    // version 1's instances (version 2 is the latest)
+    Set<Long> instances = started("cc-batch-migrating", "a", INSTANCES, () -> client.newCreateInstanceCommand()
+        .processDefinitionKey(version1).send().join().getProcessInstanceKey());
 
     String key = client.newCreateBatchOperationCommand().migrateProcessInstance()
         .targetProcessDefinitionKey(version2).addMappingInstruction("a", "a2")

@@ -4,6 +4,7 @@ import dev.flowpipe.webapp.config.WebappProperties.Role;
 import jakarta.servlet.DispatcherType;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.actuate.autoconfigure.security.servlet.EndpointRequest;
@@ -96,7 +97,7 @@ public class SecurityConfiguration {
     RequestMatcher api = new OrRequestMatcher(PathPatternRequestMatcher.withDefaults().matcher("/v2/**"),
         EndpointRequest.toAnyEndpoint());
     http.csrf(csrf -> csrf.disable()) // replaced by SameOriginWrites: no sessions, and a JSON body is required
-        .addFilterAt(new SameOriginWrites(searches()), CsrfFilter.class)
+        .addFilterAt(new SameOriginWrites(searches(), batchStateChanges()), CsrfFilter.class)
         .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
         .requestCache(cache -> cache.disable())
         .headers(headers -> headers
@@ -133,6 +134,12 @@ public class SecurityConfiguration {
       http.httpBasic(basic -> basic.disable());
     }
     return http.build();
+  }
+
+  /** What Camunda's 8.8 client sends with no body and no type: the changes of a batch's state (SameOriginWrites). */
+  private static RequestMatcher batchStateChanges() {
+    return new OrRequestMatcher(Stream.of("suspension", "resumption", "cancellation").<RequestMatcher>map(change ->
+        PathPatternRequestMatcher.withDefaults().matcher(HttpMethod.POST, "/v2/batch-operations/*/" + change)).toList());
   }
 
   private static RequestMatcher searches() {
