@@ -219,6 +219,8 @@ public final class Scenarios {
         List.of(args).subList(1, args.length))));
     scenarios.put("batch-restart", (root, args) -> CrashScenarios.batchRestart(root,
         List.of(args).subList(1, args.length)));
+    scenarios.put("batch-change-restart", (root, args) -> CrashScenarios.batchChangeRestart(root,
+        List.of(args).subList(1, args.length)));
     scenarios.put("import-drain", (root, args) -> {
       List<String> names = List.of("records", "recording-seconds");
       ScenarioArguments a = ScenarioArguments.positional(args[0], List.of(args).subList(1, args.length), names,

@@ -136,18 +136,23 @@ public final class BatchRestart {
         .defaultRequestTimeout(Duration.ofSeconds(20)).build()) {
       client.newDeployResourceCommand().addProcessModel(Bpmn.createExecutableProcess(process).startEvent()
           .serviceTask("wait", t -> t.zeebeJobType("nobody")).endEvent().done(), process + ".bpmn").send().join();
-      List<Long> keys = new ArrayList<>();
-      for (int from = 0; from < count; from += CREATES_IN_FLIGHT) {
-        List<ZeebeFuture<ProcessInstanceEvent>> window = new ArrayList<>();
-        for (int i = from; i < Math.min(count, from + CREATES_IN_FLIGHT); i++) {
-          window.add(client.newCreateInstanceCommand().bpmnProcessId(process).latestVersion().send());
-        }
-        for (ZeebeFuture<ProcessInstanceEvent> created : window) {
-          keys.add(createdOrSentAgain(client, process, created));
-        }
-      }
-      return keys;
+      return createInstances(client, process, count);
     }
+  }
+
+  /** Creates {@code count} instances of the latest version of {@code process}, a few in flight at a time. */
+  static List<Long> createInstances(ZeebeClient client, String process, int count) throws InterruptedException {
+    List<Long> keys = new ArrayList<>();
+    for (int from = 0; from < count; from += CREATES_IN_FLIGHT) {
+      List<ZeebeFuture<ProcessInstanceEvent>> window = new ArrayList<>();
+      for (int i = from; i < Math.min(count, from + CREATES_IN_FLIGHT); i++) {
+        window.add(client.newCreateInstanceCommand().bpmnProcessId(process).latestVersion().send());
+      }
+      for (ZeebeFuture<ProcessInstanceEvent> created : window) {
+        keys.add(createdOrSentAgain(client, process, created));
+      }
+    }
+    return keys;
   }
 
   /**
@@ -188,17 +193,17 @@ public final class BatchRestart {
     return done[0];
   }
 
-  private static long items(WebApiAs api, String key, String state) throws Exception {
+  static long items(WebApiAs api, String key, String state) throws Exception {
     return api.search("batch-operation-items", "{\"filter\": {\"batchOperationKey\": \"" + key
         + "\", \"state\": \"" + state + "\"}, \"page\": {\"limit\": 0}}").path("page").path("totalItems").asLong();
   }
 
-  private interface Condition {
+  interface Condition {
     boolean holds() throws Exception;
   }
 
   /** Polls {@code condition} every 50 ms for up to two minutes; fails naming {@code what}. */
-  private static void awaitUntil(String what, Condition condition) throws Exception {
+  static void awaitUntil(String what, Condition condition) throws Exception {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (!condition.holds()) {
       if (System.nanoTime() > deadline) {
@@ -208,7 +213,7 @@ public final class BatchRestart {
     }
   }
 
-  private static double seconds(long since) {
+  static double seconds(long since) {
     return (System.nanoTime() - since) / 1e9;
   }
 }

@@ -4,6 +4,7 @@ import dev.flowpipe.benchmarks.cli.ScenarioArguments;
 import dev.flowpipe.benchmarks.report.Report;
 import dev.flowpipe.benchmarks.report.Section;
 import dev.flowpipe.benchmarks.report.Unit;
+import dev.flowpipe.systemtests.BatchChangeRestart;
 import dev.flowpipe.systemtests.BatchRestart;
 import dev.flowpipe.systemtests.ClusterCrashReport;
 import dev.flowpipe.systemtests.ClusterCrashSuite;
@@ -91,6 +92,30 @@ public final class CrashScenarios {
         .figure("itemsCompleted", report.itemsCompleted())
         .figure("cancelCommandsSentAgainAndRejected", report.commandsSentAgain())
         .texts("instancesNotCancelledExactlyOnce", report.violations())
+        .flag(Report.PASSED, report.passed()));
+  }
+
+  /** {@code batch-change-restart [--instances=1000] [--parallelism=4]}: instances per batch, batch parallelism. */
+  public static Report batchChangeRestart(Path root, List<String> args) throws Exception {
+    List<String> names = List.of("instances", "parallelism");
+    ScenarioArguments arguments = ScenarioArguments.positional("batch-change-restart", args, names, null);
+    int instances = arguments.integer("instances", 1_000);
+    int parallelism = arguments.integer("parallelism", 4);
+    arguments.requireAllKnown(names);
+    if (instances < 2) {
+      throw arguments.bad("instances", Integer.toString(instances), ">= 2");
+    }
+    BatchChangeRestart.Report report = BatchChangeRestart.run(root,
+        ScratchDirectories.create("bench-batch-change-restart"), instances, parallelism, System.out::println);
+    return Report.of(new Section().text(Report.SCENARIO, "batch-change-restart")
+        .figure("instancesPerBatch", report.instances())
+        .figure("itemsDoneAtSigkill", report.doneAtSigkill())
+        .figure("restartSeconds", report.restartSeconds(), Unit.SECONDS)
+        .figure("batchSeconds", report.batchSeconds(), Unit.SECONDS)
+        .typed("migration", report.migration())
+        .typed("modification", report.modification())
+        .figure("commandsSentAgainAndRejected", report.commandsSentAgain())
+        .texts("instancesNotChangedExactlyOnce", report.violations())
         .flag(Report.PASSED, report.passed()));
   }
 
