@@ -148,7 +148,7 @@ public final class BatchChangeRestart {
       }
       Report report = new Report(instances, done[0], restartSeconds, batchSeconds, migrationBatch, modificationBatch,
           rejected, violations.subList(0, Math.min(20, violations.size())));
-      timed.accept("checked: " + report.toMap());
+      timed.accept("checked: " + report);
       return report;
     } finally {
       node.close();
