@@ -1,6 +1,7 @@
 package dev.flowpipe.schema.retention;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flowpipe.schema.deletion.DeletedInstances;
 import dev.flowpipe.schema.index.BatchOperationIndex;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.IndexAdmin;
@@ -94,6 +95,8 @@ public final class RetentionSweep {
     Optional<Instant> oldest = oldestInBase.isPresent() ? oldestInBase : Optional.ofNullable(oldestLive);
     Optional<Instant> next = Optional.ofNullable(oldestLive).map(start -> start.plus(settings.period())
         .plus(settings.keep()));
+    // the tombstones of deleted instances go with the instances retention removes itself (ADR 0018)
+    new DeletedInstances(store, prefix).deleteEndedBefore(cutoff);
     return new RetentionStatus(deleted, pinned, pruned, deleteOldDeadLetters(cutoff), deleteEndedBatches(cutoff),
         oldest, bytesHeld(), next);
   }
