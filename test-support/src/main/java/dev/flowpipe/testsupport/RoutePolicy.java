@@ -53,6 +53,9 @@ public final class RoutePolicy {
       // with operations.migration-role at its default (write); the migrate role of its own: OperationsAccessTest
       Map.entry("POST /v2/process-instances/{processInstanceKey}/modification", Access.WRITE),
       Map.entry("POST /v2/process-instances/{processInstanceKey}/migration", Access.WRITE),
+      // with operations.deletion-role at its default (write); the delete role of its own: OperationsAccessTest
+      Map.entry("POST /v2/process-instances/{processInstanceKey}/deletion", Access.WRITE),
+      Map.entry("POST /v2/process-instances/deletion", Access.WRITE),
       Map.entry("POST /v2/incidents/{incidentKey}/resolution", Access.WRITE),
       Map.entry("PATCH /v2/jobs/{key}", Access.WRITE),
       Map.entry("PUT /v2/element-instances/{elementInstanceKey}/variables", Access.WRITE),

@@ -20,6 +20,7 @@ import dev.flowpipe.webapp.config.SecurityConfiguration;
 import dev.flowpipe.webapp.config.WebappProperties;
 import dev.flowpipe.webapp.consistency.ReadYourWrites;
 import dev.flowpipe.webapp.operations.EngineCommands;
+import dev.flowpipe.webapp.operations.InstanceDeletion;
 import dev.flowpipe.webapp.operations.OperationProblems;
 import dev.flowpipe.webapp.operations.OperationsController;
 import dev.flowpipe.webapp.operations.WrittenPositions;
@@ -138,13 +139,18 @@ public class WebappConfiguration {
   }
 
   @Bean
+  InstanceDeletion instanceDeletion(ReadModel readModel, Clock clock) {
+    return new InstanceDeletion(readModel, clock);
+  }
+
+  @Bean
   BatchOperations batchOperations(ReadModel readModel, SearchService search, EngineCommands engine,
-      WrittenPositions positions, WebappProperties properties, Clock clock) {
+      WrittenPositions positions, WebappProperties properties, Clock clock, InstanceDeletion deletion) {
     var operations = properties.operations();
     // one thread: pages, pauses, lease renewals and the look for expired batches take turns on it
     ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().daemon().name("batch-operations").factory());
-    return new BatchOperations(new BatchOperationStore(readModel), search, engine, positions, clock,
+    return new BatchOperations(new BatchOperationStore(readModel), search, engine, deletion, positions, clock,
         scheduler, new SecureRandom(), new BatchOperations.Settings(operations.batchParallelism(),
             operations.batchMaxItems(), operations.batchLeaseExpiry(), Duration.ofSeconds(1)));
   }

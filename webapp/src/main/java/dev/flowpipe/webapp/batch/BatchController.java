@@ -45,6 +45,15 @@ public class BatchController {
     return start(BatchOperations.Type.RESOLVE_INCIDENT, request);
   }
 
+  /**
+   * Deletes the finished instances the filter finds from the read model (8.9's shape; Zeebe 8.6 keeps their history
+   * in the log: see {@code InstanceDeletion}).
+   */
+  @PostMapping("/process-instances/deletion")
+  public ResponseEntity<Map<String, Object>> delete(@RequestBody(required = false) JsonNode request) {
+    return start(BatchOperations.Type.DELETE_PROCESS_INSTANCE, request);
+  }
+
   private ResponseEntity<Map<String, Object>> start(BatchOperations.Type type, JsonNode request) {
     String user = OperationAudit.user();
     return OperationAudit.audited("start batch " + type + " for " + (request == null ? null : request.get("filter")),

@@ -10,6 +10,7 @@ import dev.flowpipe.webapp.api.SearchService;
 import dev.flowpipe.webapp.operations.EngineCommandException;
 import dev.flowpipe.webapp.operations.EngineCommands;
 import dev.flowpipe.webapp.operations.IncidentResolution;
+import dev.flowpipe.webapp.operations.InstanceDeletion;
 import dev.flowpipe.webapp.operations.OperationAudit;
 import dev.flowpipe.webapp.operations.WrittenPositions;
 import dev.flowpipe.webapp.query.BadRequestException;
@@ -59,7 +60,7 @@ import org.slf4j.LoggerFactory;
 public final class BatchOperations implements AutoCloseable {
 
   /** The kinds of batch, named as Camunda's REST API v2 names them. */
-  public enum Type { CANCEL_PROCESS_INSTANCE, RESOLVE_INCIDENT }
+  public enum Type { CANCEL_PROCESS_INSTANCE, RESOLVE_INCIDENT, DELETE_PROCESS_INSTANCE }
 
   /**
    * How batches run.
@@ -97,6 +98,7 @@ public final class BatchOperations implements AutoCloseable {
   private final SearchService search;
   private final EngineCommands engine;
   private final IncidentResolution incidents;
+  private final InstanceDeletion deletion;
   private final ItemAlreadyDone alreadyDone;
   private final Clock clock;
   private final ScheduledExecutorService scheduler;
@@ -117,12 +119,13 @@ public final class BatchOperations implements AutoCloseable {
    *     this
    */
   public BatchOperations(BatchOperationStore store, SearchService search, EngineCommands engine,
-      WrittenPositions positions, Clock clock, ScheduledExecutorService scheduler, RandomGenerator random,
+      InstanceDeletion deletion, WrittenPositions positions, Clock clock, ScheduledExecutorService scheduler, RandomGenerator random,
       Settings settings) {
     this.store = store;
     this.search = search;
     this.engine = engine;
     this.incidents = new IncidentResolution(engine, search);
+    this.deletion = deletion;
     this.alreadyDone = new ItemAlreadyDone(search, positions, DONE_CHECK_WAIT);
     this.clock = clock;
     this.scheduler = scheduler;
@@ -156,8 +159,11 @@ public final class BatchOperations implements AutoCloseable {
     String key = run.key;
     List<Map<String, Object>> items;
     try {
-      items = type == Type.CANCEL_PROCESS_INSTANCE ? cancellations(key, (ObjectNode) filter)
-          : resolutions(key, (ObjectNode) filter);
+      items = switch (type) {
+        case CANCEL_PROCESS_INSTANCE -> cancellations(key, (ObjectNode) filter);
+        case RESOLVE_INCIDENT -> resolutions(key, (ObjectNode) filter);
+        case DELETE_PROCESS_INSTANCE -> deletions(key, (ObjectNode) filter);
+      };
     } catch (RuntimeException e) {
       finishQuietly(run); // nothing was stored under the key: its marker is left done
       throw e;
@@ -309,6 +315,22 @@ public final class BatchOperations implements AutoCloseable {
     instances.set("parentProcessInstanceKey", JSON.createObjectNode().put("$exists", false));
     List<Map<String, Object>> items = new ArrayList<>();
     forEachMatch(Entity.PROCESS_INSTANCES, instances, instance -> items.add(item(key, Type.CANCEL_PROCESS_INSTANCE,
+        instance.get("processInstanceKey"), instance.get("processInstanceKey"))));
+    return items;
+  }
+
+  /**
+   * Finished instances (COMPLETED or TERMINATED, unless the filter names a state: an active one named is a FAILED item,
+   * as the single deletion's 409); a child instance is an instance of its own here, as in 8.9.
+   */
+  private List<Map<String, Object>> deletions(String key, ObjectNode filter) {
+    ObjectNode instances = filter.deepCopy();
+    if (!instances.hasNonNull("state")) {
+      instances.set("state", JSON.createObjectNode().set("$in", JSON.createArrayNode().add("COMPLETED")
+          .add("TERMINATED")));
+    }
+    List<Map<String, Object>> items = new ArrayList<>();
+    forEachMatch(Entity.PROCESS_INSTANCES, instances, instance -> items.add(item(key, Type.DELETE_PROCESS_INSTANCE,
         instance.get("processInstanceKey"), instance.get("processInstanceKey"))));
     return items;
   }
@@ -465,10 +487,10 @@ public final class BatchOperations implements AutoCloseable {
     String state;
     String error = null;
     try {
-      if (type == Type.CANCEL_PROCESS_INSTANCE) {
-        engine.cancelProcessInstance(itemKey);
-      } else {
-        incidents.resolve(itemKey);
+      switch (type) {
+        case CANCEL_PROCESS_INSTANCE -> engine.cancelProcessInstance(itemKey);
+        case RESOLVE_INCIDENT -> incidents.resolve(itemKey);
+        case DELETE_PROCESS_INSTANCE -> deletion.delete(itemKey, user);
       }
       state = "COMPLETED";
     } catch (EngineCommandException e) {
@@ -478,7 +500,10 @@ public final class BatchOperations implements AutoCloseable {
           return false;
         }
         case NOT_FOUND -> {
-          state = alreadyDone.test(type, itemKey) ? "COMPLETED" : "SKIPPED";
+          // a deletion sent again after a stop finds its instance gone: done where the tombstone holds it
+          boolean done = type == Type.DELETE_PROCESS_INSTANCE ? deletion.deleted(itemKey)
+              : alreadyDone.test(type, itemKey);
+          state = done ? "COMPLETED" : "SKIPPED";
           error = "COMPLETED".equals(state) ? null : e.getMessage();
         }
         default -> {

@@ -34,11 +34,29 @@ public class OperationsController {
   private final EngineCommands engine;
   private final WrittenPositions positions;
   private final IncidentResolution incidents;
+  private final InstanceDeletion deletion;
 
-  public OperationsController(EngineCommands engine, WrittenPositions positions, SearchService readModel) {
+  public OperationsController(EngineCommands engine, WrittenPositions positions, SearchService readModel,
+      InstanceDeletion deletion) {
     this.engine = engine;
     this.positions = positions;
     this.incidents = new IncidentResolution(engine, readModel);
+    this.deletion = deletion;
+  }
+
+  /**
+   * Deletes a finished instance from the read model (8.9's shape; Zeebe 8.6 keeps its history in the log, which a
+   * tombstone keeps from coming back: {@link InstanceDeletion}); 204, 404 unknown, 409 not finished.
+   */
+  @PostMapping("/process-instances/{processInstanceKey}/deletion")
+  public ResponseEntity<Void> delete(@PathVariable String processInstanceKey,
+      @RequestBody(required = false) JsonNode ignoredBody) {
+    long key = OperationRequests.key("processInstanceKey", processInstanceKey);
+    String user = OperationAudit.user();
+    return OperationAudit.audited("delete process instance", key, () -> {
+      deletion.delete(key, user);
+      return ResponseEntity.noContent().build();
+    });
   }
 
   @PostMapping("/process-instances/{processInstanceKey}/cancellation")
