@@ -2,6 +2,7 @@ package dev.flowpipe.schema.retention;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flowpipe.schema.deletion.DeletedInstances;
+import dev.flowpipe.schema.index.AuditLogIndex;
 import dev.flowpipe.schema.index.BatchOperationIndex;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.IndexAdmin;
@@ -97,6 +98,7 @@ public final class RetentionSweep {
         .plus(settings.keep()));
     // the tombstones of deleted instances go with the instances retention removes itself (ADR 0018)
     new DeletedInstances(store, prefix).deleteEndedBefore(cutoff);
+    deleteOldAuditEntries(cutoff);
     return new RetentionStatus(deleted, pinned, pruned, deleteOldDeadLetters(cutoff), deleteEndedBatches(cutoff),
         oldest, bytesHeld(), next);
   }
@@ -190,6 +192,15 @@ public final class RetentionSweep {
           Map.of("terms", Map.of("key", keys))))));
       pruned += keys.size();
     }
+  }
+
+  /** The audit log's entries, by age (the time of their operation), as the instances they name. */
+  private long deleteOldAuditEntries(Instant cutoff) {
+    String index = AuditLogIndex.name(prefix);
+    return store.indexExists(index)
+        ? deleteByQuery(index, Map.of("range", Map.of("timestamp", Map.of("lt", cutoff.toEpochMilli(),
+            "format", "epoch_millis"))))
+        : 0;
   }
 
   /** Dead letters: a small index of their own, deleted by age (the time each was written). */
