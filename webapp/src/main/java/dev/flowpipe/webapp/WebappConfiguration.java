@@ -19,6 +19,8 @@ import dev.flowpipe.webapp.cluster.ClusterController;
 import dev.flowpipe.webapp.config.SecurityConfiguration;
 import dev.flowpipe.webapp.config.WebappProperties;
 import dev.flowpipe.webapp.consistency.ReadYourWrites;
+import dev.flowpipe.webapp.audit.AuditLogController;
+import dev.flowpipe.webapp.audit.StoredAuditLog;
 import dev.flowpipe.webapp.operations.EngineCommands;
 import dev.flowpipe.webapp.operations.InstanceDeletion;
 import dev.flowpipe.webapp.operations.OperationProblems;
@@ -53,7 +55,7 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(WebappProperties.class)
 @Import({SearchController.class, StatisticsController.class, OperationsController.class, ClusterController.class,
-    BatchController.class, UiController.class,
+    BatchController.class, AuditLogController.class, UiController.class,
     ProblemHandler.class, ProblemErrorController.class,
     OperationProblems.class, SecurityConfiguration.class})
 public class WebappConfiguration {
@@ -136,6 +138,11 @@ public class WebappConfiguration {
         configurer.setDefaultTimeout(millis);
       }
     };
+  }
+
+  @Bean
+  StoredAuditLog auditLog(ReadModel readModel, Clock clock) {
+    return new StoredAuditLog(readModel, clock, new SecureRandom());
   }
 
   @Bean

@@ -12,18 +12,22 @@ import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.writer.config.WriterSettings;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.response.ActivatedJob;
+import io.camunda.zeebe.exporter.api.context.Configuration;
+import io.camunda.zeebe.exporter.api.context.Context;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
 import io.camunda.zeebe.exporter.test.ExporterTestContext;
 import io.camunda.zeebe.exporter.test.ExporterTestController;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import io.camunda.zeebe.model.bpmn.BpmnModelInstance;
 import io.camunda.zeebe.protocol.record.Record;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
@@ -34,6 +38,7 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.Logger;
 
 /**
  * Deleting finished instances (issue 35) on a real node: an instance that touched every entity of an instance (a
@@ -337,13 +342,8 @@ class DeletionOnARealNodeTest {
     args.put(WriterSettings.BULK_SIZE, 50);
     args.put(WriterSettings.BULK_DELAY, "1h");
     ReadModelExporter exporter = new ReadModelExporter();
-    // the records' partition, as a broker opens the exporter of partition 1 (the test context says 0)
-    exporter.configure(new ExporterTestContext() {
-      @Override
-      public int getPartitionId() {
-        return 1;
-      }
-    }.setConfiguration(new ExporterTestConfiguration<>("flowpipe", args, a -> a)));
+    exporter.configure(new OfPartitionOne(new ExporterTestContext()
+        .setConfiguration(new ExporterTestConfiguration<>("flowpipe", args, a -> a))));
     exporter.open(controller);
     for (Record<?> record : stream) {
       // a record the exporter refuses (its buffer full while it connects) is offered again, as the broker does
@@ -355,5 +355,38 @@ class DeletionOnARealNodeTest {
     exporter.close();
     assertThat(controller.getPosition()).as("the exporter acknowledged the whole stream")
         .isEqualTo(stream.getLast().getPosition());
+  }
+
+  /** The test context as a broker opens the exporter of partition 1, the records' (the test context says 0). */
+  private record OfPartitionOne(ExporterTestContext context) implements Context {
+    @Override
+    public MeterRegistry getMeterRegistry() {
+      return context.getMeterRegistry();
+    }
+
+    @Override
+    public Logger getLogger() {
+      return context.getLogger();
+    }
+
+    @Override
+    public InstantSource clock() {
+      return context.clock();
+    }
+
+    @Override
+    public Configuration getConfiguration() {
+      return context.getConfiguration();
+    }
+
+    @Override
+    public int getPartitionId() {
+      return 1;
+    }
+
+    @Override
+    public void setFilter(RecordFilter filter) {
+      context.setFilter(filter);
+    }
   }
 }

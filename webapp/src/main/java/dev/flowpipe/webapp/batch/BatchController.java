@@ -3,6 +3,8 @@ package dev.flowpipe.webapp.batch;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.webapp.api.NotFoundException;
+import dev.flowpipe.webapp.audit.AuditLog;
+import dev.flowpipe.webapp.audit.AuditedOperation;
 import dev.flowpipe.webapp.operations.OperationAudit;
 import dev.flowpipe.webapp.query.BadRequestException;
 import java.util.LinkedHashMap;
@@ -30,9 +32,11 @@ public class BatchController {
   private static final Set<String> INTERNAL = Set.of(BatchOperationStore.KIND, "user", "filter");
 
   private final BatchOperations batches;
+  private final AuditLog audit;
 
-  public BatchController(BatchOperations batches) {
+  public BatchController(BatchOperations batches, AuditLog audit) {
     this.batches = batches;
+    this.audit = audit;
   }
 
   @PostMapping("/process-instances/cancellation")
@@ -56,8 +60,11 @@ public class BatchController {
 
   private ResponseEntity<Map<String, Object>> start(BatchOperations.Type type, JsonNode request) {
     String user = OperationAudit.user();
-    return OperationAudit.audited("start batch " + type + " for " + (request == null ? null : request.get("filter")),
-        null, () -> {
+    // one entry per batch, when it starts: its items are its own steps, logged line by line
+    AuditedOperation what = AuditedOperation.batch(type.name(), null);
+    return OperationAudit.audited(audit, what, answer -> answer.getBody() == null ? null
+        : what.withBatchKey(answer.getBody().get("batchOperationKey")),
+        "start batch " + type + " for " + (request == null ? null : request.get("filter")), null, () -> {
           Map<String, Object> batch = batches.create(type, request, user);
           Map<String, Object> answer = new LinkedHashMap<>();
           answer.put("batchOperationKey", batch.get("batchOperationKey"));

@@ -55,8 +55,9 @@ public final class InstanceDeletion {
           "Expected to delete process instance with key '" + processInstanceKey + "', but it is not completed or"
               + " terminated (state " + state + "); cancel it first");
     }
-    int partition = ((Number) instance.get("partitionId")).intValue();
-    long position = ((Number) instance.get("position")).longValue();
+    int partition = instance.get("partitionId") instanceof Number p ? p.intValue()
+        : WrittenPositions.partitionOf(processInstanceKey);
+    long position = instance.get("position") instanceof Number p ? p.longValue() : 0;
     long exported = store.get(readModel.index(ReadModelIndex.EXPORT_POSITION),
             ReadModelIndex.exportPositionId(partition))
         .map(marker -> marker.get("position") instanceof Number n ? n.longValue() : -1L).orElse(-1L);
