@@ -48,6 +48,8 @@ public final class RoutePolicy {
       Map.entry("GET /v2/topology", Access.READ),
       Map.entry("GET /v2/status", Access.PUBLIC),
       Map.entry("POST /v2/batch-operation-items/search", Access.READ),
+      Map.entry("POST /v2/audit-logs/search", Access.READ),
+      Map.entry("GET /v2/audit-logs/{auditLogKey}", Access.READ),
       Map.entry("POST /v2/process-instances", Access.WRITE),
       Map.entry("POST /v2/process-instances/{processInstanceKey}/cancellation", Access.WRITE),
       // with operations.migration-role at its default (write); the migrate role of its own: OperationsAccessTest

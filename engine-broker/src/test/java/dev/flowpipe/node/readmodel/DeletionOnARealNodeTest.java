@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.exporter.ReadModelExporter;
+import dev.flowpipe.exporter.identity.LogIdentity;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
@@ -236,12 +237,12 @@ class DeletionOnARealNodeTest {
     void staysDeletedWhenTheWholeLogIsExportedAgainFromPositionZero() {
       List<Record<?>> stream = stream();
       String clean = SharedOpenSearch.uniquePrefix();
-      feed(stream, clean);
+      feed(stream, clean, null);
       assertThat(documentCounts(clean, deleted).keySet())
           .as("the oracle: the stream exported into an empty read model gives the instance's documents")
           .containsAll(OF_AN_INSTANCE);
 
-      feed(stream, NODE.prefix());
+      feed(stream, NODE.prefix(), logIdOfTheNode());
 
       assertThat(documentCounts(deleted)).isEmpty();
       assertThat(documentCounts(kept)).isEqualTo(documentCounts(clean, kept));
@@ -330,12 +331,22 @@ class DeletionOnARealNodeTest {
     return all.subList(RECORDED_BEFORE, all.size()).stream().filter(r -> r.getPartitionId() == 1).toList();
   }
 
+  /** The exporter metadata the node's broker keeps: the id of its log, as the read model records it. */
+  private byte[] logIdOfTheNode() {
+    return LogIdentity.of(store.get(ReadModelIndex.LOG_IDENTITY.indexName(NODE.prefix()),
+        ReadModelIndex.logIdentityId(1)).orElseThrow()).metadata();
+  }
+
   /**
-   * Exports the stream with a new exporter of partition 1 that the broker hands no position or metadata (a wiped
-   * exporter state: it starts from the log's beginning) into the read model under {@code prefix}, then closes it.
+   * Exports the stream with a new exporter of partition 1 to which the broker hands no position (a wiped exporter
+   * position: it starts from the log's beginning), with {@code metadata} (the log's id; none for an empty read model),
+   * into the read model under {@code prefix}, then closes it.
    */
-  private static void feed(List<Record<?>> stream, String prefix) {
+  private static void feed(List<Record<?>> stream, String prefix, byte[] metadata) {
     ExporterTestController controller = new ExporterTestController();
+    if (metadata != null) {
+      controller.updateLastExportedRecordPosition(-1, metadata);
+    }
     Map<String, Object> args = new HashMap<>();
     args.put(WriterSettings.URL, NODE.node().store().connection().url().toString());
     args.put(WriterSettings.INDEX_PREFIX, prefix);
