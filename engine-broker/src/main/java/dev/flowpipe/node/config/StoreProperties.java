@@ -20,6 +20,9 @@ import org.springframework.util.unit.DataSize;
  * @param password basic-auth password, optional; never logged
  * @param connectTimeout how long to wait for a connection to the store
  * @param requestTimeout how long to wait for one answer from the store
+ * @param schemaTimeout how long to wait for one answer while the node prepares the read model's schema at start
+ *     (creating or migrating an index): a loaded store takes far longer to create an index than to answer a search, and
+ *     a node that gave up there would not start at all; at least {@code request-timeout}
  * @param tls which certificates an {@code https} store may present
  * @param embedded the embedded store, used when no URL is set
  */
@@ -29,6 +32,7 @@ public record StoreProperties(
     String password,
     @DefaultValue(StoreConnection.DEFAULT_CONNECT_TIMEOUT_SECONDS + "s") Duration connectTimeout,
     @DefaultValue(StoreConnection.DEFAULT_REQUEST_TIMEOUT_SECONDS + "s") Duration requestTimeout,
+    @DefaultValue("5m") Duration schemaTimeout,
     @DefaultValue TlsProperties tls,
     @DefaultValue EmbeddedStoreProperties embedded) {
 
@@ -40,12 +44,26 @@ public record StoreProperties(
       StoreConnection.url(P + "url", url); // the store connection's rules, failing naming the key
     }
     StoreConnection.checkTimeouts(P, connectTimeout, requestTimeout);
+    Check.positive(P + "schema-timeout", schemaTimeout);
+    if (requestTimeout != null && schemaTimeout.compareTo(requestTimeout) < 0) {
+      throw new IllegalArgumentException(P + "schema-timeout must be at least " + P + "request-timeout ("
+          + requestTimeout + "), was " + schemaTimeout);
+    }
   }
 
   /** The connection to the store at {@code storeUrl} (the external one, or the embedded one once it runs). */
   public StoreConnection connection(String storeUrl) {
     return StoreConnection.of(P, StoreConnection.url(P + "url", storeUrl), username, password, connectTimeout,
         requestTimeout, tls.storeTls());
+  }
+
+  /**
+   * The connection that prepares the read model's schema at start: {@link #connection}'s, waiting up to
+   * {@code schema-timeout} for each answer.
+   */
+  public StoreConnection schemaConnection(String storeUrl) {
+    return StoreConnection.of(P, StoreConnection.url(P + "url", storeUrl), username, password, connectTimeout,
+        schemaTimeout, tls.storeTls());
   }
 
   public boolean isEmbedded() {
@@ -55,7 +73,8 @@ public record StoreProperties(
   @Override
   public String toString() {
     return "StoreProperties[url=" + url + ", username=" + username + ", password=" + Secrets.mask(password)
-        + ", connectTimeout=" + connectTimeout + ", requestTimeout=" + requestTimeout + ", tls=" + tls + ", embedded="
+        + ", connectTimeout=" + connectTimeout + ", requestTimeout=" + requestTimeout + ", schemaTimeout="
+        + schemaTimeout + ", tls=" + tls + ", embedded="
         + embedded + "]";
   }
 

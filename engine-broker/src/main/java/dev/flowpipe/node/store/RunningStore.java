@@ -8,6 +8,7 @@ import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.schema.store.StoreUnavailableException;
 import java.time.Clock;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -91,14 +92,17 @@ public final class RunningStore implements AutoCloseable {
     if (embedded != null) {
       embedded.awaitReady();
     }
-    SearchStore connected = SearchStoreConnector.connect(connection);
-    try {
-      new SchemaManager(connected, properties.exporter().indexPrefix(), properties.exporter().indexLayout(),
+    // the schema is prepared on a connection of its own that waits schema-timeout for each answer: creating an index on
+    // a loaded store can take far longer than the request timeout meant for searches and bulks
+    StoreConnection preparing = properties.store().schemaConnection(connection.url().toString());
+    try (SearchStore schemaStore = SearchStoreConnector.connect(preparing)) {
+      new SchemaManager(schemaStore, properties.exporter().indexPrefix(), properties.exporter().indexLayout(),
           schemaMigration, clock).ensureSchema();
-    } catch (RuntimeException e) {
-      connected.close();
-      throw e;
+    } catch (StoreUnavailableException e) {
+      throw new StoreUnavailableException("preparing the read model's schema (flowpipe.store.schema-timeout="
+          + preparing.requestTimeout() + " for each answer): " + e.getMessage(), e);
     }
+    SearchStore connected = SearchStoreConnector.connect(connection);
     client = connected;
     LOG.info("search store ready: {} {} at {}", connected.product(), connected.version(), connection.url());
   }
