@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.benchmarks.fixture.FixtureProcess;
 import dev.flowpipe.benchmarks.fixture.FixtureVariables;
 import dev.flowpipe.benchmarks.harness.ScenarioNodes;
+import dev.flowpipe.benchmarks.scenario.baseline.Baseline;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.ValueCountQuery;
 import dev.flowpipe.schema.store.SearchStore;
@@ -31,12 +32,15 @@ import org.awaitility.Awaitility;
  * The {@code footprint} scenario: bytes per finished instance in a real node's read model. The fixture's process
  * (three service tasks, 15 short variables) runs {@code instances} times to completion on a real node; once every
  * instance is COMPLETED in the read model, the read model's index is refreshed and force-merged to one segment, and
- * its store size divided by the instances. Beside it, Operate's published 57 KB and the issue's 3.2 KB.
+ * its store size divided by the instances. In the same run, on the same node and store, Camunda's stock OpenSearch
+ * exporter (8.6.0, from the distribution, at its defaults) writes the raw records of the same workload under its own
+ * prefix; its indices are measured the same way. Beside both, Operate's published 57 KB and the issue's 3.2 KB.
  */
 public final class Footprint {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String PREFIX = "flowpipe";
+  private static final String STOCK_PREFIX = "zeebe-record";
 
   private Footprint() {}
 
@@ -47,8 +51,12 @@ public final class Footprint {
     report.put("instances", instances);
     report.put("loadAverageAtStart", ScaleRun.loadAverage());
     // given 10 minutes to be ready: on a machine shared with other builds it has taken longer than the default 2
+    List<String> arguments = new ArrayList<>(List.of("--flowpipe.store.embedded.start-timeout=10m"));
+    arguments.addAll(Baseline.stockExporterArguments("http://127.0.0.1:${flowpipe.store.embedded.http-port}",
+        STOCK_PREFIX));
     try (NodeProcess node = NodeProcess.launch(root, ScratchDirectories.create("bench-footprint"),
-            NodeProcess.Ports.free(), List.of("--flowpipe.store.embedded.start-timeout=10m"), null).awaitReady("/actuator/health/readiness", Duration.ofMinutes(10));
+            NodeProcess.Ports.free(), arguments, Baseline.stockExporterClasspath(root))
+            .awaitReady("/actuator/health/readiness", Duration.ofMinutes(10));
         ZeebeClient client = ScenarioNodes.client(node);
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.storeUrl()))) {
       client.newDeployResourceCommand().addProcessModel(FixtureProcess.model("footprint"), "footprint.bpmn")
@@ -70,22 +78,30 @@ public final class Footprint {
           completed(store, instanceIndex) == instances);
       report.put("secondsToRunAndExport", Math.round((System.nanoTime() - started) / 1e8) / 10.0);
       workers.forEach(JobWorker::close);
-      String physical = ReadModelIndex.sharedIndexName(PREFIX);
       HttpClient http = HttpClient.newHttpClient();
       String url = node.storeUrl();
-      send(http, url, "POST", "/" + physical + "/_refresh");
-      JsonNode before = send(http, url, "GET", "/" + physical + "/_stats/store,docs,segments");
-      send(http, url, "POST", "/" + physical + "/_forcemerge?max_num_segments=1");
-      send(http, url, "POST", "/" + physical + "/_refresh");
-      JsonNode after = send(http, url, "GET", "/" + physical + "/_stats/store,docs,segments");
+      // the stock exporter flushes on its own delay (5 s by default): every instance's completion among its records
+      Awaitility.await().atMost(Duration.ofMinutes(20)).pollInterval(Duration.ofSeconds(2)).until(() ->
+          stockCompletedInstances(http, url) == instances);
+      report.put("secondsToStockExport", Math.round((System.nanoTime() - started) / 1e8) / 10.0);
+      String physical = ReadModelIndex.sharedIndexName(PREFIX);
+      Map<String, Object> ours = merged(http, url, physical, instances);
       Map<String, Long> documents = new LinkedHashMap<>();
       for (ReadModelIndex index : ReadModelIndex.entities()) {
         documents.put(index.entity(), store.count(index.indexName(PREFIX)));
       }
-      report.put("documents", documents);
+      ours.put("documentsByEntity", documents);
       report.put("index", physical);
-      report.put("beforeMerge", sizes(before, instances));
-      report.put("afterMergeToOneSegment", sizes(after, instances));
+      report.put("ours", ours);
+      Map<String, Object> stock = merged(http, url, STOCK_PREFIX + "*", instances);
+      Map<String, Object> byIndex = new LinkedHashMap<>();
+      for (JsonNode row : send(http, url, "GET", "/_cat/indices/" + STOCK_PREFIX + "*?format=json&bytes=b&s=index"
+          + "&h=index,docs.count,pri.store.size")) {
+        byIndex.put(row.path("index").asText(), Map.of("documents", row.path("docs.count").asLong(),
+            "storeBytes", row.path("pri.store.size").asLong()));
+      }
+      stock.put("indices", byIndex);
+      report.put("stockExporterRawRecords", stock);
       report.put("operateBytesPerInstance", 57_000);
       report.put("targetBytesPerInstance", 3_200);
       report.put("loadAverageAtEnd", ScaleRun.loadAverage());
@@ -97,6 +113,32 @@ public final class Footprint {
     store.refresh(index);
     return store.countByValue(new ValueCountQuery(List.of(index), List.of(), "state", 10, Map.of())).stream()
         .filter(c -> "COMPLETED".equals(c.value())).mapToLong(ValueCountQuery.ValueCount::total).sum();
+  }
+
+  /** Instances whose process completed among the stock exporter's raw process-instance records. */
+  private static long stockCompletedInstances(HttpClient http, String url) throws Exception {
+    send(http, url, "POST", "/" + STOCK_PREFIX + "*/_refresh");
+    HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(url + "/" + STOCK_PREFIX
+            + "_process-instance*/_count")).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"query\":{\"bool\":{\"filter\":["
+            + "{\"term\":{\"intent\":\"ELEMENT_COMPLETED\"}},"
+            + "{\"term\":{\"value.bpmnElementType\":\"PROCESS\"}}]}}}"))
+        .timeout(Duration.ofMinutes(1)).build(), HttpResponse.BodyHandlers.ofString());
+    return response.statusCode() == 200 ? JSON.readTree(response.body()).path("count").asLong() : -1;
+  }
+
+  /** Refreshes the indices, reads their sizes, force-merges them to one segment each and reads them again. */
+  private static Map<String, Object> merged(HttpClient http, String url, String indices, int instances)
+      throws Exception {
+    send(http, url, "POST", "/" + indices + "/_refresh");
+    JsonNode before = send(http, url, "GET", "/" + indices + "/_stats/store,docs,segments");
+    send(http, url, "POST", "/" + indices + "/_forcemerge?max_num_segments=1");
+    send(http, url, "POST", "/" + indices + "/_refresh");
+    JsonNode after = send(http, url, "GET", "/" + indices + "/_stats/store,docs,segments");
+    Map<String, Object> sizes = new LinkedHashMap<>();
+    sizes.put("beforeMerge", sizes(before, instances));
+    sizes.put("afterMergeToOneSegment", sizes(after, instances));
+    return sizes;
   }
 
   private static Map<String, Object> sizes(JsonNode stats, int instances) {
