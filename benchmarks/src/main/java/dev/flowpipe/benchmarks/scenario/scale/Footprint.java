@@ -11,6 +11,7 @@ import dev.flowpipe.schema.query.ValueCountQuery;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.testsupport.CommandOutcome;
 import dev.flowpipe.testsupport.NodeProcess;
 import dev.flowpipe.testsupport.ScratchDirectories;
 import io.camunda.zeebe.client.ZeebeClient;
@@ -25,7 +26,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.awaitility.Awaitility;
 
 /**
@@ -51,7 +54,9 @@ public final class Footprint {
     report.put("instances", instances);
     report.put("loadAverageAtStart", ScaleRun.loadAverage());
     // given 10 minutes to be ready: on a machine shared with other builds it has taken longer than the default 2
-    List<String> arguments = new ArrayList<>(List.of("--flowpipe.store.embedded.start-timeout=10m"));
+    // flow control off: this run measures bytes, not rates, and every instance must complete (as baseline does)
+    List<String> arguments = new ArrayList<>(List.of("--flowpipe.store.embedded.start-timeout=10m",
+        "--flowpipe.flow-control.enabled=false"));
     arguments.addAll(Baseline.stockExporterArguments("http://127.0.0.1:${flowpipe.store.embedded.http-port}",
         STOCK_PREFIX));
     try (NodeProcess node = NodeProcess.launch(root, ScratchDirectories.create("bench-footprint"),
@@ -63,15 +68,30 @@ public final class Footprint {
           .send().join();
       List<JobWorker> workers = new ArrayList<>();
       for (String task : FixtureProcess.TASKS) {
-        workers.add(client.newWorker().jobType(FixtureProcess.jobType(task))
-            .handler((jobs, job) -> jobs.newCompleteCommand(job).send().join()).maxJobsActive(64).open());
+        // a refused completion is sent again; any other failure leaves the job to time out and come back, so no job
+        // loses a retry and no instance ends in an incident on a loaded machine
+        workers.add(client.newWorker().jobType(FixtureProcess.jobType(task)).handler((jobs, job) -> {
+          try {
+            CommandOutcome.untilAccepted(() -> jobs.newCompleteCommand(job).send().join());
+          } catch (RuntimeException e) {
+            System.out.println("footprint: job " + job.getKey() + " left to time out: " + CommandOutcome.kind(e));
+          }
+        }).timeout(Duration.ofSeconds(30)).maxJobsActive(64).open());
       }
       long started = System.nanoTime();
-      Semaphore inFlight = new Semaphore(100);
-      for (long n = 0; n < instances; n++) {
-        inFlight.acquire();
-        client.newCreateInstanceCommand().bpmnProcessId("footprint").latestVersion()
-            .variables(FixtureVariables.of(n)).send().whenComplete((r, e) -> inFlight.release());
+      ExecutorService creators = Executors.newFixedThreadPool(8);
+      try {
+        List<Future<?>> created = new ArrayList<>();
+        for (long n = 0; n < instances; n++) {
+          long number = n;
+          created.add(creators.submit(() -> CommandOutcome.untilAccepted(() -> client.newCreateInstanceCommand()
+              .bpmnProcessId("footprint").latestVersion().variables(FixtureVariables.of(number)).send().join())));
+        }
+        for (Future<?> future : created) {
+          future.get();
+        }
+      } finally {
+        creators.shutdownNow();
       }
       String instanceIndex = ReadModelIndex.PROCESS_INSTANCE.indexName(PREFIX);
       Awaitility.await().atMost(Duration.ofMinutes(20)).pollInterval(Duration.ofSeconds(1)).until(() ->
