@@ -152,23 +152,39 @@ public final class Footprint {
       throws Exception {
     send(http, url, "POST", "/" + indices + "/_refresh");
     JsonNode before = send(http, url, "GET", "/" + indices + "/_stats/store,docs,segments");
+    long liveBefore = liveSegmentBytes(http, url, indices);
     send(http, url, "POST", "/" + indices + "/_forcemerge?max_num_segments=1");
+    send(http, url, "POST", "/" + indices + "/_flush");
     send(http, url, "POST", "/" + indices + "/_refresh");
     JsonNode after = send(http, url, "GET", "/" + indices + "/_stats/store,docs,segments");
     Map<String, Object> sizes = new LinkedHashMap<>();
-    sizes.put("beforeMerge", sizes(before, instances));
-    sizes.put("afterMergeToOneSegment", sizes(after, instances));
+    sizes.put("beforeMerge", sizes(before, liveBefore, instances));
+    sizes.put("afterMergeToOneSegment", sizes(after, liveSegmentBytes(http, url, indices), instances));
     return sizes;
   }
 
-  private static Map<String, Object> sizes(JsonNode stats, int instances) {
+  /**
+   * The bytes of the primaries' live segments ({@code _cat/segments}): the store size of {@code _stats} also counts
+   * files of segments merged away that a reader or commit still holds (right after a force-merge, twice the index).
+   */
+  private static long liveSegmentBytes(HttpClient http, String url, String indices) throws Exception {
+    long bytes = 0;
+    for (JsonNode segment : send(http, url, "GET", "/_cat/segments/" + indices + "?format=json&bytes=b&h=prirep,size")) {
+      bytes += "p".equals(segment.path("prirep").asText()) ? segment.path("size").asLong() : 0;
+    }
+    return bytes;
+  }
+
+  private static Map<String, Object> sizes(JsonNode stats, long liveSegmentBytes, int instances) {
     JsonNode primaries = stats.path("_all").path("primaries");
     long bytes = primaries.path("store").path("size_in_bytes").asLong();
     Map<String, Object> sizes = new LinkedHashMap<>();
     sizes.put("storeBytes", bytes);
+    sizes.put("liveSegmentBytes", liveSegmentBytes);
     sizes.put("luceneDocuments", primaries.path("docs").path("count").asLong());
     sizes.put("segments", primaries.path("segments").path("count").asLong());
     sizes.put("bytesPerInstance", bytes / instances);
+    sizes.put("liveSegmentBytesPerInstance", liveSegmentBytes / instances);
     return sizes;
   }
 
