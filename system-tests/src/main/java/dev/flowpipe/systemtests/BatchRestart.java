@@ -10,12 +10,9 @@ import io.grpc.Status;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import dev.flowpipe.testsupport.ScratchDirectories;
 import dev.flowpipe.testsupport.NodeProcess;
 
 /**
@@ -47,44 +44,15 @@ public final class BatchRestart {
   public record Report(int instances, int parallelism, long doneAtSigterm, long doneAtSigkill, List<Double> restartSeconds,
       double batchSeconds, JsonNode progress, long itemsCompleted, int commandsSentAgain, List<String> violations) {
 
-    boolean passed() {
+    public boolean passed() {
       return "COMPLETED".equals(progress.path("state").asText())
           && progress.path("operationsCompletedCount").asInt() == instances
           && progress.path("operationsFailedCount").asInt() == 0 && itemsCompleted == instances
           && violations.isEmpty() && doneAtSigkill < instances;
     }
-
-    Map<String, Object> toMap() {
-      Map<String, Object> map = new LinkedHashMap<>();
-      map.put("scenario", "batch-restart");
-      map.put("instances", instances);
-      map.put("batchParallelism", parallelism);
-      map.put("itemsDoneAtSigterm", doneAtSigterm);
-      map.put("itemsDoneAtSigkill", doneAtSigkill);
-      map.put("restartSeconds", restartSeconds);
-      map.put("batchSeconds", batchSeconds);
-      map.put("progress", progress);
-      map.put("itemsCompleted", itemsCompleted);
-      map.put("cancelCommandsSentAgainAndRejected", commandsSentAgain);
-      map.put("instancesNotCancelledExactlyOnce", violations);
-      map.put("passed", passed());
-      return map;
-    }
   }
 
   private BatchRestart() {}
-
-  /** {@code [instances, default 1000] [batch parallelism, default 4]}. */
-  public static Map<String, Object> run(Path root, List<String> args) throws Exception {
-    int instances = args.size() > 0 ? Integer.parseInt(args.get(0)) : 1_000;
-    int parallelism = args.size() > 1 ? Integer.parseInt(args.get(1)) : 4;
-    if (instances < 3) {
-      throw new IllegalArgumentException("batch-restart: instances must be >= 3, was " + instances);
-    }
-    Report report = run(root, ScratchDirectories.create("bench-batch-restart"), instances, parallelism,
-        System.out::println);
-    return report.toMap();
-  }
 
   public static Report run(Path root, Path work, int instances, int parallelism, Consumer<String> log) throws Exception {
     Path records = work.resolve("records");
@@ -155,7 +123,7 @@ public final class BatchRestart {
       }
       Report report = new Report(instances, parallelism, doneAtSigterm, doneAtSigkill, restarts, batchSeconds,
           progress, completed, engine.rejections(), violations.subList(0, Math.min(20, violations.size())));
-      timed.accept("checked: " + report.toMap());
+      timed.accept("checked: " + report);
       return report;
     } finally {
       node.close();

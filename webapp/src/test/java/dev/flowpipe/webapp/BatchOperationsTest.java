@@ -79,8 +79,8 @@ class BatchOperationsTest {
     String prefix = SharedOpenSearch.uniquePrefix();
     ReadModelFixture.write(store, prefix, "1s");
     storeUrl = node.url();
-    app = TestWebapp.start(Map.of("flowpipe.webapp.store.url", node.url(),
-        "flowpipe.webapp.store.index-prefix", prefix));
+    app = TestWebapp.start(Map.of("flowpipe.store.url", node.url(),
+        "flowpipe.store.index-prefix", prefix));
     search = app.context().getBean(SearchService.class);
     readModel = app.context().getBean(ReadModel.class);
   }

@@ -34,7 +34,7 @@ class CrossSiteAndDocumentsTest {
     String prefix = SharedOpenSearch.uniquePrefix();
     ReadModelFixture.write(store, prefix, "1s");
     app = TestWebapp.start(Map.of(
-        "flowpipe.webapp.store.url", node.url(), "flowpipe.webapp.store.index-prefix", prefix,
+        "flowpipe.store.url", node.url(), "flowpipe.store.index-prefix", prefix,
         "flowpipe.webapp.security.basic-auth", true,
         "flowpipe.webapp.security.users[0].username", "operator",
         "flowpipe.webapp.security.users[0].password", "o",

@@ -68,7 +68,7 @@ class ProcessStatisticsAtScaleTest {
     store.refresh(instances);
     // through a proxy that can show which definitions a request reads
     proxy = new StoreProxy(node.url(), null, null);
-    app = TestWebapp.start(Map.of("flowpipe.webapp.store.url", proxy.url(), "flowpipe.webapp.store.index-prefix", prefix));
+    app = TestWebapp.start(Map.of("flowpipe.store.url", proxy.url(), "flowpipe.store.index-prefix", prefix));
     Answer all = app.post("/v2/process-definitions/statistics/process-instances", "{\"page\": {\"limit\": 10000}}");
     assertThat(all.status()).as(all.body()).isEqualTo(200);
     answer = all.json();

@@ -1,7 +1,7 @@
 package dev.flowpipe.node.store;
 
 import dev.flowpipe.node.config.NodeProperties;
-import dev.flowpipe.node.config.StoreProperties;
+import dev.flowpipe.node.config.NodeStore;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.MigrationProgress;
 import dev.flowpipe.schema.index.SchemaManager;
@@ -24,6 +24,8 @@ public final class RunningStore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RunningStore.class);
 
   private final StoreConnection connection;
+  // the same store, waiting flowpipe.store.schema-timeout for each answer: for preparing the schema only
+  private final StoreConnection schemaConnection;
   private final EmbeddedSearchStore embedded;
   private final StoreDisk disk;
   private final NodeProperties properties;
@@ -32,9 +34,10 @@ public final class RunningStore implements AutoCloseable {
   private final MigrationProgress schemaMigration = new MigrationProgress();
   private volatile SearchStore client;
 
-  private RunningStore(StoreConnection connection, EmbeddedSearchStore embedded, StoreDisk disk,
-      NodeProperties properties, Clock clock) {
+  private RunningStore(StoreConnection connection, StoreConnection schemaConnection, EmbeddedSearchStore embedded,
+      StoreDisk disk, NodeProperties properties, Clock clock) {
     this.connection = connection;
+    this.schemaConnection = schemaConnection;
     this.embedded = embedded;
     this.disk = disk;
     this.properties = properties;
@@ -46,10 +49,11 @@ public final class RunningStore implements AutoCloseable {
    * is launched without waiting, so the broker can start while it boots. {@link #awaitReady()} completes either.
    * {@code clock} is what the embedded store's supervisor and disk watch read.
    */
-  public static RunningStore start(NodeProperties properties, Clock clock) {
-    StoreProperties store = properties.store();
+  public static RunningStore start(NodeProperties properties, NodeStore nodeStore, Clock clock) {
+    var store = nodeStore.connection();
     if (!store.isEmbedded()) {
-      RunningStore external = new RunningStore(store.connection(store.url()), null, null, properties, clock);
+      RunningStore external = new RunningStore(store.connection(store.url()), store.schemaConnection(store.url()),
+          null, null, properties, clock);
       try {
         external.awaitReady();
       } catch (RuntimeException e) {
@@ -57,7 +61,7 @@ public final class RunningStore implements AutoCloseable {
       }
       return external;
     }
-    var settings = store.embedded();
+    var settings = nodeStore.embedded();
     EmbeddedSearchStore embedded =
         EmbeddedSearchStore.launch(
             properties.storeDirectory(),
@@ -78,7 +82,8 @@ public final class RunningStore implements AutoCloseable {
             null);
     StoreDisk disk = new StoreDisk(StoreDisk.Space.of(properties.storeDirectory()), settings.disk().watermarks(),
         settings.disk().checkInterval(), clock);
-    return new RunningStore(store.connection(embedded.url()), embedded, disk, properties, clock);
+    return new RunningStore(store.connection(embedded.url()), store.schemaConnection(embedded.url()), embedded, disk,
+        properties, clock);
   }
 
   /**
@@ -94,7 +99,7 @@ public final class RunningStore implements AutoCloseable {
     }
     // the schema is prepared on a connection of its own that waits schema-timeout for each answer: creating an index on
     // a loaded store can take far longer than the request timeout meant for searches and bulks
-    StoreConnection preparing = properties.store().schemaConnection(connection.url().toString());
+    StoreConnection preparing = schemaConnection;
     try (SearchStore schemaStore = SearchStoreConnector.connect(preparing)) {
       new SchemaManager(schemaStore, properties.exporter().indexPrefix(), properties.exporter().indexLayout(),
           schemaMigration, clock).ensureSchema();
