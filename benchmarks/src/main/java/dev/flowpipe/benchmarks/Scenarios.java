@@ -175,7 +175,7 @@ public final class Scenarios {
       ScenarioArguments a = arguments(args, names);
       int instances = a.integer("instances", 2_000);
       a.requireAllKnown(names);
-      return Report.of(Footprint.run(root, instances));
+      return Footprint.run(root, instances);
     });
     scenarios.put("retention-cost", (root, args) -> {
       List<String> names = List.of("instances", "periods");
@@ -183,7 +183,7 @@ public final class Scenarios {
       long instances = a.whole("instances", 10_000);
       int periods = a.integer("periods", 10);
       a.requireAllKnown(names);
-      return Report.of(RetentionCost.run(root, instances, periods));
+      return RetentionCost.run(root, instances, periods);
     });
     scenarios.put("refresh-layout", (root, args) -> {
       List<String> names = List.of("instances-per-bulk", "bulks-per-second", "phase-seconds", "rounds");

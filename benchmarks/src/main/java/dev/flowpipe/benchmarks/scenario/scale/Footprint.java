@@ -5,6 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.benchmarks.fixture.FixtureProcess;
 import dev.flowpipe.benchmarks.fixture.FixtureVariables;
 import dev.flowpipe.benchmarks.harness.ScenarioNodes;
+import dev.flowpipe.benchmarks.report.Report;
+import dev.flowpipe.benchmarks.report.Section;
+import dev.flowpipe.benchmarks.report.Unit;
 import dev.flowpipe.benchmarks.scenario.baseline.Baseline;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.ValueCountQuery;
@@ -23,7 +26,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -47,12 +49,13 @@ public final class Footprint {
 
   private Footprint() {}
 
-  public static Map<String, Object> run(Path root, int instances) throws Exception {
-    Map<String, Object> report = new LinkedHashMap<>();
-    report.put("scenario", "bytes per finished instance in a real node's read model (embedded OpenSearch), the "
-        + "fixture's 3-task process with 15 short variables, after a refresh and a force-merge to one segment");
-    report.put("instances", instances);
-    report.put("loadAverageAtStart", ScaleRun.loadAverage());
+  public static Report run(Path root, int instances) throws Exception {
+    Report report = Report.describing("bytes per finished instance in a real node's read model (embedded "
+        + "OpenSearch), the fixture's 3-task process with 15 short variables, after a refresh and a force-merge to "
+        + "one segment");
+    Section body = report.body();
+    body.figure("instances", instances, Unit.NONE);
+    body.text("loadAverageAtStart", ScaleRun.loadAverage());
     // given 10 minutes to be ready: on a machine shared with other builds it has taken longer than the default 2
     // flow control off: this run measures bytes, not rates, and every instance must complete (as baseline does)
     List<String> arguments = new ArrayList<>(List.of("--flowpipe.store.embedded.start-timeout=10m",
@@ -96,37 +99,42 @@ public final class Footprint {
       String instanceIndex = ReadModelIndex.PROCESS_INSTANCE.indexName(PREFIX);
       Awaitility.await().atMost(Duration.ofMinutes(20)).pollInterval(Duration.ofSeconds(1)).until(() ->
           completed(store, instanceIndex) == instances);
-      report.put("secondsToRunAndExport", Math.round((System.nanoTime() - started) / 1e8) / 10.0);
+      body.figure("secondsToRunAndExport", Math.round((System.nanoTime() - started) / 1e8) / 10.0, Unit.SECONDS);
       workers.forEach(JobWorker::close);
       HttpClient http = HttpClient.newHttpClient();
       String url = node.storeUrl();
       // the stock exporter flushes on its own delay (5 s by default): every instance's completion among its records
       Awaitility.await().atMost(Duration.ofMinutes(20)).pollInterval(Duration.ofSeconds(2)).until(() ->
           stockCompletedInstances(http, url) == instances);
-      report.put("secondsToStockExport", Math.round((System.nanoTime() - started) / 1e8) / 10.0);
+      body.figure("secondsToStockExport", Math.round((System.nanoTime() - started) / 1e8) / 10.0, Unit.SECONDS);
       String physical = ReadModelIndex.sharedIndexName(PREFIX);
-      Map<String, Object> ours = merged(http, url, physical, instances);
-      Map<String, Long> documents = new LinkedHashMap<>();
+      Section ours = merged(http, url, physical, instances);
+      Section documents = ours.section("documentsByEntity");
       for (ReadModelIndex index : ReadModelIndex.entities()) {
-        documents.put(index.entity(), store.count(index.indexName(PREFIX)));
+        documents.figure(index.entity(), store.count(index.indexName(PREFIX)), Unit.NONE);
       }
-      ours.put("documentsByEntity", documents);
-      report.put("index", physical);
-      report.put("ours", ours);
-      Map<String, Object> stock = merged(http, url, STOCK_PREFIX + "*", instances);
-      Map<String, Object> byIndex = new LinkedHashMap<>();
-      for (JsonNode row : send(http, url, "GET", "/_cat/indices/" + STOCK_PREFIX + "*?format=json&bytes=b&s=index"
-          + "&h=index,docs.count,pri.store.size")) {
-        byIndex.put(row.path("index").asText(), Map.of("documents", row.path("docs.count").asLong(),
-            "storeBytes", row.path("pri.store.size").asLong()));
-      }
-      stock.put("indices", byIndex);
-      report.put("stockExporterRawRecords", stock);
-      report.put("operateBytesPerInstance", 57_000);
-      report.put("targetBytesPerInstance", 3_200);
-      report.put("loadAverageAtEnd", ScaleRun.loadAverage());
+      body.text("index", physical);
+      body.section("ours", ours);
+      Section stock = merged(http, url, STOCK_PREFIX + "*", instances);
+      stock.section("indices", indices(send(http, url, "GET", "/_cat/indices/" + STOCK_PREFIX
+          + "*?format=json&bytes=b&s=index&h=index,docs.count,pri.store.size")));
+      body.section("stockExporterRawRecords", stock);
+      body.figure("operateBytesPerInstance", 57_000, Unit.BYTES);
+      body.figure("targetBytesPerInstance", 3_200, Unit.BYTES);
+      body.text("loadAverageAtEnd", ScaleRun.loadAverage());
     }
     return report;
+  }
+
+  /** Each index's documents and primary store bytes, from the rows of {@code _cat/indices}. */
+  static Section indices(JsonNode catRows) {
+    Section byIndex = new Section();
+    for (JsonNode row : catRows) {
+      byIndex.section(row.path("index").asText())
+          .figure("storeBytes", row.path("pri.store.size").asLong(), Unit.BYTES)
+          .figure("documents", row.path("docs.count").asLong(), Unit.NONE);
+    }
+    return byIndex;
   }
 
   private static long completed(SearchStore store, String index) {
@@ -148,8 +156,7 @@ public final class Footprint {
   }
 
   /** Refreshes the indices, reads their sizes, force-merges them to one segment each and reads them again. */
-  private static Map<String, Object> merged(HttpClient http, String url, String indices, int instances)
-      throws Exception {
+  private static Section merged(HttpClient http, String url, String indices, int instances) throws Exception {
     send(http, url, "POST", "/" + indices + "/_refresh");
     JsonNode before = send(http, url, "GET", "/" + indices + "/_stats/store,docs,segments");
     long liveBefore = liveSegmentBytes(http, url, indices);
@@ -157,10 +164,8 @@ public final class Footprint {
     send(http, url, "POST", "/" + indices + "/_flush");
     send(http, url, "POST", "/" + indices + "/_refresh");
     JsonNode after = send(http, url, "GET", "/" + indices + "/_stats/store,docs,segments");
-    Map<String, Object> sizes = new LinkedHashMap<>();
-    sizes.put("beforeMerge", sizes(before, liveBefore, instances));
-    sizes.put("afterMergeToOneSegment", sizes(after, liveSegmentBytes(http, url, indices), instances));
-    return sizes;
+    return new Section().section("beforeMerge", sizes(before, liveBefore, instances))
+        .section("afterMergeToOneSegment", sizes(after, liveSegmentBytes(http, url, indices), instances));
   }
 
   /**
@@ -175,17 +180,16 @@ public final class Footprint {
     return bytes;
   }
 
-  private static Map<String, Object> sizes(JsonNode stats, long liveSegmentBytes, int instances) {
+  /** The primaries' sizes from an {@code _stats} answer, whole and per instance. */
+  static Section sizes(JsonNode stats, long liveSegmentBytes, int instances) {
     JsonNode primaries = stats.path("_all").path("primaries");
     long bytes = primaries.path("store").path("size_in_bytes").asLong();
-    Map<String, Object> sizes = new LinkedHashMap<>();
-    sizes.put("storeBytes", bytes);
-    sizes.put("liveSegmentBytes", liveSegmentBytes);
-    sizes.put("luceneDocuments", primaries.path("docs").path("count").asLong());
-    sizes.put("segments", primaries.path("segments").path("count").asLong());
-    sizes.put("bytesPerInstance", bytes / instances);
-    sizes.put("liveSegmentBytesPerInstance", liveSegmentBytes / instances);
-    return sizes;
+    return new Section().figure("storeBytes", bytes, Unit.BYTES)
+        .figure("liveSegmentBytes", liveSegmentBytes, Unit.BYTES)
+        .figure("luceneDocuments", primaries.path("docs").path("count").asLong(), Unit.NONE)
+        .figure("segments", primaries.path("segments").path("count").asLong(), Unit.NONE)
+        .figure("bytesPerInstance", bytes / instances, Unit.BYTES)
+        .figure("liveSegmentBytesPerInstance", liveSegmentBytes / instances, Unit.BYTES);
   }
 
   private static JsonNode send(HttpClient http, String url, String method, String path) throws Exception {

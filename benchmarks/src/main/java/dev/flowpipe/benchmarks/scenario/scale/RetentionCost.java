@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.benchmarks.fixture.FixtureSettings;
 import dev.flowpipe.benchmarks.fixture.ReadModelFixture;
+import dev.flowpipe.benchmarks.report.Report;
+import dev.flowpipe.benchmarks.report.Section;
+import dev.flowpipe.benchmarks.report.Unit;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.retention.RetentionSettings;
@@ -24,7 +27,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -51,19 +53,20 @@ public final class RetentionCost {
 
   private RetentionCost() {}
 
-  public static Map<String, Object> run(Path root, long instances, int periods) throws Exception {
+  public static Report run(Path root, long instances, int periods) throws Exception {
     Duration period = Duration.ofHours(1);
     Instant firstStart = Instant.parse("2026-10-01T00:00:00Z");
     FixtureSettings fixture = new FixtureSettings(instances, 1, 1, 2, 0, 0, 0, firstStart,
         period.multipliedBy(periods), 5_000);
     RetentionSettings retention = new RetentionSettings(period, period, Duration.ofMinutes(10));
-    Map<String, Object> report = new LinkedHashMap<>();
-    report.put("scenario", "our retention (period indices deleted whole) against a lab reindex-then-delete archiver "
-        + "(Operate's method) on the same fixture data, one embedded OpenSearch (1 GB heap), store-side costs from "
-        + "_nodes/stats");
-    report.put("fixture", Map.of("instances", instances, "documentsPerInstance", 27, "partitions", 2,
-        "periods", periods, "period", period.toString(), "keep", period.toString(), "allCompleted", true));
-    report.put("loadAverageAtStart", ScaleRun.loadAverage());
+    Report report = Report.describing("our retention (period indices deleted whole) against a lab "
+        + "reindex-then-delete archiver (Operate's method) on the same fixture data, one embedded OpenSearch (1 GB "
+        + "heap), store-side costs from _nodes/stats");
+    Section body = report.body();
+    body.section("fixture").figure("instances", instances, Unit.NONE).figure("documentsPerInstance", 27, Unit.NONE)
+        .figure("partitions", 2, Unit.NONE).figure("periods", periods, Unit.NONE).text("period", period.toString())
+        .text("keep", period.toString()).flag("allCompleted", true);
+    body.text("loadAverageAtStart", ScaleRun.loadAverage());
     try (EmbeddedSearchStore node = EmbeddedSearchStore.start(ScratchDirectories.create("bench-retention-cost"),
         ScaleRun.patientStore(root));
         SearchStore store = SearchStoreConnector.connect(new StoreConnection(URI.create(node.url()), null, null, null,
@@ -74,8 +77,9 @@ public final class RetentionCost {
           .write();
       ReadModelFixture.Result archived = new ReadModelFixture(store, url, ARCHIVED, fixture, System.out::println)
           .write();
-      report.put("documentsWritten", Map.of(OURS, ours.documents(), ARCHIVED, archived.documents()));
-      report.put("loadAverageAfterLoading", ScaleRun.loadAverage());
+      body.section("documentsWritten").figure(OURS, ours.documents(), Unit.NONE)
+          .figure(ARCHIVED, archived.documents(), Unit.NONE);
+      body.text("loadAverageAfterLoading", ScaleRun.loadAverage());
       send(http, url, "POST", "/_flush", null);
 
       // ours: one sweep with its clock past the expiry of every period
@@ -89,11 +93,10 @@ public final class RetentionCost {
       NodeStats afterOurs = NodeStats.read(http, url);
       store.refresh(ReadModelIndex.PROCESS_INSTANCE.indexName(OURS));
       long oursRemoved = oursBefore - store.count(ReadModelIndex.PROCESS_INSTANCE.indexName(OURS));
-      Map<String, Object> oursReport = afterOurs.minus(beforeOurs, oursRemoved, oursSeconds);
-      oursReport.put("periodIndicesDeletedWhole", swept.deleted().size());
-      oursReport.put("periodsPinned", swept.pinned().size());
-      oursReport.put("instancesPrunedByQuery", swept.instancesPruned());
-      report.put("ours", oursReport);
+      body.section("ours", afterOurs.minus(beforeOurs, oursRemoved, oursSeconds)
+          .figure("periodIndicesDeletedWhole", swept.deleted().size(), Unit.NONE)
+          .figure("periodsPinned", swept.pinned().size(), Unit.NONE)
+          .figure("instancesPrunedByQuery", swept.instancesPruned(), Unit.NONE));
 
       // the archiver: reindex each batch of finished instances' documents into a dated index, then delete them
       String archive = ARCHIVED + "-archive-" + firstStart.toString().substring(0, 10);
@@ -111,12 +114,11 @@ public final class RetentionCost {
       NodeStats afterArchiver = NodeStats.read(http, url);
       store.refresh(ReadModelIndex.PROCESS_INSTANCE.indexName(ARCHIVED));
       long archivedRemoved = archivedBefore - store.count(ReadModelIndex.PROCESS_INSTANCE.indexName(ARCHIVED));
-      Map<String, Object> archiverReport = afterArchiver.minus(beforeArchiver, archivedRemoved, archiverSeconds);
-      archiverReport.put("batches", batches);
-      archiverReport.put("archiveIndexStoreBytes", send(http, url, "GET", "/" + archive + "/_stats/store", null)
-          .path("_all").path("primaries").path("store").path("size_in_bytes").asLong());
-      report.put("reindexThenDeleteArchiver", archiverReport);
-      report.put("loadAverageAtEnd", ScaleRun.loadAverage());
+      body.section("reindexThenDeleteArchiver", afterArchiver.minus(beforeArchiver, archivedRemoved, archiverSeconds)
+          .figure("batches", batches, Unit.NONE)
+          .figure("archiveIndexStoreBytes", send(http, url, "GET", "/" + archive + "/_stats/store", null)
+              .path("_all").path("primaries").path("store").path("size_in_bytes").asLong(), Unit.BYTES));
+      body.text("loadAverageAtEnd", ScaleRun.loadAverage());
     }
     return report;
   }
@@ -149,7 +151,7 @@ public final class RetentionCost {
   }
 
   /** The store node's counters that the two methods are compared on. */
-  private record NodeStats(long cpuMillis, long diskWriteKilobytes, long indexed, long deleted, long mergedBytes,
+  record NodeStats(long cpuMillis, long diskWriteKilobytes, long indexed, long deleted, long mergedBytes,
       long storeBytes) {
 
     static NodeStats read(HttpClient http, String url) throws Exception {
@@ -163,26 +165,30 @@ public final class RetentionCost {
               .asLong());
     }
 
-    Map<String, Object> minus(NodeStats before, long instancesRemoved, double seconds) {
-      Map<String, Object> delta = new LinkedHashMap<>();
-      delta.put("instancesRemoved", instancesRemoved);
-      delta.put("seconds", Math.round(seconds * 10) / 10.0);
-      delta.put("storeCpuSeconds", (cpuMillis - before.cpuMillis) / 1000.0);
-      delta.put("documentsIndexed", indexed - before.indexed);
-      delta.put("documentsDeletedByIndexing", deleted - before.deleted);
-      delta.put("mergedBytes", mergedBytes - before.mergedBytes);
-      delta.put("diskWriteKilobytes", diskWriteKilobytes < 0 || before.diskWriteKilobytes < 0 ? "not reported"
-          : diskWriteKilobytes - before.diskWriteKilobytes);
-      delta.put("storeBytesChange", storeBytes - before.storeBytes);
+    /** The counters' change since {@code before}, whole and per instance removed. */
+    Section minus(NodeStats before, long instancesRemoved, double seconds) {
+      boolean diskReported = diskWriteKilobytes >= 0 && before.diskWriteKilobytes >= 0;
+      Section delta = new Section().figure("instancesRemoved", instancesRemoved, Unit.NONE)
+          .figure("seconds", Math.round(seconds * 10) / 10.0, Unit.SECONDS)
+          .figure("storeCpuSeconds", (cpuMillis - before.cpuMillis) / 1000.0, Unit.SECONDS)
+          .figure("documentsIndexed", indexed - before.indexed, Unit.NONE)
+          .figure("documentsDeletedByIndexing", deleted - before.deleted, Unit.NONE)
+          .figure("mergedBytes", mergedBytes - before.mergedBytes, Unit.BYTES);
+      if (diskReported) {
+        delta.figure("diskWriteKilobytes", diskWriteKilobytes - before.diskWriteKilobytes, Unit.KILOBYTES);
+      } else {
+        delta.text("diskWriteKilobytes", "not reported");
+      }
+      delta.figure("storeBytesChange", storeBytes - before.storeBytes, Unit.BYTES);
       if (instancesRemoved > 0) {
-        delta.put("storeCpuMillisPerInstance", Math.round((cpuMillis - before.cpuMillis) * 1000.0 / instancesRemoved)
-            / 1000.0);
-        delta.put("documentsIndexedPerInstance", Math.round((indexed - before.indexed) * 100.0 / instancesRemoved)
-            / 100.0);
-        delta.put("mergedBytesPerInstance", (mergedBytes - before.mergedBytes) / instancesRemoved);
-        if (diskWriteKilobytes >= 0 && before.diskWriteKilobytes >= 0) {
-          delta.put("diskWriteBytesPerInstance", (diskWriteKilobytes - before.diskWriteKilobytes) * 1024
-              / instancesRemoved);
+        delta.figure("storeCpuMillisPerInstance", Math.round((cpuMillis - before.cpuMillis) * 1000.0
+            / instancesRemoved) / 1000.0, Unit.MILLIS);
+        delta.figure("documentsIndexedPerInstance", Math.round((indexed - before.indexed) * 100.0
+            / instancesRemoved) / 100.0, Unit.NONE);
+        delta.figure("mergedBytesPerInstance", (mergedBytes - before.mergedBytes) / instancesRemoved, Unit.BYTES);
+        if (diskReported) {
+          delta.figure("diskWriteBytesPerInstance", (diskWriteKilobytes - before.diskWriteKilobytes) * 1024
+              / instancesRemoved, Unit.BYTES);
         }
       }
       return delta;
