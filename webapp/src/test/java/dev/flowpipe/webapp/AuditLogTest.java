@@ -56,8 +56,8 @@ class AuditLogTest {
     store.put(ReadModelIndex.EXPORT_POSITION.indexName(prefix), ReadModelIndex.exportPositionId(1),
         Map.of("partitionId", 1, "position", 1_000_000L));
     settings = new LinkedHashMap<>(USERS);
-    settings.put("flowpipe.webapp.store.url", node.url());
-    settings.put("flowpipe.webapp.store.index-prefix", prefix);
+    settings.put("flowpipe.store.url", node.url());
+    settings.put("flowpipe.store.index-prefix", prefix);
     app = TestWebapp.start(settings).as("operator", "o");
     before = Instant.now();
 
