@@ -7,13 +7,10 @@ import dev.flowpipe.schema.lease.StoreLease;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.webapp.api.NotFoundException;
-import dev.flowpipe.webapp.api.SearchAnswer;
 import dev.flowpipe.webapp.api.SearchService;
-import dev.flowpipe.webapp.operations.EngineCommandException;
 import dev.flowpipe.webapp.operations.EngineCommands;
 import dev.flowpipe.webapp.operations.IncidentResolution;
 import dev.flowpipe.webapp.operations.InstanceDeletion;
-import dev.flowpipe.webapp.operations.OperationAudit;
 import dev.flowpipe.webapp.operations.WrittenPositions;
 import dev.flowpipe.webapp.query.BadRequestException;
 import dev.flowpipe.webapp.query.Entity;
@@ -124,11 +121,7 @@ public final class BatchOperations implements AutoCloseable {
 
   private final BatchOperationStore store;
   private final SearchService search;
-  private final EngineCommands engine;
-  private final IncidentResolution incidents;
-  private final InstanceDeletion deletion;
-  private final ItemAlreadyDone alreadyDone;
-  private final InstanceChanges changes;
+  private final BatchItemCommands commands;
   private final Clock clock;
   private final ScheduledExecutorService scheduler;
   private final Settings settings;
@@ -136,6 +129,7 @@ public final class BatchOperations implements AutoCloseable {
   private final String owner;
   private final ExecutorService workers;
   /** The batches this web app runs now, by key. */
+  private final BatchItems batchItems;
   private final Map<String, Run> running = new ConcurrentHashMap<>();
   /** The leases of active batches others hold, watched for expiry, by key (touched on the scheduler only). */
   private final Map<String, StoreLease> watched = new HashMap<>();
@@ -152,11 +146,10 @@ public final class BatchOperations implements AutoCloseable {
       Settings settings) {
     this.store = store;
     this.search = search;
-    this.engine = engine;
-    this.incidents = new IncidentResolution(engine, search);
-    this.deletion = deletion;
-    this.alreadyDone = new ItemAlreadyDone(search, positions, DONE_CHECK_WAIT);
-    this.changes = new InstanceChanges(engine, alreadyDone, store, clock);
+    ItemAlreadyDone alreadyDone = new ItemAlreadyDone(search, positions, DONE_CHECK_WAIT);
+    this.batchItems = new BatchItems(search, settings.maxItems());
+    this.commands = new BatchItemCommands(engine, new IncidentResolution(engine, search), deletion, alreadyDone,
+        new InstanceChanges(engine, alreadyDone, store, clock), store, clock);
     this.clock = clock;
     this.scheduler = scheduler;
     this.settings = settings;
@@ -190,12 +183,7 @@ public final class BatchOperations implements AutoCloseable {
     String key = run.key;
     List<Map<String, Object>> items;
     try {
-      items = switch (type) {
-        case CANCEL_PROCESS_INSTANCE -> cancellations(key, (ObjectNode) filter);
-        case RESOLVE_INCIDENT -> resolutions(key, (ObjectNode) filter);
-        case MIGRATE_PROCESS_INSTANCE, MODIFY_PROCESS_INSTANCE -> activeInstances(key, type, (ObjectNode) filter);
-        case DELETE_PROCESS_INSTANCE -> deletions(key, (ObjectNode) filter);
-      };
+      items = batchItems.find(key, type, (ObjectNode) filter);
     } catch (RuntimeException e) {
       finishQuietly(run); // nothing was stored under the key: its marker is left done
       throw e;
@@ -429,99 +417,6 @@ public final class BatchOperations implements AutoCloseable {
     return false;
   }
 
-  /** Only active root instances can be cancelled: the filter's state and parent are overridden, as in the v2 API. */
-  private List<Map<String, Object>> cancellations(String key, ObjectNode filter) {
-    ObjectNode instances = filter.deepCopy();
-    instances.put("state", "ACTIVE");
-    instances.set("parentProcessInstanceKey", JSON.createObjectNode().put("$exists", false));
-    List<Map<String, Object>> items = new ArrayList<>();
-    forEachMatch(Entity.PROCESS_INSTANCES, instances, instance -> items.add(item(key, Type.CANCEL_PROCESS_INSTANCE,
-        instance.get("processInstanceKey"), instance.get("processInstanceKey"))));
-    return items;
-  }
-
-  /** The active instances the filter matches (its state overridden): a migration's or modification's items. */
-  private List<Map<String, Object>> activeInstances(String key, Type type, ObjectNode filter) {
-    ObjectNode instances = filter.deepCopy();
-    instances.put("state", "ACTIVE");
-    List<Map<String, Object>> items = new ArrayList<>();
-    forEachMatch(Entity.PROCESS_INSTANCES, instances, instance -> items.add(item(key, type,
-        instance.get("processInstanceKey"), instance.get("processInstanceKey"))));
-    return items;
-  }
-
-  /**
-   * Finished instances (COMPLETED or TERMINATED, unless the filter names a state: an active one named is a FAILED item,
-   * as the single deletion's 409); a child instance is an instance of its own here, as in 8.9.
-   */
-  private List<Map<String, Object>> deletions(String key, ObjectNode filter) {
-    ObjectNode instances = filter.deepCopy();
-    if (!instances.hasNonNull("state")) {
-      instances.set("state", JSON.createObjectNode().set("$in", JSON.createArrayNode().add("COMPLETED")
-          .add("TERMINATED")));
-    }
-    List<Map<String, Object>> items = new ArrayList<>();
-    forEachMatch(Entity.PROCESS_INSTANCES, instances, instance -> items.add(item(key, Type.DELETE_PROCESS_INSTANCE,
-        instance.get("processInstanceKey"), instance.get("processInstanceKey"))));
-    return items;
-  }
-
-  private List<Map<String, Object>> resolutions(String key, ObjectNode filter) {
-    ObjectNode instances = filter.deepCopy();
-    instances.put("state", "ACTIVE");
-    instances.put("hasIncident", true);
-    List<Object> instanceKeys = new ArrayList<>();
-    forEachMatch(Entity.PROCESS_INSTANCES, instances, instance -> instanceKeys.add(instance.get("processInstanceKey")));
-    List<Map<String, Object>> items = new ArrayList<>();
-    for (int from = 0; from < instanceKeys.size(); from += PAGE) {
-      ObjectNode incidentFilter = JSON.createObjectNode().put("state", "ACTIVE");
-      incidentFilter.set("processInstanceKey", JSON.createObjectNode().set("$in",
-          JSON.valueToTree(instanceKeys.subList(from, Math.min(instanceKeys.size(), from + PAGE)))));
-      forEachMatch(Entity.INCIDENTS, incidentFilter, incident -> items.add(item(key, Type.RESOLVE_INCIDENT,
-          incident.get("incidentKey"), incident.get("processInstanceKey"))));
-    }
-    return items;
-  }
-
-  /** Every item a search finds, page after page; more than {@code maxItems} is refused before anything is stored. */
-  private void forEachMatch(Entity entity, ObjectNode filter, java.util.function.Consumer<Map<String, Object>> each) {
-    String after = null;
-    long seen = 0;
-    while (true) {
-      ObjectNode request = JSON.createObjectNode();
-      request.set("filter", filter);
-      ObjectNode page = request.putObject("page").put("limit", 1000);
-      if (after != null) {
-        page.put("after", after);
-      }
-      SearchAnswer answer = search.search(entity, request);
-      for (Map<String, Object> item : answer.items()) {
-        if (++seen > settings.maxItems()) {
-          throw new BadRequestException("filter", "matches more than " + settings.maxItems() + " items (flowpipe.webapp"
-              + ".operations.batch-max-items); narrow it");
-        }
-        each.accept(item);
-      }
-      if (answer.items().isEmpty() || answer.page().endCursor() == null) {
-        return;
-      }
-      after = answer.page().endCursor();
-    }
-  }
-
-  private static Map<String, Object> item(String batchKey, Type type, Object itemKey, Object processInstanceKey) {
-    Map<String, Object> item = new LinkedHashMap<>();
-    item.put(BatchOperationStore.KIND, "item");
-    item.put("batchOperationKey", batchKey);
-    item.put("operationType", type.name());
-    item.put("itemKey", String.valueOf(itemKey));
-    item.put("processInstanceKey", String.valueOf(processInstanceKey));
-    item.put("state", "ACTIVE");
-    item.put("processedDate", null);
-    item.put("errorMessage", null);
-    return item;
-  }
-
   /**
    * Carries out one page of the batch's items not yet done, then schedules the next (after {@code retryPause} where
    * some found the engine unreachable); with none left, sets the batch's end state and marks its lease done.
@@ -657,62 +552,11 @@ public final class BatchOperations implements AutoCloseable {
       }
       @SuppressWarnings("unchecked")
       Map<String, Object> plan = (Map<String, Object>) run.batch.get("plan");
-      return carryOutOnce(Type.valueOf((String) run.batch.get("batchOperationType")), plan, item, user);
+      return commands.carryOut(Type.valueOf((String) run.batch.get("batchOperationType")), plan, item, user);
     } catch (RuntimeException e) {
       LOG.info("batch item {} sent again later: {}", item.get("itemKey"), e.toString());
       return false;
     }
-  }
-
-  private boolean carryOutOnce(Type type, Map<String, Object> plan, Map<String, Object> item, String user) {
-    long itemKey = Long.parseLong((String) item.get("itemKey"));
-    String state;
-    String error = null;
-    try {
-      switch (type) {
-        case CANCEL_PROCESS_INSTANCE -> engine.cancelProcessInstance(itemKey);
-        case RESOLVE_INCIDENT -> incidents.resolve(itemKey);
-        case MIGRATE_PROCESS_INSTANCE, MODIFY_PROCESS_INSTANCE -> {
-          InstanceChanges.Outcome outcome = changes.carryOut(type, plan, item);
-          if (outcome != InstanceChanges.Outcome.SENT) {
-            return stored(type, item, user, outcome.name(), outcome == InstanceChanges.Outcome.SKIPPED
-                ? "no active element instance of the move instructions' source elements" : null);
-          }
-        }
-        case DELETE_PROCESS_INSTANCE -> deletion.delete(itemKey, user);
-      }
-      state = "COMPLETED";
-    } catch (EngineCommandException e) {
-      switch (e.kind()) {
-        case UNAVAILABLE, TIMED_OUT -> {
-          OperationAudit.logItem(user, type.name(), (String) item.get("itemKey"), "sent again later: " + e.getMessage());
-          return false;
-        }
-        case NOT_FOUND -> {
-          // a deletion sent again after a stop finds its instance gone: done where the tombstone holds it
-          boolean done = type == Type.DELETE_PROCESS_INSTANCE ? deletion.deleted(itemKey)
-              : !changes.handles(type) && alreadyDone.test(type, itemKey);
-          state = done ? "COMPLETED" : "SKIPPED";
-          error = "COMPLETED".equals(state) ? null : e.getMessage();
-        }
-        default -> {
-          state = "FAILED";
-          error = e.getMessage();
-        }
-      }
-    }
-    return stored(type, item, user, state, error);
-  }
-
-  /** Stores an item's outcome and logs it; true (it is done). */
-  private boolean stored(Type type, Map<String, Object> item, String user, String state, String error) {
-    item.put("state", state);
-    item.put("processedDate", clock.instant().toString());
-    item.put("errorMessage", error);
-    store.putItem(item);
-    OperationAudit.logItem(user, type.name(), (String) item.get("itemKey"),
-        state + (error == null ? "" : ": " + error));
-    return true;
   }
 
   /**
