@@ -83,7 +83,7 @@ public enum Entity {
       "element-instances",
       ReadModelIndex.FLOW_NODE_INSTANCE,
       List.of(),
-      List.of("elementInstanceScopeKey"),
+      List.of(),
       of("elementInstanceKey", "key", KEY),
       of("processInstanceKey", "processInstanceKey", KEY),
       of("processDefinitionKey", "processDefinitionKey", KEY),
@@ -97,7 +97,16 @@ public enum Entity {
       of("incidentKey", "incidentKey", KEY),
       of("hasIncident", "incidentKey", PRESENCE),
       of("rootProcessInstanceKey", "rootProcessInstanceKey", KEY),
-      of("tenantId", "tenantId", STRING)),
+      of("tenantId", "tenantId", STRING)) {
+    /**
+     * The element instance it runs in (its flow scope: the process instance for a top-level element, else a
+     * sub-process's or a multi-instance body's instance); written by the writer from this build on.
+     */
+    @Override
+    public List<ApiField> filterOnly() {
+      return List.of(of("elementInstanceScopeKey", "flowScopeKey", KEY));
+    }
+  },
   VARIABLES(
       "variables",
       ReadModelIndex.VARIABLE,
@@ -247,8 +256,16 @@ public enum Entity {
       of("processInstanceKey", "processInstanceKey", KEY),
       of("decisionDefinitionKey", "decisionKey", KEY),
       of("elementInstanceKey", "elementInstanceKey", KEY),
+      // the decision the evaluation was asked for (8.9); evaluations written before this build lack it
+      of("rootDecisionDefinitionKey", "rootDecisionKey", KEY),
       of("evaluatedInputs", "evaluatedInputs", TEXT),
-      of("matchedRules", "matchedRules", TEXT));
+      of("matchedRules", "matchedRules", TEXT)) {
+    /** The DRD of the evaluated decision (an 8.9 filter the result does not answer). */
+    @Override
+    public List<ApiField> filterOnly() {
+      return List.of(of("decisionRequirementsKey", "decisionRequirementsKey", KEY));
+    }
+  };
 
 
   private final String path;
