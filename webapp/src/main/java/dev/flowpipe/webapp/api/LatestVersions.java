@@ -1,9 +1,9 @@
 package dev.flowpipe.webapp.api;
 
-import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.query.SortField;
+import dev.flowpipe.webapp.query.Entity;
 import dev.flowpipe.webapp.readmodel.ReadModel;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The process definitions that are the latest version of their process id (per tenant), for the v2 filter
+ * The process or decision definitions that are the latest version of their id (per tenant), for the v2 filter
  * {@code isLatestVersion}: read from the definitions at query time, so a newly deployed version is the latest as soon
  * as its definition is searchable, with nothing for the writer to keep. A read model holds few definitions (one per
  * deployed version), read a page of 1,000 at a time with only these fields.
@@ -29,19 +29,23 @@ final class LatestVersions {
     this.storeTimeout = storeTimeout;
   }
 
-  /** The keys of the latest definitions. */
-  List<Object> keys() {
-    Map<String, long[]> latest = new HashMap<>(); // process id and tenant -> {version, key}
+  /** The keys of the latest definitions of {@code entity}: process definitions or decision definitions. */
+  List<Object> keys(Entity entity) {
+    String idField = switch (entity) {
+      case PROCESS_DEFINITIONS -> "bpmnProcessId";
+      case DECISION_DEFINITIONS -> "decisionId";
+      default -> throw new IllegalArgumentException(entity + " has no versions");
+    };
+    Map<String, long[]> latest = new HashMap<>(); // id and tenant -> {version, key}
     List<Object> after = null;
-    String index = readModel.index(ReadModelIndex.PROCESS_DEFINITION);
+    String index = readModel.index(entity.index());
     while (true) {
       // a deleted definition is no version any more (the searches leave it out)
-      SearchHits page = readModel.store().search(new SearchQuery(List.of(index),
-          dev.flowpipe.webapp.query.Entity.PROCESS_DEFINITIONS.alwaysApplied(),
-          List.of(SortField.ascending("key")), 0, PAGE, after, List.of("bpmnXml"), storeTimeout));
+      SearchHits page = readModel.store().search(new SearchQuery(List.of(index), entity.alwaysApplied(),
+          List.of(SortField.ascending("key")), 0, PAGE, after, entity.leftOutOfLists(), storeTimeout));
       for (SearchHits.Hit hit : page.hits()) {
         Map<String, Object> definition = hit.source();
-        String process = definition.get("bpmnProcessId") + "\u0000" + definition.get("tenantId");
+        String process = definition.get(idField) + "\u0000" + definition.get("tenantId");
         long version = ((Number) definition.get("version")).longValue();
         long key = ((Number) definition.get("key")).longValue();
         latest.merge(process, new long[] {version, key}, (a, b) -> b[0] > a[0] ? b : a);

@@ -78,6 +78,12 @@ public enum Entity {
           // one of its jobs failed and has retries left
           of("hasRetriesLeft", ElementEntries.RETRIES_LEFT_JOB_KEYS, PRESENCE));
     }
+
+    /** Zeebe 8.6 has no instance tags: every instance answers the spec's required {@code tags} as an empty set. */
+    @Override
+    public Map<String, Object> constantAnswers() {
+      return Map.of("tags", List.of());
+    }
   },
   ELEMENT_INSTANCES(
       "element-instances",
@@ -342,6 +348,11 @@ public enum Entity {
       return filterOnly().stream().filter(only -> only.name().equals(name)).findFirst();
     }
     return Optional.of(field);
+  }
+
+  /** Fields every item answers with the same value, which the read model need not hold (process-instance tags). */
+  public Map<String, Object> constantAnswers() {
+    return Map.of();
   }
 
   /** Fields Camunda's v2 API filters on but does not answer, nor sort on (an instance's incidents' messages). */
