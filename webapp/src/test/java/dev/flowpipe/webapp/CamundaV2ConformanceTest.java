@@ -283,7 +283,6 @@ class CamundaV2ConformanceTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({
-      "process-instances, batchOperationId",
       "jobs, isDenied",
       "jobs, deniedReason"
     })

@@ -376,7 +376,7 @@ class SearchApiTest {
       "{\"elementInstanceState\": \"RUNNING\"} | filter.elementInstanceState | expected one of",
       "{\"hasElementInstanceIncident\": \"yes\"} | filter.hasElementInstanceIncident | true or false",
       "{\"tags\": [1]} | filter.tags[0] | a tag",
-      "{\"batchOperationId\": \"1\"} | filter.batchOperationId | does not hold"
+      "{\"batchOperationId\": 1} | filter.batchOperationId | expected a batch operation key"
     })
     void aBadConditionIsAnsweredWith400NamingIt(String filter, String part, String detail) {
       Answer answer = app.post("/v2/process-instances/search", "{\"filter\": " + filter + "}");

@@ -37,6 +37,7 @@ public final class SearchService {
   private final Duration storeTimeout;
   private final LatestVersions latestVersions;
   private final RequirementsOfDecisions requirements;
+  private final BatchInstances batchInstances;
 
   public SearchService(ReadModel readModel, WebappProperties properties, ReadYourWrites readYourWrites) {
     this.readModel = readModel;
@@ -45,6 +46,7 @@ public final class SearchService {
     this.storeTimeout = properties.search().storeTimeout();
     this.latestVersions = new LatestVersions(readModel, storeTimeout);
     this.requirements = new RequirementsOfDecisions(readModel, parser, storeTimeout);
+    this.batchInstances = new BatchInstances(readModel, storeTimeout);
   }
 
   /** A search, waiting for its {@code consistency} on this thread: for background work (batches), not requests. */
@@ -77,6 +79,9 @@ public final class SearchService {
     if (parsed.latestVersion() != null) {
       Criterion latest = new Criterion.OneOf("key", latestVersions.keys(entity));
       criteria.add(parsed.latestVersion() ? latest : new Criterion.Not(latest));
+    }
+    if (parsed.batchFilter() != null) {
+      criteria.addAll(batchInstances.criteria(parsed.batchFilter()));
     }
     if (parsed.requirementsFilter() != null) {
       criteria.add(new Criterion.OneOf("decisionRequirementsKey", requirements.keys(parsed.requirementsFilter())));

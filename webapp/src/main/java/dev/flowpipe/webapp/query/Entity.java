@@ -48,7 +48,8 @@ public enum Entity {
       // the terms of the filters on other entities (ADR 15): for searches, not for answers
       List.of(VariableEntries.FIELD, VariableEntries.SCOPED_FIELD, ElementEntries.FIELD, ElementEntries.STORED_FIELD,
           ElementEntries.INCIDENT_ERROR_MESSAGE_ITEMS, ElementEntries.INCIDENT_ERROR_HASH_CODE_ITEMS),
-      List.of("batchOperationId"),
+      // batchOperationId is read apart (SearchRequestParser) and resolved from the batches' items by the searcher
+      List.of(),
       of("processInstanceKey", "key", KEY),
       of("processDefinitionKey", "processDefinitionKey", KEY),
       of("processDefinitionId", "bpmnProcessId", STRING),

@@ -59,10 +59,12 @@ public final class SearchRequestParser {
    *     adds it, as only the stored definitions tell which are the latest
    * @param requirementsFilter a decision-definition filter's conditions on its DRD ({@code decisionRequirementsName},
    *     {@code decisionRequirementsVersion}) as a DRD filter, or null: the searcher resolves it to DRD keys
+   * @param batchFilter a process-instance filter's {@code batchOperationId} condition, or null: the searcher resolves it
+   *     to the instances of the batches' items
    */
   public record ParsedSearch(
       List<Criterion> criteria, List<SortField> sort, List<ApiField> sortFields, Page page,
-      ConsistencyRequest consistency, Boolean latestVersion, JsonNode requirementsFilter) {}
+      ConsistencyRequest consistency, Boolean latestVersion, JsonNode requirementsFilter, JsonNode batchFilter) {}
 
   public ParsedSearch parse(Entity entity, JsonNode request) {
     if (request == null || request.isNull() || request.isMissingNode()) {
@@ -83,7 +85,16 @@ public final class SearchRequestParser {
     List<SortField> sort = sort(entity, request.path("sort"), sortFields);
     Page page = page(request.path("page"), sortFields);
     return new ParsedSearch(criteria, sort, sortFields, page, consistency(request.path("consistency")), latestVersion,
-        requirementsFilter(entity, request.path("filter")));
+        requirementsFilter(entity, request.path("filter")), batchFilter(entity, request.path("filter")));
+  }
+
+  /** The process-instance filter on the batch operations that touched an instance (their items name it). */
+  public static final String BATCH_OPERATION = "batchOperationId";
+
+  /** A process-instance filter's {@code batchOperationId} condition, or null. */
+  private static JsonNode batchFilter(Entity entity, JsonNode filter) {
+    return entity == Entity.PROCESS_INSTANCES && filter.isObject() && filter.has(BATCH_OPERATION)
+        ? filter.get(BATCH_OPERATION) : null;
   }
 
   /**
@@ -163,6 +174,12 @@ public final class SearchRequestParser {
           throw new BadRequestException(part, entry.getKey() + " is taken beside $or, not inside it");
         }
         continue; // read by requirementsFilter
+      }
+      if (instances && entry.getKey().equals(BATCH_OPERATION)) {
+        if (!orAllowed) {
+          throw new BadRequestException(part, BATCH_OPERATION + " is taken beside $or, not inside it");
+        }
+        continue; // read by batchFilter
       }
       if (instances && entry.getKey().equals(TAGS)) {
         criteria.addAll(tags(part, entry.getValue()));
