@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.flowpipe.schema.index.BatchOperationIndex;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchHits;
-import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.query.SortField;
 import dev.flowpipe.webapp.query.BadRequestException;
 import dev.flowpipe.webapp.query.SearchRequestParser;
@@ -28,7 +27,6 @@ import java.util.Set;
 final class BatchInstances {
 
   static final int MAX_INSTANCES = 65_536;
-  private static final int PAGE = 1_000;
   private static final String PART = "filter." + SearchRequestParser.BATCH_OPERATION;
   private static final String BATCH_KEY = "batchOperationKey";
 
@@ -85,26 +83,18 @@ final class BatchInstances {
     String index = BatchOperationIndex.name(readModel.indexPrefix());
     Set<Object> instances = new LinkedHashSet<>();
     if (readModel.store().indexExists(index)) {
-      List<Criterion> criteria = List.of(new Criterion.Equals("kind", "item"), onItems);
-      List<Object> after = null;
-      while (true) {
-        SearchHits page = readModel.store().search(new SearchQuery(List.of(index), criteria,
-            List.of(SortField.ascending(BATCH_KEY), SortField.ascending("itemKey")), 0, PAGE, after, List.of(),
-            storeTimeout));
-        for (SearchHits.Hit hit : page.hits()) {
-          Object key = hit.source().get("processInstanceKey");
-          if (key != null) {
-            instances.add(Long.parseLong(key.toString()));
-          }
+      List<SearchHits.Hit> items = AllHits.read(readModel.store(), index,
+          List.of(new Criterion.Equals("kind", "item"), onItems),
+          List.of(SortField.ascending(BATCH_KEY), SortField.ascending("itemKey")), List.of(), storeTimeout, MAX_INSTANCES);
+      for (SearchHits.Hit hit : items) {
+        Object key = hit.source().get("processInstanceKey");
+        if (key != null) {
+          instances.add(Long.parseLong(key.toString()));
         }
-        if (instances.size() > MAX_INSTANCES) {
-          throw new BadRequestException(PART, "the batch operations it names touched more than " + MAX_INSTANCES
-              + " instances; name fewer batches");
-        }
-        if (page.hits().size() < PAGE) {
-          break;
-        }
-        after = page.hits().getLast().sortValues();
+      }
+      if (instances.size() > MAX_INSTANCES) {
+        throw new BadRequestException(PART, "the batch operations it names touched more than " + MAX_INSTANCES
+            + " instances; name fewer batches");
       }
     }
     return new Criterion.OneOf("key", List.copyOf(instances));

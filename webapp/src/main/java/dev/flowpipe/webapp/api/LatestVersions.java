@@ -1,7 +1,6 @@
 package dev.flowpipe.webapp.api;
 
 import dev.flowpipe.schema.query.SearchHits;
-import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.query.SortField;
 import dev.flowpipe.webapp.query.Entity;
 import dev.flowpipe.webapp.readmodel.ReadModel;
@@ -19,8 +18,6 @@ import java.util.Map;
  */
 final class LatestVersions {
 
-  private static final int PAGE = 1_000;
-
   private final ReadModel readModel;
   private final Duration storeTimeout;
 
@@ -37,23 +34,14 @@ final class LatestVersions {
       default -> throw new IllegalArgumentException(entity + " has no versions");
     };
     Map<String, long[]> latest = new HashMap<>(); // id and tenant -> {version, key}
-    List<Object> after = null;
-    String index = readModel.index(entity.index());
-    while (true) {
-      // a deleted definition is no version any more (the searches leave it out)
-      SearchHits page = readModel.store().search(new SearchQuery(List.of(index), entity.alwaysApplied(),
-          List.of(SortField.ascending("key")), 0, PAGE, after, entity.leftOutOfLists(), storeTimeout));
-      for (SearchHits.Hit hit : page.hits()) {
-        Map<String, Object> definition = hit.source();
-        String process = definition.get(idField) + "\u0000" + definition.get("tenantId");
-        long version = ((Number) definition.get("version")).longValue();
-        long key = ((Number) definition.get("key")).longValue();
-        latest.merge(process, new long[] {version, key}, (a, b) -> b[0] > a[0] ? b : a);
-      }
-      if (page.hits().size() < PAGE) {
-        break;
-      }
-      after = page.hits().getLast().sortValues();
+    // a deleted definition is no version any more (the searches leave it out)
+    for (SearchHits.Hit hit : AllHits.read(readModel.store(), readModel.index(entity.index()), entity.alwaysApplied(),
+        List.of(SortField.ascending("key")), entity.leftOutOfLists(), storeTimeout, Integer.MAX_VALUE)) {
+      Map<String, Object> definition = hit.source();
+      String process = definition.get(idField) + "\u0000" + definition.get("tenantId");
+      long version = ((Number) definition.get("version")).longValue();
+      long key = ((Number) definition.get("key")).longValue();
+      latest.merge(process, new long[] {version, key}, (a, b) -> b[0] > a[0] ? b : a);
     }
     List<Object> keys = new ArrayList<>(latest.size());
     latest.values().forEach(versionAndKey -> keys.add(versionAndKey[1]));

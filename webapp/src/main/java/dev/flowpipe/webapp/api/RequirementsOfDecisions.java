@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchHits;
-import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.query.SortField;
 import dev.flowpipe.webapp.query.Entity;
 import dev.flowpipe.webapp.query.SearchRequestParser;
@@ -22,11 +21,9 @@ import java.util.Set;
  * A decision definition's DRD name and version (the 8.9 {@code decisionRequirementsName} and
  * {@code decisionRequirementsVersion}), which the read model keeps on the DRD only: answers read them from the DRDs of
  * their items (one search per page of answers), filters become a search of the DRDs they hold for. A read model holds
- * few DRDs (one per deployed DMN version), read a page of 1,000 at a time. Sorting on them is not offered.
+ * few DRDs (one per deployed DMN version). Sorting on them is not offered.
  */
 final class RequirementsOfDecisions {
-
-  private static final int PAGE = 1_000;
 
   private final ReadModel readModel;
   private final SearchRequestParser parser;
@@ -80,17 +77,7 @@ final class RequirementsOfDecisions {
   }
 
   private List<SearchHits.Hit> all(List<Criterion> criteria) {
-    List<SearchHits.Hit> hits = new ArrayList<>();
-    List<Object> after = null;
-    String index = readModel.index(Entity.DECISION_REQUIREMENTS.index());
-    while (true) {
-      SearchHits page = readModel.store().search(new SearchQuery(List.of(index), criteria,
-          List.of(SortField.ascending("key")), 0, PAGE, after, List.of("dmnXml"), storeTimeout));
-      hits.addAll(page.hits());
-      if (page.hits().size() < PAGE) {
-        return hits;
-      }
-      after = page.hits().getLast().sortValues();
-    }
+    return AllHits.read(readModel.store(), readModel.index(Entity.DECISION_REQUIREMENTS.index()), criteria,
+        List.of(SortField.ascending("key")), List.of("dmnXml"), storeTimeout, Integer.MAX_VALUE);
   }
 }
