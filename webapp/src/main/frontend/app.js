@@ -316,11 +316,48 @@ function instances(params) {
   });
 }
 
+// --- batch operations: the newest first, with their state and counts ---
+function batchesList() {
+  view.innerHTML = `<h1>Batch operations</h1><div id="batches"></div><div id="page-info" class="page-info"></div>`;
+  every(async mine => {
+    const answer = await search('batch-operations', { sort: [{ field: 'batchOperationKey', order: 'DESC' }], page: { limit: 100 } });
+    if (mine !== route) return;
+    document.getElementById('batches').innerHTML = table('batches-table', [
+      { title: 'Batch', html: r => `<a href="#/batches/${esc(r.batchOperationKey)}">${esc(r.batchOperationKey)}</a>` },
+      { title: 'Type', html: r => esc(r.batchOperationType) },
+      { title: 'State', html: r => `<span class="state-${esc(r.state)}">${esc(r.state)}</span>` },
+      { title: 'Items', html: r => esc(r.operationsTotalCount) },
+      { title: 'Done', html: r => esc(r.operationsCompletedCount) },
+      { title: 'Failed', html: r => esc(r.operationsFailedCount) },
+      { title: 'Started', html: r => date(r.startDate) },
+      { title: 'Ended', html: r => date(r.endDate) },
+    ], answer.items, r => `data-key="${esc(r.batchOperationKey)}"`);
+    document.getElementById('page-info').textContent = answer.page.totalItems + ' batch operations';
+  });
+}
+
+// the changes of a batch's state the UI offers, by the states that allow them (as the server checks them)
+const BATCH_CHANGES = [
+  { id: 'batch-suspend', path: 'suspension', label: 'Suspend', states: ['ACTIVE'], done: 'batch suspended' },
+  { id: 'batch-resume', path: 'resumption', label: 'Resume', states: ['SUSPENDED'], done: 'batch resumed' },
+  { id: 'batch-cancel', path: 'cancellation', label: 'Cancel batch', states: ['ACTIVE', 'SUSPENDED'], done: 'batch cancelled',
+    confirm: 'Cancel this batch? Items not yet carried out are not carried out.' },
+];
+
 // --- one batch operation: progress and per-item outcomes, refreshed until it ends ---
 function batchPage(key) {
   view.innerHTML = `<h1>Batch operation <span id="batch-key">${esc(key)}</span></h1>
     <div id="batch-facts" class="facts"></div><div class="progress"><div id="batch-progress"></div></div>
+    <div class="actions" id="batch-actions"></div><div id="message" class="message"></div>
     <h2>Items</h2><div id="batch-items"></div>`;
+  if (config.canOperate) {
+    document.getElementById('batch-actions').innerHTML = BATCH_CHANGES
+      .map(c => `<button id="${c.id}" hidden>${esc(c.label)}</button>`).join(' ');
+    for (const change of BATCH_CHANGES) {
+      document.getElementById(change.id).addEventListener('click', () => operate(change.confirm,
+        () => api('/v2/batch-operations/' + encodeURIComponent(key) + '/' + change.path, {}), change.done));
+    }
+  }
   const state = every(async mine => {
     const [batch, items] = await Promise.all([
       api('/v2/batch-operations/' + encodeURIComponent(key)),
@@ -341,7 +378,12 @@ function batchPage(key) {
       { title: 'Processed', html: r => date(r.processedDate) },
       { title: 'Error', html: r => esc(r.errorMessage) },
     ], items.items, r => `data-key="${esc(r.processInstanceKey)}"`);
-    if (batch.state !== 'ACTIVE') state.stopped = true; // an ended batch changes no more
+    for (const change of config.canOperate ? BATCH_CHANGES : []) {
+      document.getElementById(change.id).hidden = !change.states.includes(batch.state);
+    }
+    // an ended batch changes no more once its items are closed (a cancelled one's are closed after the cancellation);
+    // a suspended one may be resumed here or elsewhere
+    if (!['ACTIVE', 'SUSPENDED'].includes(batch.state) && !items.items.some(i => i.state === 'ACTIVE')) state.stopped = true;
   });
 }
 
@@ -536,6 +578,7 @@ function show() {
   else if (parts[0] === 'instances') instances(params);
   else if (parts[0] === 'processes' && parts[1]) process(parts[1]);
   else if (parts[0] === 'batches' && parts[1]) batchPage(parts[1]);
+  else if (parts[0] === 'batches') batchesList();
   else if (parts[0] === 'decisions' && parts[1]) decisionInstance(decisionUi(), parts[1]);
   else if (parts[0] === 'decisions') decisionInstances(decisionUi(), params);
   else dashboard();

@@ -1,11 +1,8 @@
 package dev.flowpipe.benchmarks;
 
-import dev.flowpipe.systemtests.BatchRestart;
-import dev.flowpipe.systemtests.ClusterCrashSuite;
-import dev.flowpipe.systemtests.CrashSuite;
-import dev.flowpipe.systemtests.StockClusterCrash;
 import dev.flowpipe.benchmarks.cli.ScenarioArguments;
 import dev.flowpipe.benchmarks.scenario.availability.AvailabilityRun;
+import dev.flowpipe.benchmarks.scenario.crash.CrashScenarios;
 import dev.flowpipe.benchmarks.scenario.overhead.Overhead;
 import dev.flowpipe.benchmarks.scenario.overhead.InterleavedOverhead;
 import dev.flowpipe.benchmarks.scenario.overhead.CpuCost;
@@ -170,14 +167,14 @@ public final class Scenarios {
           .withActivePerMille(a.integer("active-per-mille", 50));
       int runs = a.integer("runs", 200);
       a.requireAllKnown(names);
-      return Report.of(ScaleRun.run(root, settings, runs));
+      return ScaleRun.run(root, settings, runs);
     });
     scenarios.put("footprint", (root, args) -> {
       List<String> names = List.of("instances");
       ScenarioArguments a = arguments(args, names);
       int instances = a.integer("instances", 2_000);
       a.requireAllKnown(names);
-      return Report.of(Footprint.run(root, instances));
+      return Footprint.run(root, instances);
     });
     scenarios.put("refresh-layout", (root, args) -> {
       List<String> names = List.of("instances-per-bulk", "bulks-per-second", "phase-seconds", "rounds");
@@ -206,11 +203,11 @@ public final class Scenarios {
     scenarios.put("scaling", (root, args) -> ScalingRamp.run(root, List.of(args).subList(1, args.length)));
     scenarios.put("slow-network", (root, args) -> SlowNetwork.run(root, List.of(args).subList(1, args.length),
         root.resolve("benchmarks/results/slow-network.html")));
-    scenarios.put("crash", (root, args) -> Report.of(CrashSuite.run(root, List.of(args).subList(1, args.length))));
-    scenarios.put("cluster-crash", (root, args) -> Report.of(ClusterCrashSuite.run(root,
-        List.of(args).subList(1, args.length))));
-    scenarios.put("stock-cluster-crash", (root, args) -> Report.of(StockClusterCrash.run(root,
-        List.of(args).subList(1, args.length))));
+    scenarios.put("crash", (root, args) -> CrashScenarios.crash(root, List.of(args).subList(1, args.length)));
+    scenarios.put("cluster-crash", (root, args) -> CrashScenarios.clusterCrash(root,
+        List.of(args).subList(1, args.length)));
+    scenarios.put("stock-cluster-crash", (root, args) -> CrashScenarios.stockClusterCrash(root,
+        List.of(args).subList(1, args.length)));
     scenarios.put("schema-migration", (root, args) -> {
       List<String> names = List.of("documents-per-entity");
       ScenarioArguments a = arguments(args, names);
@@ -220,8 +217,10 @@ public final class Scenarios {
     });
     scenarios.put("operations", (root, args) -> Report.of(OperationsScenario.run(root,
         List.of(args).subList(1, args.length))));
-    scenarios.put("batch-restart", (root, args) -> Report.of(BatchRestart.run(root,
-        List.of(args).subList(1, args.length))));
+    scenarios.put("batch-restart", (root, args) -> CrashScenarios.batchRestart(root,
+        List.of(args).subList(1, args.length)));
+    scenarios.put("batch-change-restart", (root, args) -> CrashScenarios.batchChangeRestart(root,
+        List.of(args).subList(1, args.length)));
     scenarios.put("import-drain", (root, args) -> {
       List<String> names = List.of("records", "recording-seconds");
       ScenarioArguments a = ScenarioArguments.positional(args[0], List.of(args).subList(1, args.length), names,

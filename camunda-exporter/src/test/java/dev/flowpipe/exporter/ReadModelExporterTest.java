@@ -14,6 +14,7 @@ import dev.flowpipe.schema.index.VariableEntries;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.testsupport.NodeProcess;
 import dev.flowpipe.testsupport.StoreProxy;
 import dev.flowpipe.writer.config.WriterSettings;
 import io.camunda.zeebe.exporter.test.ExporterTestConfiguration;
@@ -349,7 +350,9 @@ class ReadModelExporterTest {
     }
     var settings =
         new EmbeddedSearchStore.Settings(EmbeddedSearchStore.Engine.OPENSEARCH, port, 0, 512, Duration.ofSeconds(90),
-            Duration.ofSeconds(15), EmbeddedSearchStore.Settings.forTests().classpath(), null, 0, List.of(), null, null);
+            Duration.ofSeconds(15), EmbeddedSearchStore.Settings.forTests().classpath(), null, 0,
+            // C1 only, as the tests' other store JVMs (NodeProcess.TEST_JIT)
+            NodeProcess.testJitOptions(), null, null);
     EmbeddedSearchStore ownStore = EmbeddedSearchStore.launch(data, settings);
     try {
       // the broker may open the exporter while the store is still booting: that must not fail

@@ -2,6 +2,7 @@ package dev.flowpipe.clientcompat;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.flowpipe.testsupport.NodeProcess;
 import io.camunda.client.CamundaClient;
 import io.camunda.client.CredentialsProvider;
 import java.io.IOException;
@@ -53,9 +54,15 @@ final class NodeInChildProcess implements AutoCloseable {
     all.put("flowpipe.store.embedded.transport-port", freePort());
     all.put("flowpipe.store.embedded.heap", "512MB");
     all.put("flowpipe.store.embedded.classpath", required("flowpipe.store.embedded.classpath"));
+    // the node's and its store's JVMs compile with C1 only, as every test's node (NodeProcess.TEST_JIT)
+    if (!NodeProcess.TEST_JIT.isEmpty()) {
+      all.put("flowpipe.store.embedded.jvm-options", NodeProcess.TEST_JIT);
+    }
     all.putAll(settings);
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx768m", "-cp", required("flowpipe.node.classpath"), "dev.flowpipe.node.NodeApplication"));
+        "-Xmx768m"));
+    command.addAll(NodeProcess.testJitOptions());
+    command.addAll(List.of("-cp", required("flowpipe.node.classpath"), "dev.flowpipe.node.NodeApplication"));
     all.forEach((key, value) -> command.add("--" + key + "=" + value));
     Path log = directory.resolve("node.log");
     Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();

@@ -8,13 +8,17 @@ import io.micrometer.core.instrument.binder.jvm.DiskSpaceMetrics;
 import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
+import dev.flowpipe.node.config.EmbeddedStoreProperties;
 import dev.flowpipe.node.config.NodeProperties;
+import dev.flowpipe.node.config.NodeStore;
 import dev.flowpipe.node.flowcontrol.FlowControlEndpoint;
 import dev.flowpipe.node.flowcontrol.FlowControlService;
 import dev.flowpipe.node.retention.RetentionProperties;
 import dev.flowpipe.node.store.RunningStore;
+import dev.flowpipe.webapp.config.StoreProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -27,6 +31,7 @@ import org.springframework.context.annotation.Configuration;
  * starts. Spring closes them in reverse, so on shutdown the broker and its exporter finish before the store stops.
  */
 @Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(StoreProperties.class)
 public class NodeConfiguration {
 
   private static final Logger LOG = LoggerFactory.getLogger(NodeConfiguration.class);
@@ -37,9 +42,15 @@ public class NodeConfiguration {
     return Clock.systemUTC();
   }
 
+  /** The store's settings, joined and checked against the node's before anything starts. */
+  @Bean
+  NodeStore nodeStore(NodeProperties properties, StoreProperties connection, EmbeddedStoreProperties embedded) {
+    return NodeStore.of(properties, connection, embedded);
+  }
+
   @Bean(destroyMethod = "close")
-  RunningStore runningStore(NodeProperties properties, Clock clock) {
-    return RunningStore.start(properties, clock);
+  RunningStore runningStore(NodeProperties properties, NodeStore store, Clock clock) {
+    return RunningStore.start(properties, store, clock);
   }
 
   @Bean(destroyMethod = "close")

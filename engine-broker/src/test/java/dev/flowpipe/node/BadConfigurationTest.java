@@ -104,6 +104,31 @@ class BadConfigurationTest {
     assertThat(Files.exists(dataDirectory)).isFalse();
   }
 
+  @Test
+  void anOldWebAppStoreKeyRefusesToStartNamingTheKeyToSetInstead() {
+    Path dataDirectory = temp.resolve("data");
+    TestNode node = new TestNode(dataDirectory).with("flowpipe.webapp.store.url", "http://search:9200");
+
+    Throwable failure = catchThrowable(node::start);
+
+    assertThat(allMessages(failure))
+        .contains("flowpipe.webapp.store.url is no longer read: set flowpipe.store.url instead");
+    assertThat(Files.exists(dataDirectory)).isFalse();
+  }
+
+  @Test
+  void aStoreIndexPrefixOtherThanTheExportersRefusesToStartNamingBoth() {
+    Path dataDirectory = temp.resolve("data");
+    TestNode node = new TestNode(dataDirectory).with("flowpipe.exporter.index-prefix", "ours")
+        .with("flowpipe.store.index-prefix", "theirs");
+
+    Throwable failure = catchThrowable(node::start);
+
+    assertThat(allMessages(failure)).contains("flowpipe.store.index-prefix is 'theirs'",
+        "flowpipe.exporter.index-prefix, 'ours'");
+    assertThat(Files.exists(dataDirectory)).isFalse();
+  }
+
   /** Spring reports record components in camelCase inside some messages ("partitionsCount"). */
   private static String relaxed(String key) {
     String last = key.substring(key.lastIndexOf('.') + 1);

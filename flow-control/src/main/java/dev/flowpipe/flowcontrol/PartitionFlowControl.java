@@ -113,6 +113,14 @@ public final class PartitionFlowControl {
     mustApply = false;
   }
 
+  /**
+   * The limit handed out by the last tick could not be put in force: the next tick hands out its limit whatever it is,
+   * as after a leader change, since what the broker holds is not known.
+   */
+  public void notApplied() {
+    mustApply = true;
+  }
+
   /** The partition has no leader within reach (or not here): its report is empty until a leader is seen again. */
   public void lostLeader() {
     leading = false;

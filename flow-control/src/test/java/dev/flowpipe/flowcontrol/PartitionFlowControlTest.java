@@ -77,6 +77,19 @@ class PartitionFlowControlTest {
     assertThat(handedOut).as("the floor holds: nothing to apply again").isZero();
   }
 
+  @Test
+  void aLimitThatWasNotPutInForceIsHandedOutAgainAtTheNextTickThoughItDidNotMove() {
+    ticksUntilLimited();
+    OptionalInt inForce = loop.appliedLimit();
+    assertThat(tick(Leadership.SAME)).as("given the floor holds: nothing to apply").isEmpty();
+
+    // when the applier failed on the limit of this tick
+    loop.notApplied();
+
+    assertThat(tick(Leadership.SAME)).as("handed out again").contains(inForce);
+    assertThat(tick(Leadership.SAME)).as("taken: nothing more to apply").isEmpty();
+  }
+
   @Nested
   class AfterALeaderChange {
 

@@ -1,5 +1,6 @@
 package dev.flowpipe.importer;
 
+import dev.flowpipe.testsupport.NodeProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -27,6 +28,7 @@ final class ImporterProcess implements AutoCloseable {
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElse("java"));
     command.add("-Xmx256m");
+    command.addAll(NodeProcess.testJitOptions()); // C1 only, as the tests' other child JVMs
     Path logback = Path.of("logback.xml").toAbsolutePath(); // the module's, as bin/flowpipe-importer uses it
     if (Files.isRegularFile(logback)) {
       command.add("-Dlogback.configurationFile=" + logback);

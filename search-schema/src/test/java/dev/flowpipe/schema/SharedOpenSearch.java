@@ -4,6 +4,7 @@ import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.testsupport.NodeProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -72,7 +73,10 @@ public class SharedOpenSearch implements ParameterResolver {
         EmbeddedSearchStore node =
             EmbeddedSearchStore.start(
                 Files.createTempDirectory("shared-" + engine.name().toLowerCase()),
-                EmbeddedSearchStore.Settings.forTests(engine));
+                // C1 only, as the tests' own node and store JVMs: the shared store mostly starts and answers
+                // small requests (NodeProcess.TEST_JIT; empty for the JVM's default)
+                EmbeddedSearchStore.Settings.forTests(engine).withJvmOptions(
+                    NodeProcess.testJitOptions()));
         return new Running(node, SearchStoreConnector.connect(StoreConnection.of(node.url())));
       } catch (IOException e) {
         throw new UncheckedIOException(e);

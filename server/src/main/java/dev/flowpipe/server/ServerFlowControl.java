@@ -9,6 +9,7 @@ import dev.flowpipe.server.flowcontrol.StockClusterFlowController;
 import dev.flowpipe.server.flowcontrol.StockClusterLag;
 import dev.flowpipe.server.flowcontrol.StoreExportMarks;
 import dev.flowpipe.webapp.readmodel.ReadModel;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -31,8 +32,8 @@ public class ServerFlowControl {
 
   @Bean
   StockClusterLag stockClusterLag(Supplier<ClusterView> clusterTopology, BrokerMonitoring brokerMonitoring,
-      ReadModel readModel) {
-    return new StockClusterLag(clusterTopology, brokerMonitoring, new StoreExportMarks(readModel));
+      ReadModel readModel, Clock clock) {
+    return new StockClusterLag(clusterTopology, brokerMonitoring, new StoreExportMarks(readModel), clock);
   }
 
   @Bean
@@ -43,8 +44,9 @@ public class ServerFlowControl {
 
   @Bean(initMethod = "start", destroyMethod = "close")
   StockClusterFlowController stockClusterFlowController(StockClusterLag lag, ManagementEndpointApplier applier,
-      FlowControllerProperties properties, ScheduledExecutorService flowControlScheduler, Clock clock) {
-    return new StockClusterFlowController(lag, applier, properties.control(), clock, flowControlScheduler);
+      FlowControllerProperties properties, ScheduledExecutorService flowControlScheduler, Clock clock,
+      MeterRegistry registry) {
+    return new StockClusterFlowController(lag, applier, properties.control(), clock, flowControlScheduler, registry);
   }
 
   @Bean

@@ -3,7 +3,7 @@ package dev.flowpipe.server;
 import dev.flowpipe.importer.Importer;
 import dev.flowpipe.importer.config.ImporterSettings;
 import dev.flowpipe.server.config.ServerImporterProperties;
-import dev.flowpipe.webapp.config.WebappProperties;
+import dev.flowpipe.webapp.config.StoreProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -19,7 +19,7 @@ import org.springframework.core.env.Environment;
 
 /**
  * The importer in the server ({@code flowpipe.server.importer.enabled=true}): raw records of Camunda's stock exporter
- * into the read model, with the importer's own keys ({@code flowpipe.importer.*}); the store is the web app's unless
+ * into the read model, with the importer's own keys ({@code flowpipe.importer.*}); the store is {@code flowpipe.store.*}'s unless
  * {@code flowpipe.importer.source-url} names another. Its state shows on the health as {@code importer}.
  */
 @Configuration(proxyBeanMethods = false)
@@ -28,11 +28,11 @@ import org.springframework.core.env.Environment;
 public class ServerImporter {
 
   @Bean(destroyMethod = "close")
-  Importer importer(Environment environment, WebappProperties webapp, MeterRegistry registry) {
+  Importer importer(Environment environment, StoreProperties store, MeterRegistry registry) {
     Map<String, Object> keys = new LinkedHashMap<>();
     Binder.get(environment).bind("flowpipe.importer", Bindable.mapOf(String.class, Object.class))
         .ifBound(bound -> flatten(ImporterSettings.PREFIX, bound, keys));
-    return Importer.start(ImporterSettings.fromProperties(keys, webapp.store().url().toString()), registry);
+    return Importer.start(ImporterSettings.fromProperties(keys, store.connection().url().toString()), registry);
   }
 
   @SuppressWarnings("unchecked")

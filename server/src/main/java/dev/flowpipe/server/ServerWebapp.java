@@ -9,7 +9,7 @@ import dev.flowpipe.server.gateway.GatewayClient;
 import dev.flowpipe.server.health.GatewayHealthIndicator;
 import dev.flowpipe.server.health.SearchStoreHealthIndicator;
 import dev.flowpipe.webapp.WebappConfiguration;
-import dev.flowpipe.webapp.config.WebappProperties;
+import dev.flowpipe.webapp.config.StoreProperties;
 import dev.flowpipe.webapp.operations.WrittenPositions;
 import dev.flowpipe.webapp.operations.ZeebeEngineCommands;
 import dev.flowpipe.webapp.readmodel.ConnectingReadModel;
@@ -22,7 +22,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
 /**
- * The web app in the server: the read model from the store of {@code flowpipe.webapp.store.*}, the operations through
+ * The web app in the server: the read model from the store of {@code flowpipe.store.*}, the operations through
  * the user's gateway ({@code flowpipe.server.gateway.*}), and read-your-writes from the partition leaders' log
  * positions on their monitoring ports.
  */
@@ -32,9 +32,8 @@ import org.springframework.context.annotation.Import;
 public class ServerWebapp {
 
   @Bean(destroyMethod = "close")
-  ConnectingReadModel readModel(WebappProperties properties) {
-    WebappProperties.Store store = properties.store();
-    return new ConnectingReadModel(store.connection(), store.indexPrefix());
+  ConnectingReadModel readModel(StoreProperties store) {
+    return new ConnectingReadModel(store.connection(), store.indexPrefixOrDefault());
   }
 
   @Bean(destroyMethod = "close")
@@ -44,8 +43,9 @@ public class ServerWebapp {
 
   /** The client's owner is its own bean: closing the commands must not close it twice. */
   @Bean(destroyMethod = "")
-  ZeebeEngineCommands engineCommands(ZeebeClient gatewayClient) {
-    return new ZeebeEngineCommands(gatewayClient);
+  ZeebeEngineCommands engineCommands(ZeebeClient gatewayClient, FlowControllerProperties flowControl) {
+    // a topology read (GET /v2/topology, /v2/status) waits as long as the controller's and readiness' do
+    return new ZeebeEngineCommands(gatewayClient, flowControl.requestTimeout());
   }
 
   @Bean

@@ -76,8 +76,8 @@ class ServerBesideAStockBrokerTest {
     client = broker.client();
     server = new SpringApplicationBuilder(ServerApplication.class).run(
         "--server.port=0",
-        "--flowpipe.webapp.store.url=" + serverStore.url(),
-        "--flowpipe.webapp.store.index-prefix=" + prefix,
+        "--flowpipe.store.url=" + serverStore.url(),
+        "--flowpipe.store.index-prefix=" + prefix,
         "--flowpipe.webapp.operations.enabled=true",
         "--flowpipe.server.gateway.address=" + broker.gateway().getHost() + ":" + broker.gateway().getPort(),
         "--flowpipe.server.flow-control.brokers[0].node-id=0",

@@ -57,12 +57,14 @@ class ServerRouteRoleMatrixTest {
     void start(EmbeddedSearchStore store) throws IOException {
       Map<String, Object> settings = new LinkedHashMap<>();
       settings.put("server.port", 0);
-      settings.put("flowpipe.webapp.store.url", store.url());
-      settings.put("flowpipe.webapp.store.index-prefix", SharedOpenSearch.uniquePrefix());
+      settings.put("flowpipe.store.url", store.url());
+      settings.put("flowpipe.store.index-prefix", SharedOpenSearch.uniquePrefix());
       // nothing listens there: an operation that gets past the security fails on the gateway (the client retries an
-      // unreachable gateway until the timeout: 2 s made the matrix take a minute, /v2/topology answering in ~10 s)
+      // unreachable gateway until the timeout: 2 s made the matrix take a minute)
       settings.put("flowpipe.server.gateway.address", "127.0.0.1:" + NodeProcess.freePort());
       settings.put("flowpipe.server.gateway.request-timeout", "300ms");
+      // and the topology reads (/v2/topology, an operation's partition count) give up as soon
+      settings.put("flowpipe.server.flow-control.request-timeout", "300ms");
       settings.putAll(settings());
       List<String> arguments = new ArrayList<>();
       settings.forEach((key, value) -> arguments.add("--" + key + "=" + value));

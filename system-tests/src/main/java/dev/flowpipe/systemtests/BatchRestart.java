@@ -10,12 +10,9 @@ import io.grpc.Status;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import dev.flowpipe.testsupport.ScratchDirectories;
 import dev.flowpipe.testsupport.NodeProcess;
 
 /**
@@ -47,44 +44,15 @@ public final class BatchRestart {
   public record Report(int instances, int parallelism, long doneAtSigterm, long doneAtSigkill, List<Double> restartSeconds,
       double batchSeconds, JsonNode progress, long itemsCompleted, int commandsSentAgain, List<String> violations) {
 
-    boolean passed() {
+    public boolean passed() {
       return "COMPLETED".equals(progress.path("state").asText())
           && progress.path("operationsCompletedCount").asInt() == instances
           && progress.path("operationsFailedCount").asInt() == 0 && itemsCompleted == instances
           && violations.isEmpty() && doneAtSigkill < instances;
     }
-
-    Map<String, Object> toMap() {
-      Map<String, Object> map = new LinkedHashMap<>();
-      map.put("scenario", "batch-restart");
-      map.put("instances", instances);
-      map.put("batchParallelism", parallelism);
-      map.put("itemsDoneAtSigterm", doneAtSigterm);
-      map.put("itemsDoneAtSigkill", doneAtSigkill);
-      map.put("restartSeconds", restartSeconds);
-      map.put("batchSeconds", batchSeconds);
-      map.put("progress", progress);
-      map.put("itemsCompleted", itemsCompleted);
-      map.put("cancelCommandsSentAgainAndRejected", commandsSentAgain);
-      map.put("instancesNotCancelledExactlyOnce", violations);
-      map.put("passed", passed());
-      return map;
-    }
   }
 
   private BatchRestart() {}
-
-  /** {@code [instances, default 1000] [batch parallelism, default 4]}. */
-  public static Map<String, Object> run(Path root, List<String> args) throws Exception {
-    int instances = args.size() > 0 ? Integer.parseInt(args.get(0)) : 1_000;
-    int parallelism = args.size() > 1 ? Integer.parseInt(args.get(1)) : 4;
-    if (instances < 3) {
-      throw new IllegalArgumentException("batch-restart: instances must be >= 3, was " + instances);
-    }
-    Report report = run(root, ScratchDirectories.create("bench-batch-restart"), instances, parallelism,
-        System.out::println);
-    return report.toMap();
-  }
 
   public static Report run(Path root, Path work, int instances, int parallelism, Consumer<String> log) throws Exception {
     Path records = work.resolve("records");
@@ -155,7 +123,7 @@ public final class BatchRestart {
       }
       Report report = new Report(instances, parallelism, doneAtSigterm, doneAtSigkill, restarts, batchSeconds,
           progress, completed, engine.rejections(), violations.subList(0, Math.min(20, violations.size())));
-      timed.accept("checked: " + report.toMap());
+      timed.accept("checked: " + report);
       return report;
     } finally {
       node.close();
@@ -168,18 +136,23 @@ public final class BatchRestart {
         .defaultRequestTimeout(Duration.ofSeconds(20)).build()) {
       client.newDeployResourceCommand().addProcessModel(Bpmn.createExecutableProcess(process).startEvent()
           .serviceTask("wait", t -> t.zeebeJobType("nobody")).endEvent().done(), process + ".bpmn").send().join();
-      List<Long> keys = new ArrayList<>();
-      for (int from = 0; from < count; from += CREATES_IN_FLIGHT) {
-        List<ZeebeFuture<ProcessInstanceEvent>> window = new ArrayList<>();
-        for (int i = from; i < Math.min(count, from + CREATES_IN_FLIGHT); i++) {
-          window.add(client.newCreateInstanceCommand().bpmnProcessId(process).latestVersion().send());
-        }
-        for (ZeebeFuture<ProcessInstanceEvent> created : window) {
-          keys.add(createdOrSentAgain(client, process, created));
-        }
-      }
-      return keys;
+      return createInstances(client, process, count);
     }
+  }
+
+  /** Creates {@code count} instances of the latest version of {@code process}, a few in flight at a time. */
+  static List<Long> createInstances(ZeebeClient client, String process, int count) throws InterruptedException {
+    List<Long> keys = new ArrayList<>();
+    for (int from = 0; from < count; from += CREATES_IN_FLIGHT) {
+      List<ZeebeFuture<ProcessInstanceEvent>> window = new ArrayList<>();
+      for (int i = from; i < Math.min(count, from + CREATES_IN_FLIGHT); i++) {
+        window.add(client.newCreateInstanceCommand().bpmnProcessId(process).latestVersion().send());
+      }
+      for (ZeebeFuture<ProcessInstanceEvent> created : window) {
+        keys.add(createdOrSentAgain(client, process, created));
+      }
+    }
+    return keys;
   }
 
   /**
@@ -220,17 +193,17 @@ public final class BatchRestart {
     return done[0];
   }
 
-  private static long items(WebApiAs api, String key, String state) throws Exception {
+  static long items(WebApiAs api, String key, String state) throws Exception {
     return api.search("batch-operation-items", "{\"filter\": {\"batchOperationKey\": \"" + key
         + "\", \"state\": \"" + state + "\"}, \"page\": {\"limit\": 0}}").path("page").path("totalItems").asLong();
   }
 
-  private interface Condition {
+  interface Condition {
     boolean holds() throws Exception;
   }
 
   /** Polls {@code condition} every 50 ms for up to two minutes; fails naming {@code what}. */
-  private static void awaitUntil(String what, Condition condition) throws Exception {
+  static void awaitUntil(String what, Condition condition) throws Exception {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (!condition.holds()) {
       if (System.nanoTime() > deadline) {
@@ -240,7 +213,7 @@ public final class BatchRestart {
     }
   }
 
-  private static double seconds(long since) {
+  static double seconds(long since) {
     return (System.nanoTime() - since) / 1e9;
   }
 }

@@ -7,7 +7,6 @@ import dev.flowpipe.testsupport.CommandOutcome;
 import io.grpc.Status;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -198,29 +197,33 @@ public final class ClientOracle {
     return copy;
   }
 
-  /** Counts for the report. */
-  public synchronized Map<String, Object> summary() {
-    Map<String, Object> summary = new LinkedHashMap<>();
+  /**
+   * What the clients did and know, for the report ({@code load} in {@code results/crash.json}).
+   *
+   * @param commandsHeldBack commands the load did not send because too many were in flight
+   * @param rates the load's rates
+   */
+  public record Summary(int instancesKnown, Map<String, Long> instancesByProcess, long cancellationsConfirmed,
+      long lastJobsCompletedConfirmed, int variablesWritten, long variableWritesConfirmed, int incidentsRaised,
+      long incidentsResolvedConfirmed, long incidentsLeftOpenOnPurpose, Map<String, Map<String, Long>> commands,
+      Map<String, Long> errors, long commandsHeldBack, CrashLoad.Rates rates) {}
+
+  /** Counts for the report, with what the load held back and its rates. */
+  public synchronized Summary summary(long commandsHeldBack, CrashLoad.Rates rates) {
     Map<String, Long> byProcess = new TreeMap<>();
     instances.values().forEach(i -> byProcess.merge(i.processId, 1L, Long::sum));
-    summary.put("instancesKnown", instances.size());
-    summary.put("instancesByProcess", byProcess);
-    summary.put("cancellationsConfirmed", instances.values().stream().filter(i -> i.cancel == Outcome.CONFIRMED).count());
-    summary.put("lastJobsCompletedConfirmed",
-        instances.values().stream().filter(i -> i.lastJob == Outcome.CONFIRMED).count());
-    summary.put("variablesWritten", variables.size());
-    summary.put("variableWritesConfirmed", variables.values().stream().mapToLong(writes -> {
+    long variableWritesConfirmed = variables.values().stream().mapToLong(writes -> {
       synchronized (writes) {
         return writes.stream().filter(w -> w.outcome == Outcome.CONFIRMED).count();
       }
-    }).sum());
-    summary.put("incidentsRaised", incidents.size());
-    summary.put("incidentsResolvedConfirmed",
-        incidents.values().stream().filter(i -> i.resolve == Outcome.CONFIRMED).count());
-    summary.put("incidentsLeftOpenOnPurpose", incidents.values().stream().filter(i -> i.staysOpen).count());
-    summary.put("commands", commands());
-    summary.put("errors", new TreeMap<>(errors));
-    return summary;
+    }).sum();
+    return new Summary(instances.size(), byProcess,
+        instances.values().stream().filter(i -> i.cancel == Outcome.CONFIRMED).count(),
+        instances.values().stream().filter(i -> i.lastJob == Outcome.CONFIRMED).count(), variables.size(),
+        variableWritesConfirmed, incidents.size(),
+        incidents.values().stream().filter(i -> i.resolve == Outcome.CONFIRMED).count(),
+        incidents.values().stream().filter(i -> i.staysOpen).count(), commands(), new TreeMap<>(errors),
+        commandsHeldBack, rates);
   }
 
   /**

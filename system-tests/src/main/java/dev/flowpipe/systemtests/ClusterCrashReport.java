@@ -1,7 +1,6 @@
 package dev.flowpipe.systemtests;
 
 import java.util.List;
-import java.util.Map;
 
 /**
  * What a cluster crash run did and found ({@code results/cluster-crash.json}): the crash suite's report (its
@@ -33,14 +32,5 @@ public record ClusterCrashReport(CrashReport crash, String gateway, List<Failove
 
   public boolean passed() {
     return crash.passed();
-  }
-
-  /** The JSON {@code Benchmarks} writes: the crash report's fields, then the cluster's. */
-  public Map<String, Object> json() {
-    Map<String, Object> json = CrashSuite.json(crash);
-    json.put("gateway", gateway);
-    json.put("failovers", CrashSuite.jsonValue(failovers));
-    json.put("webApps", CrashSuite.jsonValue(webApps));
-    return json;
   }
 }

@@ -54,19 +54,6 @@ public final class ClusterCrashSuite {
     return new ClusterCrashSuite(root, settings, progress).run();
   }
 
-  /** {@code benchmarks/run cluster-crash [kills, default 6] [seed, default random]}. */
-  public static Map<String, Object> run(Path root, List<String> args) throws Exception {
-    int kills = args.size() > 0 ? Integer.parseInt(args.get(0)) : 6;
-    long seed = args.size() > 1 ? Long.parseLong(args.get(1)) : new Random().nextLong();
-    ClusterCrashReport report = run(root, CrashSettings.cluster(kills, seed), System.out::println);
-    CrashSuite.printSummary("cluster crash suite", report.crash());
-    for (WebAppCheck.Result webApp : report.webApps()) {
-      System.out.printf(Locale.ROOT, "  node %d's web app: %d differences from the store, %d client-oracle "
-          + "mismatches%n", webApp.node(), webApp.differenceCount(), webApp.clientMismatchCount());
-    }
-    return report.json();
-  }
-
   private ClusterCrashReport run() throws Exception {
     Path work = ScratchDirectories.create("bench-cluster-crash");
     Random kills = new Random(settings.seed());

@@ -1,14 +1,13 @@
 package dev.flowpipe.systemtests;
 
 import java.util.List;
-import java.util.Map;
 
 /**
  * What a crash-suite run did and found ({@code results/crash.json}).
  *
  * @param killedAtSeconds when each kill came, from the start of the load
  * @param restartSeconds from each kill to the restarted node being ready
- * @param load what the clients did and know ({@link ClientOracle#summary()})
+ * @param load what the clients did and know ({@link ClientOracle#summary})
  * @param recorded what the recording exporter wrote, per partition
  * @param exporterCaughtUp whether the node's exporter acknowledged every record it takes before the comparison
  * @param clientOracle the read model against what the clients know
@@ -17,7 +16,7 @@ import java.util.Map;
  * @param passed no mismatch, no difference, sound export positions, and the exporter caught up
  */
 public record CrashReport(String scenario, long seed, int kills, int partitions, List<Double> killedAtSeconds,
-    List<Double> restartSeconds, Map<String, Object> load, List<Recorded> recorded, boolean exporterCaughtUp,
+    List<Double> restartSeconds, ClientOracle.Summary load, List<Recorded> recorded, boolean exporterCaughtUp,
     ClientCheck clientOracle, CleanPassCheck cleanPass, List<ExportPosition> exportPositions, boolean passed) {
 
   /**
@@ -59,9 +58,7 @@ public record CrashReport(String scenario, long seed, int kills, int partitions,
    */
   public static CrashReport of(String scenario, CrashSettings settings, CrashTimeline timeline, ClientOracle oracle,
       long commandsHeldBack, CrashCheck.Outcome outcome, boolean otherChecksPassed) {
-    Map<String, Object> loadSummary = oracle.summary();
-    loadSummary.put("commandsHeldBack", commandsHeldBack);
-    loadSummary.put("rates", settings.rates());
+    ClientOracle.Summary loadSummary = oracle.summary(commandsHeldBack, settings.rates());
     ReadModelDiff.Result diff = outcome.diff();
     List<Difference> differences = diff.differences().stream().map(d -> new Difference(d.index(), d.id(), d.field(),
         d.expected(), d.actual(), d.expectedPosition(), d.actualPosition(),

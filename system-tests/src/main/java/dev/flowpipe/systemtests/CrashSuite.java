@@ -1,7 +1,6 @@
 package dev.flowpipe.systemtests;
 
 import dev.flowpipe.testsupport.PrometheusSamples;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
@@ -10,7 +9,6 @@ import dev.flowpipe.testsupport.ScratchDirectories;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -28,7 +26,6 @@ import java.util.function.Consumer;
 public final class CrashSuite {
 
   static final String NODE_PREFIX = "flowpipe";
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Path root;
   private final CrashSettings settings;
@@ -51,35 +48,12 @@ public final class CrashSuite {
     return new CrashSuite(root, settings, progress).run();
   }
 
-  /** {@code benchmarks/run crash [kills, default 20] [partitions, default 1] [seed, default random]}. */
-  public static Map<String, Object> run(Path root, List<String> args) throws Exception {
-    int kills = args.size() > 0 ? Integer.parseInt(args.get(0)) : 20;
-    int partitions = args.size() > 1 ? Integer.parseInt(args.get(1)) : 1;
-    long seed = args.size() > 2 ? Long.parseLong(args.get(2)) : new Random().nextLong();
-    CrashReport report = run(root, CrashSettings.benchmark(kills, partitions, seed), System.out::println);
-    printSummary("crash suite", report);
-    return json(report);
-  }
-
   public static void printSummary(String name, CrashReport report) {
     System.out.printf(Locale.ROOT, "%s, seed %d: %s; %d documents compared: %d lost, %d extra, %d duplicated,"
             + " %d different; %d client-oracle mismatches%n", name, report.seed(),
         report.passed() ? "PASSED" : "FAILED", report.cleanPass().documentsCompared(), report.cleanPass().lost(),
         report.cleanPass().extra(), report.cleanPass().duplicated(), report.cleanPass().different(),
         report.clientOracle().mismatchCount());
-  }
-
-  /** Any report part as JSON values (maps, lists). */
-  public static Object jsonValue(Object part) {
-    return JSON.convertValue(part, Object.class);
-  }
-
-  /** The report as the JSON map {@code Benchmarks} writes, with the records recorded added. */
-  public static Map<String, Object> json(CrashReport report) {
-    @SuppressWarnings("unchecked")
-    Map<String, Object> json = JSON.convertValue(report, LinkedHashMap.class);
-    json.put("recordsRecorded", report.recordsRecorded());
-    return json;
   }
 
   private CrashReport run() throws Exception {

@@ -85,8 +85,8 @@ public final class ServerProcess implements AutoCloseable {
    */
   public static Map<String, Object> besideTheCluster(StockCluster stock, String storeUrl, int gatewayNode) {
     Map<String, Object> settings = new LinkedHashMap<>();
-    settings.put("flowpipe.webapp.store.url", storeUrl);
-    settings.put("flowpipe.webapp.store.index-prefix", stock.indexPrefix());
+    settings.put("flowpipe.store.url", storeUrl);
+    settings.put("flowpipe.store.index-prefix", stock.indexPrefix());
     settings.put("flowpipe.server.gateway.address", "127.0.0.1:"
         + stock.cluster().broker(gatewayNode).gateway().getPort());
     for (StockZeebeBroker broker : stock.cluster().brokers()) {

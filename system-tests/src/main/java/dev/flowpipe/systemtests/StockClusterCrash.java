@@ -206,40 +206,26 @@ public final class StockClusterCrash {
   }
 
   /** Commands the cluster refused with RESOURCE_EXHAUSTED, by kind of command (none: an empty map). */
-  @SuppressWarnings("unchecked")
   static Map<String, Long> refusals(CrashReport report) {
-    Map<String, Long> errors = (Map<String, Long>) report.load().get("errors");
-    return errors.entrySet().stream().filter(e -> e.getKey().endsWith(" RESOURCE_EXHAUSTED"))
+    return report.load().errors().entrySet().stream().filter(e -> e.getKey().endsWith(" RESOURCE_EXHAUSTED"))
         .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, Long::sum, LinkedHashMap::new));
   }
 
   /**
-   * {@code benchmarks/run stock-cluster-crash [kills, default 6] [seed, default random]}: a cluster of 3 stock brokers
-   * (3 partitions, replication 3) and an OpenSearch of the run's own, from the project built under {@code root}.
+   * The suite on a cluster of 3 stock brokers (3 partitions, replication 3) and an OpenSearch of the run's own, from
+   * the project built under {@code root} ({@code benchmarks/run stock-cluster-crash}).
    */
-  public static Map<String, Object> run(Path root, List<String> args) throws Exception {
-    int kills = args.size() > 0 ? Integer.parseInt(args.get(0)) : 6;
-    long seed = args.size() > 1 ? Long.parseLong(args.get(1)) : new Random().nextLong();
-    CrashSettings settings = CrashSettings.cluster(kills, seed);
+  public static Report runOnAClusterOfItsOwn(Path root, CrashSettings settings, Consumer<String> progress)
+      throws Exception {
     Path work = ScratchDirectories.create("bench-stock-cluster-");
     Path home = root.resolve("target/stock-zeebe/camunda-zeebe-" + zeebeVersion(root));
-    Report report;
     try (EmbeddedSearchStore opensearch = EmbeddedSearchStore.start(work.resolve("store"),
             EmbeddedStores.settings(root));
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(opensearch.url()));
         StockCluster stock = StockCluster.start(home, work.resolve("cluster"), standaloneJar(root), opensearch.url(),
             "stock", 3, settings.partitions(), 3)) {
-      report = run(stock, store, opensearch.url(), settings, 0, System.out::println);
+      return run(stock, store, opensearch.url(), settings, 0, progress);
     }
-    CrashSuite.printSummary("stock cluster crash suite", report.crash());
-    report.failovers().forEach(failover -> System.out.println("  " + failover));
-    System.out.println("  refused (RESOURCE_EXHAUSTED): " + report.refusals());
-    Map<String, Object> json = new LinkedHashMap<>();
-    json.put("crash", report.crash());
-    json.put("failovers", report.failovers());
-    json.put("refusals", report.refusals());
-    json.put("passed", report.passed());
-    return json;
   }
 
   private static String zeebeVersion(Path root) throws IOException {

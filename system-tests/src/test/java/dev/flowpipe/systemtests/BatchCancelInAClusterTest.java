@@ -125,7 +125,7 @@ class BatchCancelInAClusterTest {
   private static ConfigurableApplicationContext webapp(String storeUrl, String gateway, int parallelism) {
     SpringApplication application = new SpringApplication(WebappApplication.class);
     application.setDefaultProperties(WebappApplication.DEFAULTS);
-    return application.run("--server.port=0", "--flowpipe.webapp.store.url=" + storeUrl,
+    return application.run("--server.port=0", "--flowpipe.store.url=" + storeUrl,
         "--flowpipe.webapp.operations.gateway-address=" + gateway,
         "--flowpipe.webapp.operations.batch-parallelism=" + parallelism,
         "--flowpipe.webapp.operations.batch-lease-expiry=" + LEASE_EXPIRY,

@@ -265,10 +265,8 @@ class ServerBesideTheStockClusterTest {
     assertThat(brokerWriteLimits()).as("write limits on the brokers").isEmpty();
   }
 
-  @SuppressWarnings("unchecked")
   private static Map<String, Long> commands(CrashReport crash, String kind) {
-    Map<String, Map<String, Long>> commands = (Map<String, Map<String, Long>>) crash.load().get("commands");
-    return commands.getOrDefault(kind, Map.of());
+    return crash.load().commands().getOrDefault(kind, Map.of());
   }
 
   private static double seconds(long since) {

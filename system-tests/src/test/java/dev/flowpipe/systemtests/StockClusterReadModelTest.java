@@ -38,7 +38,7 @@ class StockClusterReadModelTest {
     assertThat(crash.recorded()).hasSize(SharedStockCluster.PARTITIONS);
     assertThat(crash.clientOracle().instances()).as("instances the clients know").isGreaterThan(20);
     assertThat(crash.clientOracle().incidents()).as("incidents raised").isPositive();
-    assertThat(crash.load().get("cancellationsConfirmed")).as("cancellations confirmed").isNotEqualTo(0L);
+    assertThat(crash.load().cancellationsConfirmed()).as("cancellations confirmed").isNotZero();
     SoftAssertions.assertSoftly(soft -> {
       CrashAssertions.readModelIsExact(soft, crash, SharedStockCluster.PARTITIONS);
       soft.assertThat(report.refusals()).as("commands refused (RESOURCE_EXHAUSTED) at a light load").isEmpty();

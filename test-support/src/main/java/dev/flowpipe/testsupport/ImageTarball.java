@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -50,6 +52,36 @@ public record ImageTarball(Path directory, JsonNode manifest, JsonNode config) {
     }
     return into;
   }
+
+  /** The container's environment, {@code Env}, by name. */
+  public Map<String, String> environment() {
+    Map<String, String> environment = new LinkedHashMap<>();
+    strings("Env").forEach(entry -> {
+      int equals = entry.indexOf('=');
+      environment.put(entry.substring(0, equals), entry.substring(equals + 1));
+    });
+    return environment;
+  }
+
+  /**
+   * The command that starts the image's entrypoint on {@code root} (its file system, {@link #rootFileSystem}) as a
+   * runtime does, but for the network: a mount and PID namespace of its own, the root a mount point of its own (the
+   * JDK looks a file's mount up in /proc/self/mounts), a fresh /proc, the host's /dev, then chroot as the image's
+   * user. Needs root (unshare, mount, chroot); the process it starts is unshare, whose child's child is the
+   * entrypoint, the first process of its PID namespace. Its environment must have {@link #HOST_PATH} for unshare,
+   * sh and chroot.
+   */
+  public List<String> startCommand(Path root) {
+    List<String> command = new ArrayList<>(List.of("unshare", "--mount", "--pid", "--fork", "sh", "-c",
+        "root=$1; user=$2; shift 2; mount --bind \"$root\" \"$root\" && mount -t proc proc \"$root/proc\""
+            + " && mount --rbind /dev \"$root/dev\" && exec chroot --userspec=\"$user\" \"$root\" \"$@\"",
+        "sh", root.toString(), container().get("User").asText()));
+    command.addAll(strings("Entrypoint"));
+    return command;
+  }
+
+  /** The PATH the programs outside the image ({@link #startCommand}) are found on. */
+  public static final String HOST_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
 
   public long compressedBytes() throws IOException {
     long total = 0;

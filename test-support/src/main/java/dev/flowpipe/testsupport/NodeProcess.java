@@ -45,6 +45,11 @@ public final class NodeProcess implements AutoCloseable {
    */
   public static final String TEST_JIT = System.getProperty("flowpipe.test-node.jit", "-XX:TieredStopAtLevel=1");
 
+  /** {@link #TEST_JIT} as JVM options for a test's own child JVM (a store, an importer): none when it is empty. */
+  public static List<String> testJitOptions() {
+    return TEST_JIT.isEmpty() ? List.of() : List.of(TEST_JIT);
+  }
+
   /**
    * A JIT option for nodes launched from a built project (below): none by default, so that benchmark scenarios run the
    * product's JVM as shipped; the system tests set it (their surefire configuration) to C1 only, as {@link #TEST_JIT}.

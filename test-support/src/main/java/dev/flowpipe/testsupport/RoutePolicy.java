@@ -58,7 +58,14 @@ public final class RoutePolicy {
       Map.entry("PUT /v2/element-instances/{elementInstanceKey}/variables", Access.WRITE),
       Map.entry("POST /v2/messages/publication", Access.WRITE),
       Map.entry("POST /v2/process-instances/cancellation", Access.WRITE),
-      Map.entry("POST /v2/process-instances/incident-resolution", Access.WRITE));
+      Map.entry("POST /v2/process-instances/incident-resolution", Access.WRITE),
+      Map.entry("POST /v2/process-instances/modification", Access.WRITE),
+      // with operations.migration-role at its default (write), as the single migration
+      Map.entry("POST /v2/process-instances/migration", Access.WRITE),
+      Map.entry("POST /v2/batch-operations/search", Access.READ),
+      Map.entry("POST /v2/batch-operations/{batchOperationKey}/suspension", Access.WRITE),
+      Map.entry("POST /v2/batch-operations/{batchOperationKey}/resumption", Access.WRITE),
+      Map.entry("POST /v2/batch-operations/{batchOperationKey}/cancellation", Access.WRITE));
 
   /**
    * A caller: a configured user, or nobody; {@code grants} is what it may call with authentication on (every role

@@ -1,5 +1,6 @@
 package dev.flowpipe.webapp;
 
+import dev.flowpipe.webapp.config.StoreProperties;
 import dev.flowpipe.webapp.config.WebappProperties;
 import dev.flowpipe.webapp.operations.EngineCommands;
 import dev.flowpipe.webapp.operations.WrittenPositions;
@@ -14,7 +15,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
 /**
- * The web app on its own, reading the read model from a store given by {@code flowpipe.webapp.store.url}. Binds to
+ * The web app on its own, reading the read model from a store given by {@code flowpipe.store.url}. Binds to
  * 127.0.0.1:8080 unless {@code server.address} / {@code server.port} say otherwise.
  */
 @SpringBootConfiguration
@@ -34,9 +35,8 @@ public class WebappApplication {
   }
 
   @Bean(destroyMethod = "close")
-  ConnectingReadModel readModel(WebappProperties properties) {
-    WebappProperties.Store store = properties.store();
-    return new ConnectingReadModel(store.connection(), store.indexPrefix());
+  ConnectingReadModel readModel(StoreProperties store) {
+    return new ConnectingReadModel(store.connection(), store.indexPrefixOrDefault());
   }
 
   /** The gateway of {@code flowpipe.webapp.operations.gateway-address}, or none (the operations answer 501). */

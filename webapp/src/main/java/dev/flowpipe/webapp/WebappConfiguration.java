@@ -18,6 +18,7 @@ import dev.flowpipe.webapp.batch.BatchOperations;
 import dev.flowpipe.webapp.cluster.ClusterController;
 import dev.flowpipe.webapp.config.SecurityConfiguration;
 import dev.flowpipe.webapp.config.WebappProperties;
+import dev.flowpipe.webapp.config.StoreProperties;
 import dev.flowpipe.webapp.consistency.ReadYourWrites;
 import dev.flowpipe.webapp.operations.EngineCommands;
 import dev.flowpipe.webapp.operations.OperationProblems;
@@ -50,7 +51,7 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
  * standalone {@link WebappApplication} a store reached by URL, a gateway by address (or none) and no positions.
  */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties(WebappProperties.class)
+@EnableConfigurationProperties({WebappProperties.class, StoreProperties.class})
 @Import({SearchController.class, StatisticsController.class, OperationsController.class, ClusterController.class,
     BatchController.class, UiController.class,
     ProblemHandler.class, ProblemErrorController.class,

@@ -22,7 +22,7 @@ class BasicAuthTest {
     String prefix = SharedOpenSearch.uniquePrefix();
     ReadModelFixture.write(store, prefix, "1s");
     app = TestWebapp.start(Map.of(
-        "flowpipe.webapp.store.url", node.url(), "flowpipe.webapp.store.index-prefix", prefix,
+        "flowpipe.store.url", node.url(), "flowpipe.store.index-prefix", prefix,
         "flowpipe.webapp.security.basic-auth", true,
         "flowpipe.webapp.security.username", "reader",
         "flowpipe.webapp.security.password", "s3cret"));

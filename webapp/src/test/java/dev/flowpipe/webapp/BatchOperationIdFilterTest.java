@@ -39,7 +39,7 @@ class BatchOperationIdFilterTest {
         new DocumentWrite(batches, "b3", 1, Map.of("kind", "batch", "batchOperationKey", "b3", "state", "COMPLETED"))),
         true);
     assertThat(outcome.failures()).isEmpty();
-    app = TestWebapp.start(Map.of("flowpipe.webapp.store.url", node.url(), "flowpipe.webapp.store.index-prefix", prefix));
+    app = TestWebapp.start(Map.of("flowpipe.store.url", node.url(), "flowpipe.store.index-prefix", prefix));
   }
 
   private static DocumentWrite item(String index, String batch, int n, long instance) {

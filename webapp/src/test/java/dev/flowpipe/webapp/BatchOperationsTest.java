@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.webapp.api.NotFoundException;
 import dev.flowpipe.webapp.api.SearchService;
 import dev.flowpipe.webapp.batch.BatchOperationStore;
 import dev.flowpipe.webapp.batch.BatchOperations;
@@ -79,8 +80,8 @@ class BatchOperationsTest {
     String prefix = SharedOpenSearch.uniquePrefix();
     ReadModelFixture.write(store, prefix, "1s");
     storeUrl = node.url();
-    app = TestWebapp.start(Map.of("flowpipe.webapp.store.url", node.url(),
-        "flowpipe.webapp.store.index-prefix", prefix));
+    app = TestWebapp.start(Map.of("flowpipe.store.url", node.url(),
+        "flowpipe.store.index-prefix", prefix));
     search = app.context().getBean(SearchService.class);
     readModel = app.context().getBean(ReadModel.class);
   }
@@ -95,6 +96,8 @@ class BatchOperationsTest {
     final List<Long> cancelled = new CopyOnWriteArrayList<>();
     final List<Long> resolved = new CopyOnWriteArrayList<>();
     final Map<Long, Integer> retries = new ConcurrentHashMap<>();
+    final Map<Long, List<Migration>> migrations = new ConcurrentHashMap<>();
+    final Map<Long, List<Modification>> modifications = new ConcurrentHashMap<>();
     private final LongConsumer answer;
 
     RecordingEngine(LongConsumer answer) {
@@ -135,12 +138,14 @@ class BatchOperationsTest {
 
     @Override
     public void modifyProcessInstance(long processInstanceKey, Modification modification) {
-      throw new UnsupportedOperationException();
+      modifications.computeIfAbsent(processInstanceKey, k -> new CopyOnWriteArrayList<>()).add(modification);
+      answer.accept(processInstanceKey);
     }
 
     @Override
     public void migrateProcessInstance(long processInstanceKey, Migration migration) {
-      throw new UnsupportedOperationException();
+      migrations.computeIfAbsent(processInstanceKey, k -> new CopyOnWriteArrayList<>()).add(migration);
+      answer.accept(processInstanceKey);
     }
 
     @Override
@@ -473,6 +478,145 @@ class BatchOperationsTest {
             .dividedBy(3));
         assertThat(engineOfB.cancelled).doesNotContain(1001L, 1004L, 1007L).contains(1010L)
             .hasSize(ACTIVE.size() - 3);
+      }
+    }
+  }
+
+  @Nested
+  class SuspendResumeAndCancel {
+
+    @Test
+    void aSuspendedBatchSendsNothingMoreUntilResumedAndThenEachItemOnce() throws Exception {
+      CountDownLatch released = new CountDownLatch(1);
+      RecordingEngine engine = holdingFrom(1010L, released);
+      try (BatchOperations batches = batches(engine, 1)) {
+        String key = cancelAll(batches);
+        await().atMost(Duration.ofSeconds(30)).until(() -> engine.cancelled.size() == 4); // the fourth hangs
+
+        assertThat(batches.suspend(key)).containsEntry("state", "SUSPENDED");
+        released.countDown();
+
+        // the page in flight ends, and then nothing more is sent while suspended
+        await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(10))
+            .until(() -> engine.cancelled.size() == 4);
+        assertThat(batches.batch(key).orElseThrow()).containsEntry("state", "SUSPENDED")
+            .containsEntry("operationsCompletedCount", 4);
+
+        batches.resumeBatch(key);
+        assertThat(awaitEnd(batches, key)).containsEntry("state", "COMPLETED")
+            .containsEntry("operationsCompletedCount", ACTIVE.size());
+        assertThat(engine.cancelled).containsExactlyInAnyOrderElementsOf(ACTIVE);
+      }
+    }
+
+    @Test
+    void aCancelledBatchEndsCanceledWithItsOpenItemsCanceledAndNothingMoreSent() throws Exception {
+      CountDownLatch released = new CountDownLatch(1);
+      RecordingEngine engine = holdingFrom(1010L, released);
+      try (BatchOperations batches = batches(engine, 1)) {
+        String key = cancelAll(batches);
+        await().atMost(Duration.ofSeconds(30)).until(() -> engine.cancelled.size() == 4);
+
+        batches.cancel(key);
+        released.countDown();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> batches.items(key, "ACTIVE", 0, 0).total() == 0);
+        assertThat(engine.cancelled).hasSize(4);
+        assertThat(batches.items(key, "COMPLETED", 0, 0).total()).isEqualTo(4);
+        assertThat(batches.items(key, "CANCELED", 0, 0).total()).isEqualTo(ACTIVE.size() - 4);
+        assertThat(await().atMost(Duration.ofSeconds(10)).until(() -> batches.batch(key).orElseThrow(),
+            batch -> Boolean.TRUE.equals(batch.get("settled"))))
+            .containsEntry("state", "CANCELED").containsEntry("operationsCompletedCount", 4)
+            .containsKey("endDate");
+      }
+    }
+
+    @Test
+    void aSuspendedBatchCancelledFromAnotherWebAppEndsWithItsOpenItemsCanceledAndNothingMoreSent() throws Exception {
+      CountDownLatch released = new CountDownLatch(1);
+      RecordingEngine engine = holdingFrom(1004L, released);
+      try (BatchOperations batches = batches(engine, 1)) {
+        String key = cancelAll(batches);
+        await().atMost(Duration.ofSeconds(30)).until(() -> engine.cancelled.size() == 2);
+        batches.suspend(key);
+        released.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> batches.items(key, "COMPLETED", 0, 0).total() == 2);
+
+        RecordingEngine otherEngine = new RecordingEngine(k -> { });
+        try (BatchOperations other = batches(otherEngine, 1)) {
+          other.cancel(key);
+          await().atMost(Duration.ofSeconds(30)).until(() -> batches.items(key, "CANCELED", 0, 0).total()
+              == ACTIVE.size() - 2);
+          assertThat(otherEngine.cancelled).isEmpty();
+        }
+        assertThat(engine.cancelled).hasSize(2);
+      }
+    }
+
+    @Test
+    void aChangeItsStateDoesNotAllowIsAConflictAndAnUnknownBatchIsNotFound() throws Exception {
+      try (BatchOperations batches = batches(new RecordingEngine(k -> { }), 4)) {
+        String key = cancelAll(batches);
+        awaitEnd(batches, key);
+
+        assertThatThrownBy(() -> batches.suspend(key)).isInstanceOf(BatchOperations.StateConflict.class)
+            .hasMessageContaining("is COMPLETED");
+        assertThatThrownBy(() -> batches.resumeBatch(key)).isInstanceOf(BatchOperations.StateConflict.class);
+        assertThatThrownBy(() -> batches.cancel(key)).isInstanceOf(BatchOperations.StateConflict.class);
+        assertThatThrownBy(() -> batches.suspend("123")).isInstanceOf(NotFoundException.class)
+            .hasMessageContaining("123");
+      }
+    }
+  }
+
+  @Nested
+  class MigrationAndModification {
+
+    @Test
+    void aBatchMigrationSendsThePlanToEveryActiveInstanceOnce() throws Exception {
+      RecordingEngine engine = new RecordingEngine(key -> { });
+      try (BatchOperations batches = batches(engine, 4)) {
+        Map<String, Object> batch = batches.create(BatchOperations.Type.MIGRATE_PROCESS_INSTANCE, JSON.readTree("""
+            {"filter": {"processDefinitionKey": "1"}, "migrationPlan": {"targetProcessDefinitionKey": "2",
+             "mappingInstructions": [{"sourceElementId": "task", "targetElementId": "task2"}]}}"""), "operator");
+
+        assertThat(awaitEnd(batches, (String) batch.get("batchOperationKey"))).containsEntry("state", "COMPLETED");
+        // the fixture's active instances of definition 1: i < 10 with i % 3 == 1
+        assertThat(engine.migrations).containsOnlyKeys(1001L, 1004L, 1007L);
+        assertThat(engine.migrations.values()).allSatisfy(sent -> assertThat(sent).containsExactly(
+            new EngineCommands.Migration(2, List.of(new EngineCommands.ElementMapping("task", "task2")))));
+      }
+    }
+
+    @Test
+    void aBatchModificationMovesTheActiveSourceElementsAndSkipsInstancesWithoutOne() throws Exception {
+      RecordingEngine engine = new RecordingEngine(key -> { });
+      try (BatchOperations batches = batches(engine, 4)) {
+        String key = (String) batches.create(BatchOperations.Type.MODIFY_PROCESS_INSTANCE, JSON.readTree("""
+            {"filter": {"processInstanceKey": {"$in": ["1001", "1004"]}},
+             "moveInstructions": [{"sourceElementId": "task", "targetElementId": "next"}]}"""), "operator")
+            .get("batchOperationKey");
+
+        assertThat(awaitEnd(batches, key)).containsEntry("state", "COMPLETED");
+        assertThat(engine.modifications).containsOnlyKeys(1001L);
+        assertThat(engine.modifications.get(1001L)).containsExactly(new EngineCommands.Modification(
+            List.of(new EngineCommands.Activation("next", -1, List.of())), List.of(5002L)));
+        assertThat(batches.items(key, "SKIPPED", 0, 10).hits()).singleElement()
+            .satisfies(item -> assertThat(item.source()).containsEntry("itemKey", "1004"));
+      }
+    }
+
+    @Test
+    void aBadPlanIsRefusedNamingItsPartBeforeAnythingIsStored() throws Exception {
+      try (BatchOperations batches = batches(new RecordingEngine(k -> { }), 1)) {
+        assertThatThrownBy(() -> batches.create(BatchOperations.Type.MODIFY_PROCESS_INSTANCE, JSON.readTree(
+            "{\"filter\": {}, \"moveInstructions\": [{\"sourceElementId\": \"task\"}]}"), "operator"))
+            .isInstanceOfSatisfying(BadRequestException.class,
+                e -> assertThat(e.part()).isEqualTo("moveInstructions[0].targetElementId"));
+        assertThatThrownBy(() -> batches.create(BatchOperations.Type.MIGRATE_PROCESS_INSTANCE, JSON.readTree(
+            "{\"filter\": {}, \"migrationPlan\": {\"targetProcessDefinitionKey\": \"x\"}}"), "operator"))
+            .isInstanceOfSatisfying(BadRequestException.class,
+                e -> assertThat(e.part()).isEqualTo("migrationPlan.targetProcessDefinitionKey"));
       }
     }
   }

@@ -16,7 +16,7 @@ class ClusterApiTest {
 
   /** No store needed: neither endpoint reads the read model. */
   private static TestWebapp start(Map<String, Object> settings) {
-    Map<String, Object> all = new java.util.HashMap<>(Map.of("flowpipe.webapp.store.url", "http://127.0.0.1:1"));
+    Map<String, Object> all = new java.util.HashMap<>(Map.of("flowpipe.store.url", "http://127.0.0.1:1"));
     all.putAll(settings);
     return TestWebapp.start(all);
   }

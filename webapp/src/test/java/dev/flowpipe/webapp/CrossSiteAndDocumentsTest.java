@@ -34,7 +34,7 @@ class CrossSiteAndDocumentsTest {
     String prefix = SharedOpenSearch.uniquePrefix();
     ReadModelFixture.write(store, prefix, "1s");
     app = TestWebapp.start(Map.of(
-        "flowpipe.webapp.store.url", node.url(), "flowpipe.webapp.store.index-prefix", prefix,
+        "flowpipe.store.url", node.url(), "flowpipe.store.index-prefix", prefix,
         "flowpipe.webapp.security.basic-auth", true,
         "flowpipe.webapp.security.users[0].username", "operator",
         "flowpipe.webapp.security.users[0].password", "o",
@@ -48,7 +48,11 @@ class CrossSiteAndDocumentsTest {
   }
 
   private TestWebapp.Answer cancel(String contentType, Map<String, String> headers, String body) {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(app.baseUrl() + CANCEL))
+    return post(CANCEL, contentType, headers, body);
+  }
+
+  private TestWebapp.Answer post(String path, String contentType, Map<String, String> headers, String body) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(app.baseUrl() + path))
         .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
     if (contentType != null) {
       request.header("Content-Type", contentType);
@@ -104,6 +108,20 @@ class CrossSiteAndDocumentsTest {
       // a program (Camunda's client, curl): JSON, no Origin; a bodyless operation with no body at all
       assertThat(cancel("application/json", Map.of(), null).status()).isEqualTo(501);
       assertThat(cancel("application/json; charset=utf-8", Map.of(), "{}").status()).isEqualTo(501);
+    }
+
+    @Test
+    void aBatchStateChangeFromAProgramGoesOnWithoutBodyOrTypeButNotFromAPage() {
+      // Camunda's 8.8 client suspends, resumes and cancels a batch with no body and no Content-Type
+      for (String change : new String[] {"suspension", "resumption", "cancellation"}) {
+        String path = "/v2/batch-operations/42/" + change;
+        assertThat(post(path, null, Map.of(), null).status()).as(change).isEqualTo(404); // past the filter: no batch 42
+        assertThat(post(path, null, Map.of("Sec-Fetch-Site", "cross-site"), null).status()).as(change).isEqualTo(403);
+        assertThat(post(path, null, Map.of("Origin", "http://127.0.0.1:1"), null).status()).as(change).isEqualTo(403);
+        assertThat(post(path, null, Map.of(), "x").status()).as(change + " with a body").isEqualTo(403);
+      }
+      // nowhere else: an instance's cancellation without a type stays refused (withoutAContentTypeIsRefusedNamingIt)
+      assertThat(cancel(null, Map.of(), null).status()).isEqualTo(403);
     }
 
     @Test

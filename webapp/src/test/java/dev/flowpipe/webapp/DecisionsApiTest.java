@@ -55,7 +55,7 @@ class DecisionsApiTest {
     writes.add(instance(instances, 7002, 2, 1002, 502, "dish", "DECISION_TABLE", "FAILED", 2));
     store.bulk(writes, true);
     app = TestWebapp.start(
-        Map.of("flowpipe.webapp.store.url", node.url(), "flowpipe.webapp.store.index-prefix", prefix));
+        Map.of("flowpipe.store.url", node.url(), "flowpipe.store.index-prefix", prefix));
   }
 
   private static DocumentWrite definition(String index, long key, String id, String name, long drd, boolean deleted) {

@@ -30,7 +30,7 @@ public class FixtureWebapp extends SharedOpenSearch {
     String prefix = SharedOpenSearch.uniquePrefix();
     ReadModelFixture.write(store(context), prefix, "1s");
     return TestWebapp.start(
-        Map.of("flowpipe.webapp.store.url", node(context).url(), "flowpipe.webapp.store.index-prefix", prefix));
+        Map.of("flowpipe.store.url", node(context).url(), "flowpipe.store.index-prefix", prefix));
   }
 
   private record Running(TestWebapp app) implements ExtensionContext.Store.CloseableResource {

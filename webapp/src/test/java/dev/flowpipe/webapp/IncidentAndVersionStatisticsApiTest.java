@@ -47,7 +47,7 @@ class IncidentAndVersionStatisticsApiTest {
     }
     var outcome = store.bulk(writes, true);
     assertThat(outcome.failures()).isEmpty();
-    app = TestWebapp.start(Map.of("flowpipe.webapp.store.url", node.url(), "flowpipe.webapp.store.index-prefix", prefix));
+    app = TestWebapp.start(Map.of("flowpipe.store.url", node.url(), "flowpipe.store.index-prefix", prefix));
   }
 
   private static DocumentWrite incident(String index, long key, long instance, long definition, String state,

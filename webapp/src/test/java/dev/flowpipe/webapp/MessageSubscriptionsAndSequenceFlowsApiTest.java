@@ -53,7 +53,7 @@ class MessageSubscriptionsAndSequenceFlowsApiTest {
     writes.add(correlation(correlations, 3001, 4002, 2));
     writes.add(correlation(correlations, 3001, 4001, 1));
     store.bulk(writes, true);
-    app = TestWebapp.start(Map.of("flowpipe.webapp.store.url", node.url(), "flowpipe.webapp.store.index-prefix", prefix));
+    app = TestWebapp.start(Map.of("flowpipe.store.url", node.url(), "flowpipe.store.index-prefix", prefix));
   }
 
   private static DocumentWrite subscription(String index, long key, long instance, String elementId, String state,

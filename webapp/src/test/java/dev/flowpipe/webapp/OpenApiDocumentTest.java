@@ -38,7 +38,7 @@ class OpenApiDocumentTest {
   @BeforeAll
   @SuppressWarnings("unchecked")
   static void start() throws Exception {
-    app = TestWebapp.start(Map.of("flowpipe.webapp.store.url", "http://127.0.0.1:1"));
+    app = TestWebapp.start(Map.of("flowpipe.store.url", "http://127.0.0.1:1"));
     try (InputStream in = OpenApiDocumentTest.class.getResourceAsStream("/static/openapi.yaml")) {
       document = new Yaml().load(in);
     }

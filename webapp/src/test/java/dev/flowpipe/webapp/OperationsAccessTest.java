@@ -35,7 +35,7 @@ class OperationsAccessTest {
     String prefix = SharedOpenSearch.uniquePrefix();
     ReadModelFixture.write(store, prefix, "1s");
     Map<String, Object> all = new LinkedHashMap<>(Map.of(
-        "flowpipe.webapp.store.url", node.url(), "flowpipe.webapp.store.index-prefix", prefix));
+        "flowpipe.store.url", node.url(), "flowpipe.store.index-prefix", prefix));
     all.putAll(settings);
     return TestWebapp.start(all);
   }

@@ -63,7 +63,7 @@ class ProcessStatisticsAtScaleTest {
     }
     store.refresh(definitions);
     store.refresh(instances);
-    app = TestWebapp.start(Map.of("flowpipe.webapp.store.url", node.url(), "flowpipe.webapp.store.index-prefix", prefix));
+    app = TestWebapp.start(Map.of("flowpipe.store.url", node.url(), "flowpipe.store.index-prefix", prefix));
     Answer all = app.post("/v2/process-definitions/statistics/process-instances", "{\"page\": {\"limit\": 10000}}");
     assertThat(all.status()).as(all.body()).isEqualTo(200);
     answer = all.json();

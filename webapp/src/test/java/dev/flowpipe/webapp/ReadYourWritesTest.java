@@ -37,7 +37,7 @@ class ReadYourWritesTest {
     prefix = SharedOpenSearch.uniquePrefix();
     ReadModelFixture.write(store, prefix, "60s");
     app = TestWebapp.start(Map.of(
-        "flowpipe.webapp.store.url", node.url(), "flowpipe.webapp.store.index-prefix", prefix,
+        "flowpipe.store.url", node.url(), "flowpipe.store.index-prefix", prefix,
         "flowpipe.webapp.consistency.max-timeout", MAX_TIMEOUT_MILLIS + "ms",
         "flowpipe.webapp.consistency.max-waits", MAX_WAITS));
   }

@@ -43,7 +43,7 @@ class StatisticsApiTest {
     writes.add(element(elements, key++, 1004, "start", "COMPLETED"));
     writes.add(element(elements, key, 1004, "task", "ACTIVE"));
     store.bulk(writes, true);
-    app = TestWebapp.start(Map.of("flowpipe.webapp.store.url", node.url(), "flowpipe.webapp.store.index-prefix", prefix));
+    app = TestWebapp.start(Map.of("flowpipe.store.url", node.url(), "flowpipe.store.index-prefix", prefix));
   }
 
   private static DocumentWrite element(String index, long key, long instance, String elementId, String state) {

@@ -20,8 +20,8 @@ class StoreUnreachableTest {
     try (ServerSocket socket = new ServerSocket(0)) {
       closedPort = socket.getLocalPort();
     }
-    app = TestWebapp.start(Map.of("flowpipe.webapp.store.url", "http://127.0.0.1:" + closedPort,
-        "flowpipe.webapp.store.connect-timeout", "1s"));
+    app = TestWebapp.start(Map.of("flowpipe.store.url", "http://127.0.0.1:" + closedPort,
+        "flowpipe.store.connect-timeout", "1s"));
   }
 
   @AfterAll

@@ -3,6 +3,7 @@ package dev.flowpipe.webapp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.flowpipe.webapp.config.StoreProperties;
 import dev.flowpipe.webapp.config.WebappProperties;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +17,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 /** The web app's configuration: defaults, and a bad value stops start-up naming the key and the value. */
 class WebappPropertiesTest {
 
-  @EnableConfigurationProperties(WebappProperties.class)
+  @EnableConfigurationProperties({WebappProperties.class, StoreProperties.class})
   static class Bound {}
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner().withUserConfiguration(Bound.class);
@@ -32,8 +33,11 @@ class WebappPropertiesTest {
       assertThat(properties.consistency().pollInterval()).hasMillis(20);
       assertThat(properties.security().basicAuth()).isFalse();
       assertThat(properties.ui().refreshInterval()).hasSeconds(1);
-      assertThat(properties.store().url()).hasToString("http://127.0.0.1:9200");
-      assertThat(properties.store().indexPrefix()).isEqualTo("flowpipe");
+      StoreProperties store = context.getBean(StoreProperties.class);
+      assertThat(store.connection().url()).hasToString("http://127.0.0.1:9200");
+      assertThat(store.indexPrefixOrDefault()).isEqualTo("flowpipe");
+      assertThat(store.connection().connectTimeout()).hasSeconds(5);
+      assertThat(store.connection().requestTimeout()).hasSeconds(30);
       assertThat(properties.search().storeTimeout()).hasSeconds(10);
       assertThat(properties.consistency().maxWaits()).isEqualTo(1000);
       WebappProperties.Limits limits = properties.limits();
@@ -51,10 +55,10 @@ class WebappPropertiesTest {
     "flowpipe.webapp.consistency.poll-interval, 0ms, 'flowpipe.webapp.consistency.poll-interval must be a positive duration, was 0ms'",
     "flowpipe.webapp.consistency.default-timeout, 1m, 'flowpipe.webapp.consistency.default-timeout must be <= max-timeout (30s), was 1m'",
     "flowpipe.webapp.ui.refresh-interval, -1s, 'flowpipe.webapp.ui.refresh-interval must be a positive duration, was -1s'",
-    "flowpipe.webapp.store.url, ftp://host, 'flowpipe.webapp.store.url must be http(s)://host[:port], was ''ftp://host'''",
-    "flowpipe.webapp.store.index-prefix, Upper, 'flowpipe.webapp.store.index-prefix must be lowercase letters, digits, ''-'', ''_'' or ''.'', starting with a letter or digit, at most 100 characters, was ''Upper'''",
-    "flowpipe.webapp.store.tls.trust-store, /nowhere/trust.p12, 'flowpipe.webapp.store.tls.trust-store: no readable file at /nowhere/trust.p12'",
-    "flowpipe.webapp.store.tls.trust-store-type, PEM, 'flowpipe.webapp.store.tls.trust-store-type must be PKCS12 or JKS, was ''PEM'''",
+    "flowpipe.store.url, ftp://host, 'flowpipe.store.url must be http(s)://host[:port], was ''ftp://host'''",
+    "flowpipe.store.index-prefix, Upper, 'flowpipe.store.index-prefix must be lowercase letters, digits, ''-'', ''_'' or ''.'', starting with a letter or digit, at most 100 characters, was ''Upper'''",
+    "flowpipe.store.tls.trust-store, /nowhere/trust.p12, 'flowpipe.store.tls.trust-store: no readable file at /nowhere/trust.p12'",
+    "flowpipe.store.tls.trust-store-type, PEM, 'flowpipe.store.tls.trust-store-type must be PKCS12 or JKS, was ''PEM'''",
     "flowpipe.webapp.security.basic-auth, true, 'flowpipe.webapp.security.username must be set when basic-auth is on'",
     "flowpipe.webapp.search.store-timeout, 0s, 'flowpipe.webapp.search.store-timeout must be a positive duration, was 0ms'",
     "flowpipe.webapp.consistency.max-waits, 0, 'flowpipe.webapp.consistency.max-waits must be 1 to 100000, was 0'",
@@ -111,9 +115,8 @@ class WebappPropertiesTest {
     void passwordsAreNeverPrinted() {
       WebappProperties.Security security = new WebappProperties.Security(true, "reader", "s3cret", java.util.List.of(
           new WebappProperties.User("operator", "0perat0r", java.util.List.of(WebappProperties.Role.WRITE))), false);
-      WebappProperties.Store store = new WebappProperties.Store(
-          java.net.URI.create("http://h:9200"), "u", "hidden", java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1), "p",
-          new WebappProperties.StoreTlsProperties(null, null, null, null, true));
+      StoreProperties store = new StoreProperties("http://h:9200", "u", "hidden", java.time.Duration.ofSeconds(1),
+          java.time.Duration.ofSeconds(1), "p", new StoreProperties.Tls(null, null, null, null, true));
 
       assertThat(security.toString()).doesNotContain("s3cret").doesNotContain("0perat0r").contains("****");
       assertThat(store.toString()).doesNotContain("hidden").contains("****");

@@ -17,7 +17,7 @@ import dev.flowpipe.benchmarks.load.LoadSettings;
 public final class ScenarioArguments {
 
   private final String scenario;
-  private final Map<String, String> values = new LinkedHashMap<>();
+  private final Map<String, List<String>> values = new LinkedHashMap<>();
   private final List<String> passedThrough = new ArrayList<>();
 
   public ScenarioArguments(String scenario, List<String> args, String passThrough) {
@@ -31,7 +31,7 @@ public final class ScenarioArguments {
       if (!arg.startsWith("--") || eq < 0) {
         throw new IllegalArgumentException(scenario + ": arguments are --name=value, was '" + arg + "'");
       }
-      values.put(arg.substring(2, eq), arg.substring(eq + 1));
+      values.computeIfAbsent(arg.substring(2, eq), name -> new ArrayList<>()).add(arg.substring(eq + 1));
     }
   }
 
@@ -57,12 +57,12 @@ public final class ScenarioArguments {
   }
 
   public String text(String name, String fallback) {
-    String text = values.remove(name);
+    String text = single(name);
     return text == null ? fallback : text;
   }
 
   public long whole(String name, long fallback) {
-    String text = values.remove(name);
+    String text = single(name);
     if (text == null) {
       return fallback;
     }
@@ -82,7 +82,7 @@ public final class ScenarioArguments {
   }
 
   public double number(String name, double fallback) {
-    String text = values.remove(name);
+    String text = single(name);
     if (text == null) {
       return fallback;
     }
@@ -94,13 +94,51 @@ public final class ScenarioArguments {
   }
 
   public Duration duration(String name, Duration fallback) {
-    String text = values.remove(name);
+    String text = single(name);
     return text == null ? fallback : LoadSettings.duration(scenario + ": --" + name, text);
   }
 
+  /** A size such as {@code 512}, {@code 1KB} or {@code 2MB}, in bytes. */
+  public int size(String name, int fallback) {
+    String text = single(name);
+    return text == null ? fallback : LoadSettings.bytes(scenario + ": --" + name, text);
+  }
+
+  /** {@code on} or {@code off}. */
+  public boolean onOff(String name, boolean fallback) {
+    String text = single(name);
+    if (text == null) {
+      return fallback;
+    }
+    return switch (text.trim()) {
+      case "on" -> true;
+      case "off" -> false;
+      default -> throw bad(name, text, "on or off");
+    };
+  }
+
   public List<String> list(String name, List<String> fallback) {
-    String text = values.remove(name);
+    String text = single(name);
     return text == null ? fallback : List.of(text.split(","));
+  }
+
+  /** Every value of an argument that may be given more than once ({@code --node-arg=a --node-arg=b}), in order. */
+  public List<String> texts(String name) {
+    List<String> given = values.remove(name);
+    return given == null ? List.of() : List.copyOf(given);
+  }
+
+  /** The one value of {@code name}, or null; given twice, it fails naming both values. */
+  private String single(String name) {
+    List<String> given = values.remove(name);
+    if (given == null) {
+      return null;
+    }
+    if (given.size() > 1) {
+      throw new IllegalArgumentException(scenario + ": --" + name + " given " + given.size() + " times, was "
+          + given.stream().map(v -> "'" + v + "'").toList());
+    }
+    return given.getFirst();
   }
 
   public List<String> passedThrough() {
@@ -111,7 +149,7 @@ public final class ScenarioArguments {
   public void requireAllKnown(List<String> known) {
     if (!values.isEmpty()) {
       String name = values.keySet().iterator().next();
-      throw new IllegalArgumentException(scenario + ": unknown argument --" + name + "=" + values.get(name)
+      throw new IllegalArgumentException(scenario + ": unknown argument --" + name + "=" + values.get(name).getFirst()
           + " (known: " + String.join(", ", known.stream().map(k -> "--" + k).toList()) + ")");
     }
   }

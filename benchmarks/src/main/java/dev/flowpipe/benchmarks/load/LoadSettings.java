@@ -1,5 +1,6 @@
 package dev.flowpipe.benchmarks.load;
 
+import dev.flowpipe.benchmarks.cli.ScenarioArguments;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,54 +75,51 @@ public record LoadSettings(
     return new LoadSettings(ratePerSecond, duration, payloadBytes, model, workerDelay, maxInFlight, gateway, http);
   }
 
+  /** The load options every scenario that runs this load takes, beside its own arguments. */
+  public static final List<String> OPTIONS = List.of("payload", "model", "worker-delay", "in-flight", "gateway", "http");
+
+  /** The {@code load} arguments read by name: the positional {@code [rate] [seconds]}, then {@link #OPTIONS}. */
+  public static final List<String> NAMES = List.of("rate", "seconds", "payload", "model", "worker-delay", "in-flight",
+      "gateway", "http");
+
   /**
    * The {@code load} command line: {@code [rate] [seconds] [--payload=1KB] [--model=file.bpmn] [--worker-delay=50ms]
-   * [--in-flight=1000] [--gateway=host:port] [--http=http://host:port]}.
+   * [--in-flight=1000] [--gateway=host:port] [--http=http://host:port]} ({@code --rate=} and {@code --seconds=} for
+   * the positional ones).
    */
   public static LoadSettings parse(List<String> args) {
+    ScenarioArguments arguments = ScenarioArguments.positional("load", args, List.of("rate", "seconds"), null);
+    LoadSettings settings = from(arguments);
+    arguments.requireAllKnown(NAMES);
+    return settings;
+  }
+
+  /** The load of {@code --rate}, {@code --seconds} and the {@link #OPTIONS} among a scenario's arguments. */
+  public static LoadSettings from(ScenarioArguments arguments) {
     LoadSettings s = defaults();
-    double rate = s.ratePerSecond();
-    Duration duration = s.duration();
-    int payload = s.payloadBytes();
-    Path model = null;
-    Duration delay = s.workerDelay();
-    int inFlight = s.maxInFlight();
-    URI gateway = null;
-    URI http = null;
-    int positional = 0;
-    for (String arg : args) {
-      if (!arg.startsWith("--")) {
-        switch (positional++) {
-          case 0 -> rate = number("rate", arg);
-          case 1 -> duration = Duration.ofMillis(Math.round(number("seconds", arg) * 1000));
-          default -> throw new IllegalArgumentException("unexpected argument '" + arg + "' (rate and seconds given)");
-        }
-        continue;
-      }
-      int eq = arg.indexOf('=');
-      if (eq < 0) {
-        throw new IllegalArgumentException("option " + arg + " needs a value: " + arg + "=...");
-      }
-      String name = arg.substring(2, eq);
-      String value = arg.substring(eq + 1);
-      switch (name) {
-        case "payload" -> payload = bytes("payload", value);
-        case "model" -> model = Path.of(value);
-        case "worker-delay" -> delay = duration("worker-delay", value);
-        case "in-flight" -> inFlight = (int) number("in-flight", value);
-        case "gateway" -> gateway = URI.create("http://" + value.replaceFirst("^[a-z]+://", ""));
-        case "http" -> http = URI.create(value.contains("://") ? value : "http://" + value);
-        case "seconds" -> duration = Duration.ofMillis(Math.round(number("seconds", value) * 1000));
-        case "rate" -> rate = number("rate", value);
-        default -> throw new IllegalArgumentException("unknown option --" + name + " (known: --payload, --model, "
-            + "--worker-delay, --in-flight, --gateway, --http)");
-      }
-    }
+    double rate = arguments.number("rate", s.ratePerSecond());
+    Duration duration = Duration.ofMillis(Math.round(arguments.number("seconds", s.duration().toMillis() / 1000.0)
+        * 1000));
+    return options(arguments, rate, duration);
+  }
+
+  /** The load of the {@link #OPTIONS} among a scenario's arguments, at a rate and for a time the scenario sets. */
+  public static LoadSettings options(ScenarioArguments arguments, double rate, Duration duration) {
+    LoadSettings s = defaults();
+    int payload = arguments.size("payload", s.payloadBytes());
+    String model = arguments.text("model", null);
+    Duration delay = arguments.duration("worker-delay", s.workerDelay());
+    int inFlight = arguments.integer("in-flight", s.maxInFlight());
+    String gatewayText = arguments.text("gateway", null);
+    URI gateway = gatewayText == null ? null : URI.create("http://" + gatewayText.replaceFirst("^[a-z]+://", ""));
+    String httpText = arguments.text("http", null);
+    URI http = httpText == null ? null : URI.create(httpText.contains("://") ? httpText : "http://" + httpText);
     if (http != null && gateway == null) {
       throw new IllegalArgumentException("--http (" + http + ") is for an external node: give its --gateway too; "
           + "without a gateway the harness starts its own node");
     }
-    return new LoadSettings(rate, duration, payload, model, delay, inFlight, gateway, http);
+    return new LoadSettings(rate, duration, payload, model == null ? null : Path.of(model), delay, inFlight, gateway,
+        http);
   }
 
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KB|KIB|MB|MIB)?", Pattern.CASE_INSENSITIVE);
@@ -161,14 +159,6 @@ public record LoadSettings(
       return Duration.parse(text.trim());
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(setting + " must be a duration like 50ms, 2s or 1m, was '" + text + "'");
-    }
-  }
-
-  private static double number(String setting, String text) {
-    try {
-      return Double.parseDouble(text.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(setting + " must be a number, was '" + text + "'");
     }
   }
 }

@@ -46,13 +46,13 @@ class LoadSettingsTest {
     @Test
     void aBadValueIsNamedInTheError() {
       assertThatThrownBy(() -> LoadSettings.parse(List.of("fast")))
-          .hasMessage("rate must be a number, was 'fast'");
+          .hasMessage("load: --rate must be a number, was 'fast'");
       assertThatThrownBy(() -> LoadSettings.parse(List.of("--payload=1GBX")))
-          .hasMessage("payload must be a size like 512, 1KB or 2MB, was '1GBX'");
+          .hasMessage("load: --payload must be a size like 512, 1KB or 2MB, was '1GBX'");
       assertThatThrownBy(() -> LoadSettings.parse(List.of("--worker-delay=soon")))
-          .hasMessage("worker-delay must be a duration like 50ms, 2s or 1m, was 'soon'");
+          .hasMessage("load: --worker-delay must be a duration like 50ms, 2s or 1m, was 'soon'");
       assertThatThrownBy(() -> LoadSettings.parse(List.of("--colour=red")))
-          .hasMessageStartingWith("unknown option --colour");
+          .hasMessageStartingWith("load: unknown argument --colour=red");
     }
 
     @Test

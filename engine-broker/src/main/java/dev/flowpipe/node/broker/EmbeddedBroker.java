@@ -115,8 +115,7 @@ public final class EmbeddedBroker implements AutoCloseable {
     if (properties.exporter().enabled()) {
       ExporterCfg exporter = new ExporterCfg();
       exporter.setClassName(ReadModelExporter.class.getName());
-      Map<String, Object> args = new LinkedHashMap<>(properties.exporter().exporterArguments(
-          connection.url().toString(), connection.username(), connection.password(), properties.store()));
+      Map<String, Object> args = new LinkedHashMap<>(properties.exporter().exporterArguments(connection));
       args.putAll(exporterArguments);
       exporter.setArgs(args);
       exporters.put(EXPORTER_ID, exporter);

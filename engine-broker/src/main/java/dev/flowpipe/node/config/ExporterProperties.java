@@ -4,6 +4,7 @@ import dev.flowpipe.exporter.config.ExporterConfiguration;
 import dev.flowpipe.exporter.config.OnForeignStore;
 import dev.flowpipe.schema.index.IndexLayout;
 import dev.flowpipe.schema.index.SchemaManager;
+import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.writer.batch.BulkFlushPolicy;
 import dev.flowpipe.writer.config.WriterSettings;
 import java.time.Duration;
@@ -103,17 +104,17 @@ public record ExporterProperties(
     }
   }
 
-  /** The broker exporter arguments for a store at {@code url}. */
-  public Map<String, Object> exporterArguments(String url, String username, String password, StoreProperties store) {
+  /** The broker exporter arguments for the store of {@code connection}. */
+  public Map<String, Object> exporterArguments(StoreConnection connection) {
     Map<String, Object> args = new LinkedHashMap<>();
-    args.put(WriterSettings.URL, url);
-    if (username != null) {
-      args.put(WriterSettings.USERNAME, username);
-      args.put(WriterSettings.PASSWORD, password);
+    args.put(WriterSettings.URL, connection.url().toString());
+    if (connection.username() != null) {
+      args.put(WriterSettings.USERNAME, connection.username());
+      args.put(WriterSettings.PASSWORD, connection.password());
     }
-    args.putAll(store.tls().storeTls().toKeys(WriterSettings.TLS));
-    args.put(WriterSettings.CONNECT_TIMEOUT, store.connectTimeout().toString());
-    args.put(WriterSettings.REQUEST_TIMEOUT, store.requestTimeout().toString());
+    args.putAll(connection.tls().toKeys(WriterSettings.TLS));
+    args.put(WriterSettings.CONNECT_TIMEOUT, connection.connectTimeout().toString());
+    args.put(WriterSettings.REQUEST_TIMEOUT, connection.requestTimeout().toString());
     args.put(WriterSettings.INDEX_PREFIX, indexPrefix);
     args.put(WriterSettings.REFRESH_INTERVAL, indexRefreshInterval.toMillis() + "ms");
     args.put(WriterSettings.INDEX_SHARDS, indexShards);

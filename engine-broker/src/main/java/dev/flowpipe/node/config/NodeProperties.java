@@ -10,17 +10,19 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * Everything the node reads from YAML, under the prefix {@code flowpipe}. Each group validates itself when bound, so a
- * bad value stops start-up before anything is written, with a message naming the key and the value.
+ * Everything the node reads from YAML, under the prefix {@code flowpipe}, but the store ({@code flowpipe.store.*}: the
+ * connection every application shares and the node's embedded store, see {@link NodeStore}). Each group validates
+ * itself when bound, so a bad value stops start-up before anything is written, with a message naming the key and the
+ * value.
  *
  * @param dataDirectory where the broker ({@code broker/}) and the embedded store ({@code opensearch/}) keep their data
  * @param broker the Zeebe broker and its cluster
  * @param gateway the gRPC gateway that clients connect to
- * @param store the search store: embedded (no URL) or external
  * @param exporter the in-broker exporter that writes the read model
  * @param flowControl how the broker's write rate follows the exporter's lag
  * @param importer the importer of the stock exporter's raw records ({@code flowpipe.importer.*}, off by default; its
- *     keys and defaults are {@link ImporterSettings}'), validated here with the rest, before anything starts
+ *     keys and defaults are {@link ImporterSettings}'), validated with the store's settings ({@link NodeStore}),
+ *     before anything starts
  * @param shutdownTimeout longest time from a stop signal (SIGTERM, Ctrl-C) to the node's exit, in every phase, start-up
  *     included; what has not stopped cleanly by then (the embedded store among it) is killed
  */
@@ -29,7 +31,6 @@ public record NodeProperties(
     @DefaultValue("./data") Path dataDirectory,
     @DefaultValue @NestedConfigurationProperty BrokerProperties broker,
     @DefaultValue @NestedConfigurationProperty GatewayProperties gateway,
-    @DefaultValue @NestedConfigurationProperty StoreProperties store,
     @DefaultValue @NestedConfigurationProperty ExporterProperties exporter,
     @DefaultValue @NestedConfigurationProperty FlowControlProperties flowControl,
     Map<String, Object> importer,
@@ -41,16 +42,6 @@ public record NodeProperties(
     if (dataDirectory == null || dataDirectory.toString().isBlank()) {
       throw new IllegalArgumentException("flowpipe.data-directory must not be empty");
     }
-    if (broker.clusterSize() > 1 && store.isEmbedded() && !store.embedded().servesCluster()) {
-      // each node would write its share to a store of its own, and a new leader would find no base documents
-      throw new IllegalArgumentException("flowpipe.broker.cluster-size is " + broker.clusterSize()
-          + " but flowpipe.store.url is empty, so this node would write its partitions' read model to an embedded"
-          + " store of its own, which no other node reads after a failover. All nodes of a cluster write to one"
-          + " store: set flowpipe.store.url to it on every node, or run it embedded in one node with"
-          + " flowpipe.store.embedded.serves-cluster=true and set the others' flowpipe.store.url to that node's store");
-    }
-    // fails naming the key; the store's URL stands in for the source until the embedded store has its own
-    importerSettings(importer, store.isEmbedded() ? "http://127.0.0.1:" + store.embedded().httpPort() : store.url());
   }
 
   /** The importer's settings, reading from {@code storeUrl} (the node's store) unless a source URL is set. */

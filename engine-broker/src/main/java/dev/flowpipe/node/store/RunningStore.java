@@ -1,7 +1,7 @@
 package dev.flowpipe.node.store;
 
 import dev.flowpipe.node.config.NodeProperties;
-import dev.flowpipe.node.config.StoreProperties;
+import dev.flowpipe.node.config.NodeStore;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.index.MigrationProgress;
 import dev.flowpipe.schema.index.SchemaManager;
@@ -45,8 +45,8 @@ public final class RunningStore implements AutoCloseable {
    * is launched without waiting, so the broker can start while it boots. {@link #awaitReady()} completes either.
    * {@code clock} is what the embedded store's supervisor and disk watch read.
    */
-  public static RunningStore start(NodeProperties properties, Clock clock) {
-    StoreProperties store = properties.store();
+  public static RunningStore start(NodeProperties properties, NodeStore nodeStore, Clock clock) {
+    var store = nodeStore.connection();
     if (!store.isEmbedded()) {
       RunningStore external = new RunningStore(store.connection(store.url()), null, null, properties, clock);
       try {
@@ -56,7 +56,7 @@ public final class RunningStore implements AutoCloseable {
       }
       return external;
     }
-    var settings = store.embedded();
+    var settings = nodeStore.embedded();
     EmbeddedSearchStore embedded =
         EmbeddedSearchStore.launch(
             properties.storeDirectory(),

@@ -11,6 +11,7 @@ import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreProduct;
+import dev.flowpipe.testsupport.NodeProcess;
 import dev.flowpipe.testsupport.StoreProxy;
 import dev.flowpipe.writer.config.WriterSettings;
 import io.camunda.zeebe.client.ZeebeClient;
@@ -495,7 +496,9 @@ class ReadModelFromRealRunsTest {
       throws Exception {
     String openSearchClean = cleanPass(node.store().connection().url().toString());
     try (EmbeddedSearchStore elasticsearch =
-            EmbeddedSearchStore.start(esData, EmbeddedSearchStore.Settings.forTests(EmbeddedSearchStore.Engine.ELASTICSEARCH));
+            EmbeddedSearchStore.start(esData, EmbeddedSearchStore.Settings.forTests(EmbeddedSearchStore.Engine.ELASTICSEARCH)
+                // C1 only, as the node's own store (NodeProcess.TEST_JIT)
+                .withJvmOptions(NodeProcess.testJitOptions()));
         SearchStore es = SearchStoreConnector.connect(StoreConnection.of(elasticsearch.url()))) {
       assertThat(es.product()).isEqualTo(StoreProduct.ELASTICSEARCH);
       String clean = cleanPass(elasticsearch.url());

@@ -352,13 +352,15 @@ class BadInputOnNodeTest {
   private static Bad batch(Random random) {
     return switch (random.nextInt(3)) {
       case 0 -> json("batch/start", "POST", pickOf(random, "/v2/process-instances/cancellation",
-          "/v2/process-instances/incident-resolution"), pickOf(random, "{}", "[]", "{\"filter\": 1}",
+          "/v2/process-instances/incident-resolution", "/v2/process-instances/migration",
+          "/v2/process-instances/modification"), pickOf(random, "{}", "[]", "{\"filter\": 1}",
           "{\"filter\": {\"nofield\": 1}}", "{\"filter\": {\"processInstanceKey\": {\"$in\": [" + IntStream.range(0,
               1001).mapToObj(Integer::toString).collect(Collectors.joining(",")) + "]}}}",
           "{\"filter\": {\"state\": \"NOPE\"}}", "{\"filter\": {\"$or\": 3}}"));
       case 1 -> new Bad("batch/get", "GET", "/v2/batch-operations/" + badKey(random), null, null, null);
-      default -> json("batch/items", "POST", "/v2/batch-operation-items/search", pickOf(random, "{}", "[]",
-          "{\"filter\": {\"batchOperationKey\": 1}}", "{\"filter\": {\"batchOperationKey\": \"1\", \"state\": \"x\"}}",
+      default -> json("batch/items", "POST", pickOf(random, "/v2/batch-operation-items/search",
+          "/v2/batch-operations/search"), pickOf(random, "{\"filter\": {\"batchOperationKey\": true}}", "[]",
+          "{\"filter\": {\"batchOperationKey\": {\"$gt\": \"1\"}}}", "{\"filter\": {\"batchOperationKey\": \"1\", \"state\": \"x\"}}",
           "{\"filter\": {\"batchOperationKey\": \"1\"}, \"page\": {\"from\": 2147483647, \"limit\": 10}}",
           "{\"filter\": {\"batchOperationKey\": \"1\"}, \"page\": {\"limit\": \"ten\"}}"));
     };

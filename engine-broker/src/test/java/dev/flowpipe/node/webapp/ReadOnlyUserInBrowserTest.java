@@ -43,8 +43,8 @@ class ReadOnlyUserInBrowserTest {
     settings.put("server.port", 0);
     // not the node's application.yaml on this class path (its readiness group names the node's broker)
     settings.put("spring.config.name", "webapp-on-its-own");
-    settings.put("flowpipe.webapp.store.url", runs.node().store().connection().url());
-    settings.put("flowpipe.webapp.store.index-prefix", "flowpipe");
+    settings.put("flowpipe.store.url", runs.node().store().connection().url());
+    settings.put("flowpipe.store.index-prefix", "flowpipe");
     settings.put("flowpipe.webapp.operations.gateway-address", runs.node().gatewayAddress());
     settings.put("flowpipe.webapp.security.basic-auth", true);
     settings.put("flowpipe.webapp.security.users[0].username", "reader");

@@ -440,6 +440,46 @@ class WebappInBrowserTest {
     assertThat(page.locator("#instance-state")).hasText(Pattern.compile("CANCELED|TERMINATED"));
   }
 
+  @Test
+  @Order(13)
+  void aSuspendedBatchIsShownWithResumeAndCancelAndCancellingItEndsItsOpenItemsCanceled() {
+    int count = 100;
+    try (ZeebeClient client = runs.node().client()) {
+      client.newDeployResourceCommand().addProcessModel(Bpmn.createExecutableProcess("ui-batch-wait").startEvent()
+          .serviceTask("wait", t -> t.zeebeJobType("ui-batch-nobody")).endEvent().done(), "ui-batch-wait.bpmn")
+          .send().join();
+      for (int i = 0; i < count; i++) {
+        client.newCreateInstanceCommand().bpmnProcessId("ui-batch-wait").latestVersion().send().join();
+      }
+    }
+    await().atMost(Duration.ofSeconds(60)).until(() -> Http.post(runs.baseUrl() + "/v2/process-instances/search",
+        "{\"filter\": {\"processDefinitionId\": \"ui-batch-wait\", \"state\": \"ACTIVE\"}, \"page\": {\"limit\":"
+            + " 0}}").json().path("page").path("totalItems").asLong() == count);
+    // started and suspended through the API at once: the batch holds most of its items when the page opens
+    String key = Http.post(runs.baseUrl() + "/v2/process-instances/cancellation",
+        "{\"filter\": {\"processDefinitionId\": \"ui-batch-wait\"}}").json().path("batchOperationKey").asText();
+    Http.post(runs.baseUrl() + "/v2/batch-operations/" + key + "/suspension", "{}");
+
+    page.navigate(runs.baseUrl() + "/#/batches/" + key);
+    assertThat(page.locator("#batch-state")).hasText("SUSPENDED");
+    assertThat(page.locator("#batch-resume")).isVisible();
+    assertThat(page.locator("#batch-cancel")).isVisible();
+    assertThat(page.locator("#batch-suspend")).isHidden();
+    screenshot("batch-suspended");
+
+    page.click("#batch-cancel");
+    confirm(page, "Cancel this batch?");
+    assertThat(page.locator("#batch-state")).hasText("CANCELED");
+    assertThat(page.locator("#batch-items-table td", new Page.LocatorOptions().setHasText("CANCELED")).first())
+        .isVisible();
+    assertThat(page.locator("#batch-resume")).isHidden();
+    screenshot("batch-cancelled");
+
+    page.navigate(runs.baseUrl() + "/#/batches");
+    assertThat(page.locator("#batches-table tr[data-key='" + key + "']")).containsText("CANCELED");
+    screenshot("batches");
+  }
+
   /** Waits until a search finds what the engine did, so a page opened next shows it on its first read. */
   private void awaitSearchable(String entity, String filter) {
     await().atMost(Duration.ofSeconds(10)).until(() ->

@@ -1,14 +1,24 @@
 package dev.flowpipe.images;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flowpipe.testsupport.ImageTarball;
+import dev.flowpipe.testsupport.NodeProcess;
+import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
@@ -16,7 +26,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The node's image as a container runtime would see it: the tarball's configuration and its file system. */
+/**
+ * The node's image as a container runtime would see it: the tarball's configuration, its file system, and the node
+ * started from that file system as the image's user (as the server's image is, {@link ImageTarball#startCommand}).
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class NodeImageIT {
 
@@ -69,6 +82,56 @@ class NodeImageIT {
       assertThat(labels.get("org.opencontainers.image.licenses").asText())
           .isEqualTo("Apache-2.0 AND LicenseRef-Camunda-License-1.0");
       assertThat(labels.get("org.opencontainers.image.description").asText()).contains("non-production");
+    }
+  }
+
+  @Nested
+  class StartedFromItsOwnLayout {
+
+    @Test
+    void runsTheBrokerAndTheStoreAsItsUserAndServesAnInstanceFromItsReadModel() throws Exception {
+      // given the image's environment and the node's ports (the test's network is the host's: free ports, not 8080)
+      Map<String, String> environment = image.environment();
+      environment.put("PATH", ImageTarball.HOST_PATH); // for unshare, sh and chroot outside
+      Map<String, Object> settings = new LinkedHashMap<>();
+      settings.put("flowpipe.data-directory", "/var/lib/flowpipe"); // the image's volume, inside its root
+      if (!NodeProcess.TEST_JIT.isEmpty()) {
+        settings.put("flowpipe.store.embedded.jvm-options", NodeProcess.TEST_JIT);
+      }
+      long started = System.nanoTime();
+      try (NodeProcess node = NodeProcess.launch(image.startCommand(root), environment,
+          root.resolve("var/lib/flowpipe"), settings)) {
+        // when it starts: the broker, the embedded store from /opt/flowpipe/store and the web app
+        node.awaitReady("/actuator/health/readiness", Duration.ofMinutes(5));
+        long readyMillis = (System.nanoTime() - started) / 1_000_000;
+        List<String> users = ProcessHandle.of(node.pid()).orElseThrow().descendants()
+            .map(process -> process.info().user().orElse("?")).distinct().toList();
+        long javaProcesses = ProcessHandle.of(node.pid()).orElseThrow().descendants()
+            .filter(process -> process.info().command().orElse("").equals(root.resolve("opt/java/bin/java")
+                .toString()) || process.info().command().orElse("").equals("/opt/java/bin/java")).count();
+
+        // and a process runs through its gateway
+        try (var client = node.client()) {
+          client.newDeployResourceCommand().addProcessModel(Bpmn.createExecutableProcess("image-smoke").startEvent()
+              .endEvent().done(), "image-smoke.bpmn").send().join();
+          long key = client.newCreateInstanceCommand().bpmnProcessId("image-smoke").latestVersion().send().join()
+              .getProcessInstanceKey();
+
+          // then its web app serves the instance from the read model in its own store
+          HttpClient http = HttpClient.newHttpClient();
+          String body = await("instance " + key + " in the node's read model").atMost(Duration.ofMinutes(1))
+              .pollInterval(Duration.ofMillis(250)).ignoreExceptions()
+              .until(() -> http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort()
+                      + "/v2/process-instances/" + key)).build(), HttpResponse.BodyHandlers.ofString()),
+                  response -> response.statusCode() == 200).body();
+          System.out.printf("node image: ready %d ms after the start from its layout; processes' users %s; %d java "
+              + "processes (node and store); instance %s%n", readyMillis, users, javaProcesses, body);
+          assertThat(body).contains("\"image-smoke\"");
+        }
+        assertThat(users).as("the users of the node's processes (below unshare, which runs as the test's user)")
+            .isNotEmpty().doesNotContain("root", "0");
+        assertThat(javaProcesses).as("the node's and its store's JVM, both the image's runtime").isEqualTo(2);
+      }
     }
   }
 

@@ -127,7 +127,7 @@ class ServerImageIT {
       // the "mounted" configuration file: only it says which port to serve on
       Files.writeString(root.resolve("config/application.yaml"), "server:\n  port: " + port + "\n");
       Process server = startFromTheImage("unready", Map.of(
-          "FLOWPIPE_WEBAPP_STORE_URL", "http://127.0.0.1:" + freePort(),
+          "FLOWPIPE_STORE_URL", "http://127.0.0.1:" + freePort(),
           "FLOWPIPE_SERVER_GATEWAY_ADDRESS", "127.0.0.1:" + freePort()));
       try {
         long startMillis = awaitLiveness(server, port, "unready");
@@ -169,8 +169,8 @@ class ServerImageIT {
         // when the image's server is given them, in environment variables as a Deployment gives them
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("SERVER_PORT", String.valueOf(port));
-        settings.put("FLOWPIPE_WEBAPP_STORE_URL", openSearch.url());
-        settings.put("FLOWPIPE_WEBAPP_STORE_INDEX_PREFIX", prefix);
+        settings.put("FLOWPIPE_STORE_URL", openSearch.url());
+        settings.put("FLOWPIPE_STORE_INDEX_PREFIX", prefix);
         settings.put("FLOWPIPE_SERVER_GATEWAY_ADDRESS", broker.gateway().getHost() + ":" + broker.gateway().getPort());
         settings.put("FLOWPIPE_SERVER_FLOW_CONTROL_BROKERS_0_NODE_ID", "0");
         settings.put("FLOWPIPE_SERVER_FLOW_CONTROL_BROKERS_0_MONITORING_URL", broker.monitoring().toString());
@@ -201,31 +201,18 @@ class ServerImageIT {
 
     private long startedNanos;
 
-    /**
-     * Starts the image's entrypoint as a runtime does: a mount and PID namespace of its own, the image's root a mount
-     * point of its own (the JDK looks a file's mount up in /proc/self/mounts), a fresh /proc, the host's /dev, then
-     * chroot as the image's user with the image's environment and {@code settings} over it.
-     */
+    /** Starts the image's entrypoint as a runtime does, with the image's environment and {@code settings} over it. */
     private Process startFromTheImage(String name, Map<String, String> settings) throws IOException {
-      Map<String, String> environment = new LinkedHashMap<>();
-      image.strings("Env").forEach(entry -> {
-        int equals = entry.indexOf('=');
-        environment.put(entry.substring(0, equals), entry.substring(equals + 1));
-      });
+      Map<String, String> environment = image.environment();
       if (!settings.containsKey("SERVER_PORT")) {
         environment.remove("SERVER_PORT"); // the image's default; the mounted file decides then
       }
       environment.putAll(settings);
-      List<String> command = new ArrayList<>(List.of("unshare", "--mount", "--pid", "--fork", "sh", "-c",
-          "root=$1; user=$2; shift 2; mount --bind \"$root\" \"$root\" && mount -t proc proc \"$root/proc\""
-              + " && mount --rbind /dev \"$root/dev\" && exec chroot --userspec=\"$user\" \"$root\" \"$@\"",
-          "sh", root.toString(), image.container().get("User").asText()));
-      command.addAll(image.strings("Entrypoint"));
-      ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+      ProcessBuilder builder = new ProcessBuilder(image.startCommand(root)).redirectErrorStream(true)
           .redirectOutput(temp.resolve("server-" + name + ".log").toFile());
       builder.environment().clear();
       builder.environment().putAll(environment);
-      builder.environment().put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin"); // for unshare, sh and chroot outside
+      builder.environment().put("PATH", ImageTarball.HOST_PATH); // for unshare, sh and chroot outside
       startedNanos = System.nanoTime();
       return builder.start();
     }

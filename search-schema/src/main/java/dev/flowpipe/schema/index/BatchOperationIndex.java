@@ -18,7 +18,9 @@ public final class BatchOperationIndex {
         "state": {"type": "keyword"}, "itemKey": {"type": "keyword"}, "processInstanceKey": {"type": "keyword"},
         "startDate": {"type": "date"}, "endDate": {"type": "date"}, "processedDate": {"type": "date"},
         "errorMessage": {"type": "text", "index": false}, "user": {"type": "keyword"},
-        "filter": {"type": "object", "enabled": false}}}}
+        "filter": {"type": "object", "enabled": false}, "plan": {"type": "object", "enabled": false},
+        "operationType": {"type": "keyword"}, "position": {"type": "long"}, "settled": {"type": "boolean"},
+        "sentAt": {"type": "date"}, "terminate": {"type": "keyword"}, "activate": {"type": "keyword"}}}}
       """;
 
   private BatchOperationIndex() {}

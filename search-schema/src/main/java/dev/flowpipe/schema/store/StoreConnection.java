@@ -53,7 +53,7 @@ public record StoreConnection(
   }
 
   /**
-   * The connection that settings under {@code keyPrefix} (e.g. {@code flowpipe.webapp.store.}) describe: the rules of
+   * The connection that settings under {@code keyPrefix} (e.g. {@code flowpipe.store.}) describe: the rules of
    * a store connection checked here once, for every place that reads one, failing with the full key and the value.
    */
   public static StoreConnection of(String keyPrefix, URI url, String username, String password,

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 /** The store connection's rules, written once for every reader of store settings. */
 class StoreConnectionTest {
 
-  private static final String PREFIX = "flowpipe.webapp.store.";
+  private static final String PREFIX = "flowpipe.store.";
   private static final URI URL = URI.create("http://search:9200");
 
   @Nested
@@ -21,7 +21,7 @@ class StoreConnectionTest {
     @Test
     void aUrlOfAnotherSchemeFailsNamingTheKeyAndTheValue() {
       assertThatThrownBy(() -> StoreConnection.of(PREFIX, URI.create("ftp://search:21"), null, null, null, null, null))
-          .hasMessage("flowpipe.webapp.store.url must be http(s)://host[:port], was 'ftp://search:21'");
+          .hasMessage("flowpipe.store.url must be http(s)://host[:port], was 'ftp://search:21'");
     }
 
     @Test
@@ -33,9 +33,9 @@ class StoreConnectionTest {
     @Test
     void aTimeoutThatIsNotPositiveFailsNamingTheKeyAndTheValue() {
       assertThatThrownBy(() -> StoreConnection.of(PREFIX, URL, null, null, Duration.ZERO, null, null))
-          .hasMessage("flowpipe.webapp.store.connect-timeout must be a positive duration, was 0ms");
+          .hasMessage("flowpipe.store.connect-timeout must be a positive duration, was 0ms");
       assertThatThrownBy(() -> StoreConnection.of(PREFIX, URL, null, null, null, Duration.ofMillis(-5), null))
-          .hasMessage("flowpipe.webapp.store.request-timeout must be a positive duration, was -5ms");
+          .hasMessage("flowpipe.store.request-timeout must be a positive duration, was -5ms");
     }
 
     @Test

@@ -28,7 +28,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     listed is reached at {@code monitoring-scheme://<its host in the gateway's topology>:monitoring-port}
  * @param monitoringPort the brokers' monitoring (management) port, for brokers not listed in {@code brokers}
  * @param monitoringScheme http or https, for brokers not listed in {@code brokers}
- * @param requestTimeout the longest a call to a broker's monitoring port or the gateway's topology may take
+ * @param requestTimeout the longest a call to a broker's monitoring port or the gateway's topology may take (the
+ *     controller's, readiness' and {@code GET /v2/topology}'s)
  * @param exporterId our exporter's id in the brokers' configuration ({@code zeebe.broker.exporters.<id>}): the
  *     broker's position for it counts the records our exporter's filter skips, which no mark in the store covers
  */

@@ -9,6 +9,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -19,15 +23,19 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Batch operations in the shapes of Camunda's REST API v2: start one from a process-instance filter (cancel, or
- * resolve incidents), follow its progress, list its items with their outcomes.
+ * Batch operations in the shapes of Camunda's REST API v2: start one from a process-instance filter (cancel, resolve
+ * incidents, migrate, modify), search batches and their items, suspend, resume and cancel a batch.
  */
 @RestController
 @RequestMapping(path = "/v2", produces = MediaType.APPLICATION_JSON_VALUE)
 public class BatchController {
 
-  private static final Set<String> ITEM_STATES = Set.of("ACTIVE", "COMPLETED", "SKIPPED", "FAILED");
-  private static final Set<String> INTERNAL = Set.of(BatchOperationStore.KIND, "user", "filter");
+  /** What the store keeps beside a batch's v2 fields. */
+  private static final Set<String> INTERNAL = Set.of(BatchOperationStore.KIND, BatchOperationStore.REVISION, "user",
+      "filter", "plan", "settled");
+  /** What the store keeps beside an item's v2 fields. */
+  private static final Set<String> INTERNAL_OF_ITEMS = Set.of(BatchOperationStore.KIND, BatchOperationStore.REVISION,
+      "sentAt", "terminate", "activate");
 
   private final BatchOperations batches;
 
@@ -58,51 +66,83 @@ public class BatchController {
         });
   }
 
+  @PostMapping("/process-instances/migration")
+  public ResponseEntity<Map<String, Object>> migrate(@RequestBody(required = false) JsonNode request) {
+    return start(BatchOperations.Type.MIGRATE_PROCESS_INSTANCE, request);
+  }
+
+  @PostMapping("/process-instances/modification")
+  public ResponseEntity<Map<String, Object>> modify(@RequestBody(required = false) JsonNode request) {
+    return start(BatchOperations.Type.MODIFY_PROCESS_INSTANCE, request);
+  }
+
   @GetMapping("/batch-operations/{batchOperationKey}")
   public Map<String, Object> batch(@PathVariable String batchOperationKey) {
-    Map<String, Object> batch = batches.batch(batchOperationKey)
-        .orElseThrow(() -> new NotFoundException("no batch operation " + batchOperationKey));
+    return answer(batches.batch(batchOperationKey)
+        .orElseThrow(() -> new NotFoundException("no batch operation " + batchOperationKey)));
+  }
+
+  /** The v2 search of batches: filter on key, type and state, sort, page by from and limit. */
+  @PostMapping("/batch-operations/search")
+  public Map<String, Object> search(@RequestBody(required = false) JsonNode request) {
+    SearchHits hits = batches.searchBatches(BatchSearchRequest.ofBatches(request));
+    return page(hits.hits().stream().map(hit -> answer(hit.source())).toList(), hits.total());
+  }
+
+  /** The v2 search of batch items: filter on batch, item and instance key, state and type, sort, page. */
+  @PostMapping("/batch-operation-items/search")
+  public Map<String, Object> items(@RequestBody(required = false) JsonNode request) {
+    SearchHits hits = batches.searchItems(BatchSearchRequest.ofItems(request));
+    return page(hits.hits().stream().map(hit -> {
+      Map<String, Object> item = new LinkedHashMap<>(hit.source());
+      item.keySet().removeAll(INTERNAL_OF_ITEMS);
+      return item;
+    }).toList(), hits.total());
+  }
+
+  @PostMapping("/batch-operations/{batchOperationKey}/suspension")
+  public ResponseEntity<Void> suspend(@PathVariable String batchOperationKey,
+      @RequestBody(required = false) JsonNode ignoredBody) {
+    return changed("suspend", batchOperationKey, () -> batches.suspend(batchOperationKey));
+  }
+
+  @PostMapping("/batch-operations/{batchOperationKey}/resumption")
+  public ResponseEntity<Void> resume(@PathVariable String batchOperationKey,
+      @RequestBody(required = false) JsonNode ignoredBody) {
+    return changed("resume", batchOperationKey, () -> batches.resumeBatch(batchOperationKey));
+  }
+
+  @PostMapping("/batch-operations/{batchOperationKey}/cancellation")
+  public ResponseEntity<Void> cancelBatch(@PathVariable String batchOperationKey,
+      @RequestBody(required = false) JsonNode ignoredBody) {
+    return changed("cancel", batchOperationKey, () -> batches.cancel(batchOperationKey));
+  }
+
+  /** 204 as in Camunda's v2 API; 404 an unknown batch, 409 one whose state does not allow the change. */
+  private ResponseEntity<Void> changed(String verb, String key, Supplier<Map<String, Object>> change) {
+    return OperationAudit.audited(verb + " batch operation " + key, null, () -> {
+      change.get();
+      return ResponseEntity.noContent().build();
+    });
+  }
+
+  @ExceptionHandler(BatchOperations.StateConflict.class)
+  ResponseEntity<ProblemDetail> conflict(BatchOperations.StateConflict e) {
+    return ResponseEntity.status(HttpStatus.CONFLICT)
+        .body(ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage()));
+  }
+
+  private static Map<String, Object> answer(Map<String, Object> batch) {
     Map<String, Object> answer = new LinkedHashMap<>(batch);
     answer.keySet().removeAll(INTERNAL);
+    answer.putIfAbsent("errors", List.of()); // the engine's partition errors in 8.8: none here (no engine batches)
     return answer;
   }
 
-  /** {@code {"filter": {"batchOperationKey": k, "state": s}, "page": {"from": n, "limit": m}}}. */
-  @PostMapping("/batch-operation-items/search")
-  public Map<String, Object> items(@RequestBody(required = false) JsonNode request) {
-    JsonNode filter = request == null ? null : request.get("filter");
-    if (filter == null || !filter.path("batchOperationKey").isTextual()) {
-      throw new BadRequestException("filter.batchOperationKey", "is required (a string)");
-    }
-    String state = filter.hasNonNull("state") ? filter.get("state").asText() : null;
-    if (state != null && !ITEM_STATES.contains(state)) {
-      throw new BadRequestException("filter.state", "expected one of " + ITEM_STATES + ", was '" + state + "'");
-    }
-    JsonNode page = request.path("page");
-    long from = pageValue(page, "from", 0);
-    long limit = pageValue(page, "limit", 100);
-    // in long, read from the JSON number itself: asInt() would wrap a huge number to a small one
-    if (limit > 1000 || from + limit > 10_000) {
-      throw new BadRequestException("page", "from >= 0, limit 0 to 1000, from + limit <= 10000; were " + from
-          + " and " + limit);
-    }
-    SearchHits hits = batches.items(filter.get("batchOperationKey").asText(), state, (int) from, (int) limit);
-    List<Map<String, Object>> items = hits.hits().stream().map(hit -> {
-      Map<String, Object> item = new LinkedHashMap<>(hit.source());
-      item.remove(BatchOperationStore.KIND);
-      return item;
-    }).toList();
-    return Map.of("items", items, "page", Map.of("totalItems", hits.total()));
-  }
-
-  private static long pageValue(JsonNode page, String name, long absent) {
-    JsonNode value = page.path(name);
-    if (value.isMissingNode() || value.isNull()) {
-      return absent;
-    }
-    if (!value.isIntegralNumber() || !value.canConvertToInt() || value.intValue() < 0) {
-      throw new BadRequestException("page." + name, "expected an integer >= 0, was " + value);
-    }
-    return value.intValue();
+  private static Map<String, Object> page(List<Map<String, Object>> items, long total) {
+    Map<String, Object> page = new LinkedHashMap<>();
+    page.put("totalItems", total);
+    page.put("hasMoreTotalItems", false);
+    return Map.of("items", items, "page", page);
   }
 }

@@ -25,6 +25,13 @@ import java.util.Optional;
 public final class BatchOperationStore {
 
   static final String KIND = "kind";
+  /** The field a versioned write sets to the document's version: a batch's revision. */
+  static final String REVISION = "position";
+  /**
+   * The revision of a batch written before batches were versioned (by plain writes, whose internal versions count the
+   * writes): above any such count, so the first versioned write is taken.
+   */
+  private static final long UNVERSIONED = 1L << 20;
   private final ReadModel readModel;
   private volatile boolean indexReady;
 
@@ -52,12 +59,39 @@ public final class BatchOperationStore {
     return new StoreLease(store(), index(), "lease-" + batchKey, owner, clock, expiry);
   }
 
-  void putBatch(Map<String, Object> batch) {
-    store().put(index(), (String) batch.get("batchOperationKey"), batch);
+  /** A batch as read, with its revision: what a write of it must be the next of. */
+  record Versioned(Map<String, Object> batch, long revision) {}
+
+  /** Writes a new batch (revision 1). */
+  void addBatch(Map<String, Object> batch) {
+    if (!replaceBatch(batch, 0)) {
+      throw new IllegalStateException("batch " + batch.get("batchOperationKey") + " exists already");
+    }
+  }
+
+  /**
+   * Writes a batch as the next revision after {@code revision}; false where the store holds that revision already (a
+   * concurrent change of another thread or web app was first: read it again and redo the change). Searchable at once.
+   */
+  boolean replaceBatch(Map<String, Object> batch, long revision) {
+    var outcome = store().bulk(List.of(new DocumentWrite(index(), (String) batch.get("batchOperationKey"),
+        revision + 1, batch)), true);
+    if (!outcome.failures().isEmpty()) {
+      throw new IllegalStateException("the store refused batch " + batch.get("batchOperationKey") + ": "
+          + outcome.failures().getFirst().reason());
+    }
+    return !outcome.written().isEmpty();
   }
 
   Optional<Map<String, Object>> batch(String key) {
-    return store().get(index(), key).filter(document -> "batch".equals(document.get(KIND)));
+    return versionedBatch(key).map(Versioned::batch);
+  }
+
+  /** A batch read in real time, with its revision. */
+  Optional<Versioned> versionedBatch(String key) {
+    return store().get(index(), key).filter(document -> "batch".equals(document.get(KIND)))
+        .map(document -> new Versioned(new java.util.LinkedHashMap<>(document),
+            document.get(REVISION) instanceof Number revision ? revision.longValue() : UNVERSIONED));
   }
 
   /** Writes new items in one bulk, searchable when it returns. */
@@ -85,10 +119,24 @@ public final class BatchOperationStore {
 
   /** Batches in one state, oldest first. */
   List<Map<String, Object>> batchesIn(String state) {
+    return batchesIn(List.of(new Criterion.Equals("state", state)));
+  }
+
+  /** Batches meeting the criteria, oldest first (at most 1000). */
+  List<Map<String, Object>> batchesIn(List<Criterion> criteria) {
+    List<Criterion> all = new ArrayList<>(criteria);
+    all.add(new Criterion.Equals(KIND, "batch"));
     store().refresh(index());
-    return store().search(SearchQuery.of(index(), List.of(new Criterion.Equals(KIND, "batch"),
-        new Criterion.Equals("state", state)), List.of(new SortField("batchOperationKey", false, false)), 1000))
-        .hits().stream().map(SearchHits.Hit::source).toList();
+    return store().search(SearchQuery.of(index(), all, List.of(new SortField("batchOperationKey", false, false)),
+        1000)).hits().stream().map(SearchHits.Hit::source).toList();
+  }
+
+  /** A page of the batches or items (by {@code kind}) meeting the criteria, as a search of the API asks. */
+  SearchHits search(String kind, List<Criterion> criteria, List<SortField> sort, int from, int size) {
+    List<Criterion> all = new ArrayList<>(criteria);
+    all.add(new Criterion.Equals(KIND, kind));
+    store().refresh(index());
+    return store().search(new SearchQuery(List.of(index()), all, sort, from, size, List.of(), List.of()));
   }
 
   /** One page of a batch's items, optionally in one state, in item order. */

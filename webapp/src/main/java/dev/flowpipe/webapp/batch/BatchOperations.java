@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flowpipe.schema.lease.StoreLease;
+import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchHits;
+import dev.flowpipe.webapp.api.NotFoundException;
 import dev.flowpipe.webapp.api.SearchAnswer;
 import dev.flowpipe.webapp.api.SearchService;
 import dev.flowpipe.webapp.operations.EngineCommandException;
@@ -36,8 +38,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Batch operations: cancel every active root instance a search filter matches, or resolve every active incident of
- * the instances it matches. Creating one finds the items (through the search API, so the filter is the search's) and
+ * Batch operations: cancel every active root instance a search filter matches, resolve every active incident of the
+ * instances it matches, or migrate or modify every active instance it matches ({@link InstanceChanges}: each at most
+ * once across stops). Creating one finds the items (through the search API, so the filter is the search's) and
  * keeps the batch and its items in the store ({@link BatchOperationStore}); the items are then carried out in the
  * background, {@code parallelism} at a time, each item's outcome stored as it ends, the batch's counts after each page.
  *
@@ -55,11 +58,33 @@ import org.slf4j.LoggerFactory;
  * {@link ItemAlreadyDone}), else as skipped. An item whose command found the engine unreachable or got no answer stays
  * active and is sent again after {@code retryPause}: it was not refused, and a stopping node answers so for what is in
  * flight. Nothing here sleeps: pauses are tasks on the injected scheduler, times read from the injected clock.
+ *
+ * <p><b>Suspend, resume, cancel</b> ({@link #suspend}, {@link #resumeBatch}, {@link #cancel}) write the batch's state,
+ * from any web app; the one running the batch reads it before each command and at each page, so it sends nothing more
+ * once the batch is no longer active and leaves it (a cancelled batch's open items end {@code CANCELED}). A batch's
+ * document is written as the next revision of the one read ({@link BatchOperationStore#replaceBatch}), so a state
+ * change and the counts never overwrite each other.
  */
 public final class BatchOperations implements AutoCloseable {
 
   /** The kinds of batch, named as Camunda's REST API v2 names them. */
-  public enum Type { CANCEL_PROCESS_INSTANCE, RESOLVE_INCIDENT }
+  public enum Type { CANCEL_PROCESS_INSTANCE, RESOLVE_INCIDENT, MIGRATE_PROCESS_INSTANCE, MODIFY_PROCESS_INSTANCE }
+
+  /**
+   * A batch's states, as the v2 API names them: {@code ACTIVE} while items are carried out, {@code SUSPENDED} while
+   * held ({@link #suspend}), then one end state. {@code CREATED} is never stored here: a batch is active once created.
+   */
+  public enum State { CREATED, ACTIVE, SUSPENDED, COMPLETED, PARTIALLY_COMPLETED, CANCELED, FAILED }
+
+  /** An item's states: {@code CANCELED} where its batch was cancelled before it was carried out. */
+  public enum ItemState { ACTIVE, COMPLETED, SKIPPED, CANCELED, FAILED }
+
+  /** A change of a batch's state that its state does not allow (a 409, as Camunda answers). */
+  public static final class StateConflict extends RuntimeException {
+    StateConflict(String message) {
+      super(message);
+    }
+  }
 
   /**
    * How batches run.
@@ -90,6 +115,8 @@ public final class BatchOperations implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int PAGE = 100;
   private static final int KEY_ATTEMPTS = 16;
+  /** How often a change of a batch's state is read and written again after a concurrent change was first. */
+  private static final int STATE_CHANGE_ATTEMPTS = 8;
   /** How long an item the engine no longer knows waits for the read model to show whether it was done. */
   private static final Duration DONE_CHECK_WAIT = Duration.ofSeconds(5);
 
@@ -98,6 +125,7 @@ public final class BatchOperations implements AutoCloseable {
   private final EngineCommands engine;
   private final IncidentResolution incidents;
   private final ItemAlreadyDone alreadyDone;
+  private final InstanceChanges changes;
   private final Clock clock;
   private final ScheduledExecutorService scheduler;
   private final Settings settings;
@@ -124,6 +152,7 @@ public final class BatchOperations implements AutoCloseable {
     this.engine = engine;
     this.incidents = new IncidentResolution(engine, search);
     this.alreadyDone = new ItemAlreadyDone(search, positions, DONE_CHECK_WAIT);
+    this.changes = new InstanceChanges(engine, alreadyDone, store, clock);
     this.clock = clock;
     this.scheduler = scheduler;
     this.settings = settings;
@@ -152,12 +181,16 @@ public final class BatchOperations implements AutoCloseable {
     asGiven.set("filter", filter);
     asGiven.putObject("page").put("limit", 0);
     search.search(Entity.PROCESS_INSTANCES, asGiven);
+    Map<String, Object> plan = InstanceChangePlan.read(type, request);
     Run run = reserveKey();
     String key = run.key;
     List<Map<String, Object>> items;
     try {
-      items = type == Type.CANCEL_PROCESS_INSTANCE ? cancellations(key, (ObjectNode) filter)
-          : resolutions(key, (ObjectNode) filter);
+      items = switch (type) {
+        case CANCEL_PROCESS_INSTANCE -> cancellations(key, (ObjectNode) filter);
+        case RESOLVE_INCIDENT -> resolutions(key, (ObjectNode) filter);
+        case MIGRATE_PROCESS_INSTANCE, MODIFY_PROCESS_INSTANCE -> activeInstances(key, type, (ObjectNode) filter);
+      };
     } catch (RuntimeException e) {
       finishQuietly(run); // nothing was stored under the key: its marker is left done
       throw e;
@@ -174,8 +207,11 @@ public final class BatchOperations implements AutoCloseable {
     batch.put("operationsFailedCount", 0);
     batch.put("user", user);
     batch.put("filter", JSON.convertValue(filter, Map.class));
+    if (plan != null) {
+      batch.put("plan", plan);
+    }
     store.addItems(items);
-    store.putBatch(batch);
+    store.addBatch(batch);
     if (items.isEmpty()) {
       finishQuietly(run);
     } else {
@@ -208,6 +244,90 @@ public final class BatchOperations implements AutoCloseable {
     return store.items(batchKey, state, from, size);
   }
 
+  /** A page of batches as {@code POST /v2/batch-operations/search} asks. */
+  SearchHits searchBatches(BatchSearchRequest request) {
+    return store.search("batch", request.criteria(), request.sort(), request.from(), request.limit());
+  }
+
+  /** A page of items as {@code POST /v2/batch-operation-items/search} asks. */
+  SearchHits searchItems(BatchSearchRequest request) {
+    return store.search("item", request.criteria(), request.sort(), request.from(), request.limit());
+  }
+
+  /**
+   * Holds an active batch: the web app running it sends nothing more after the page in flight and leaves it, until
+   * {@link #resumeBatch}. 404 unknown, 409 not active.
+   */
+  public Map<String, Object> suspend(String key) {
+    return changeState(key, Set.of(State.ACTIVE), State.SUSPENDED);
+  }
+
+  /** Lets a suspended batch go on, here or on whichever web app takes it up first. 404 unknown, 409 not suspended. */
+  public Map<String, Object> resumeBatch(String key) {
+    Map<String, Object> batch = changeState(key, Set.of(State.SUSPENDED), State.ACTIVE);
+    takeUpSoon(key);
+    return batch;
+  }
+
+  /**
+   * Ends an active or suspended batch: what is not done is not carried out, its items end {@code CANCELED} (by the web
+   * app that holds the batch, after the page in flight). 404 unknown, 409 ended already.
+   */
+  public Map<String, Object> cancel(String key) {
+    Map<String, Object> batch = changeState(key, Set.of(State.ACTIVE, State.SUSPENDED), State.CANCELED);
+    takeUpSoon(key);
+    return batch;
+  }
+
+  /** Writes a new state over one of the allowed ones, again where a concurrent write (counts, another web app) won. */
+  private Map<String, Object> changeState(String key, Set<State> from, State to) {
+    for (int attempt = 0; attempt < STATE_CHANGE_ATTEMPTS; attempt++) {
+      BatchOperationStore.Versioned read = store.versionedBatch(key)
+          .orElseThrow(() -> new NotFoundException("no batch operation " + key));
+      Map<String, Object> batch = read.batch();
+      State state = State.valueOf((String) batch.get("state"));
+      if (!from.contains(state)) {
+        throw new StateConflict("batch operation " + key + " is " + state + "; it can be made " + to + " only when "
+            + from.stream().map(Enum::name).sorted().toList());
+      }
+      batch.put("state", to.name());
+      if (to == State.CANCELED) {
+        batch.put("endDate", clock.instant().toString());
+      }
+      if (store.replaceBatch(batch, read.revision())) {
+        LOG.info("batch operation {}: {} -> {}", key, state, to);
+        return batch;
+      }
+    }
+    throw new IllegalStateException("batch operation " + key + " changed " + STATE_CHANGE_ATTEMPTS
+        + " times while it was being made " + to);
+  }
+
+  /** A resumed or cancelled batch is taken up here at once where no web app holds it (its lease was left done). */
+  private void takeUpSoon(String key) {
+    if (closed || running.containsKey(key)) {
+      return;
+    }
+    try {
+      scheduler.execute(() -> {
+        if (closed || running.containsKey(key)) {
+          return;
+        }
+        try {
+          StoreLease lease = store.lease(key, owner, clock, settings.leaseExpiry());
+          if (lease.tryClaim(Map.of("batchOperationKey", key))) {
+            watched.remove(key);
+            takeUp(new Run(key, lease));
+          }
+        } catch (RuntimeException e) {
+          LOG.info("batch operation {}: not taken up now ({}); the look for batches does", key, e.toString());
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      // closing: the next start or another web app takes it up
+    }
+  }
+
   /**
    * From now on, looks for active batches every third of the lease expiry, the first time at once, and takes up those
    * whose lease has expired (a stop left them, here or on another web app). A store that cannot be reached is looked
@@ -227,7 +347,10 @@ public final class BatchOperations implements AutoCloseable {
       return;
     }
     try {
-      List<Map<String, Object>> active = store.batchesIn("ACTIVE");
+      List<Map<String, Object>> active = new ArrayList<>(store.batchesIn(State.ACTIVE.name()));
+      // a batch cancelled while no web app held it (suspended, or its holder stopped): its items are still to close
+      active.addAll(store.batchesIn(List.of(new Criterion.Equals("state", State.CANCELED.name()),
+          new Criterion.Not(new Criterion.Equals("settled", true)))));
       Set<String> activeKeys = new HashSet<>();
       for (Map<String, Object> batch : active) {
         String key = (String) batch.get("batchOperationKey");
@@ -252,7 +375,7 @@ public final class BatchOperations implements AutoCloseable {
   /** Starts a batch whose lease was just claimed, unless it ended in the meantime (read in real time). */
   private void takeUp(Run run) {
     Optional<Map<String, Object>> batch = store.batch(run.key);
-    if (batch.isEmpty() || !"ACTIVE".equals(batch.get().get("state"))) {
+    if (batch.isEmpty() || !runnable(batch.get())) {
       finishQuietly(run);
       return;
     }
@@ -302,13 +425,22 @@ public final class BatchOperations implements AutoCloseable {
   }
 
   /** Only active root instances can be cancelled: the filter's state and parent are overridden, as in the v2 API. */
-  /** Only active root instances can be cancelled: the filter's state and parent are overridden, as in the v2 API. */
   private List<Map<String, Object>> cancellations(String key, ObjectNode filter) {
     ObjectNode instances = filter.deepCopy();
     instances.put("state", "ACTIVE");
     instances.set("parentProcessInstanceKey", JSON.createObjectNode().put("$exists", false));
     List<Map<String, Object>> items = new ArrayList<>();
     forEachMatch(Entity.PROCESS_INSTANCES, instances, instance -> items.add(item(key, Type.CANCEL_PROCESS_INSTANCE,
+        instance.get("processInstanceKey"), instance.get("processInstanceKey"))));
+    return items;
+  }
+
+  /** The active instances the filter matches (its state overridden): a migration's or modification's items. */
+  private List<Map<String, Object>> activeInstances(String key, Type type, ObjectNode filter) {
+    ObjectNode instances = filter.deepCopy();
+    instances.put("state", "ACTIVE");
+    List<Map<String, Object>> items = new ArrayList<>();
+    forEachMatch(Entity.PROCESS_INSTANCES, instances, instance -> items.add(item(key, type,
         instance.get("processInstanceKey"), instance.get("processInstanceKey"))));
     return items;
   }
@@ -383,6 +515,12 @@ public final class BatchOperations implements AutoCloseable {
     }
     List<SearchHits.Hit> page;
     try {
+      Map<String, Object> stored = store.batch(run.key).orElseThrow(
+          () -> new IllegalStateException("batch operation " + run.key + " is not in the store"));
+      if (!State.ACTIVE.name().equals(stored.get("state"))) {
+        release(run, stored);
+        return;
+      }
       page = store.items(run.key, "ACTIVE", 0, PAGE).hits();
     } catch (RuntimeException e) {
       // e.g. the store still recovering after a start: the batch waits for it rather than stopping until the next
@@ -407,14 +545,14 @@ public final class BatchOperations implements AutoCloseable {
 
   private void afterPage(Run run, List<CompletableFuture<Boolean>> sent) {
     try {
-      updateCounts(run.batch);
+      updateCounts(run.key, false);
     } catch (RuntimeException e) {
       LOG.info("batch operation {}: counts not stored yet: {}", run.key, e.toString()); // the next page stores them
     }
     long later = sent.stream().filter(item -> !item.isCompletedExceptionally() && !item.join()).count();
     if (later > 0) {
-      LOG.info("batch operation {}: {} items not carried out this time (engine unreachable or lease not renewed);"
-          + " sent again in {}", run.key, later, settings.retryPause());
+      LOG.info("batch operation {}: {} items not carried out this time (engine unreachable, lease not renewed or"
+          + " batch no longer active); looked at again in {}", run.key, later, settings.retryPause());
       schedule(run, settings.retryPause());
     } else {
       schedule(run, Duration.ZERO);
@@ -424,7 +562,7 @@ public final class BatchOperations implements AutoCloseable {
   /** No item left active: the end state (a stop after the last outcome but before the counts is mended here). */
   private void end(Run run) {
     try {
-      updateCounts(run.batch);
+      updateCounts(run.key, false);
       running.remove(run.key);
       run.lease.finish(Map.of("batchOperationKey", run.key));
     } catch (StoreLease.LeaseLostException e) {
@@ -434,6 +572,45 @@ public final class BatchOperations implements AutoCloseable {
       running.put(run.key, run);
       schedule(run, settings.retryPause());
     }
+  }
+
+  /**
+   * The batch was suspended, cancelled or ended by someone else: nothing more is sent, a cancelled batch's open items
+   * are closed, and its lease is left done (a resumed batch is taken up again by whoever claims it first).
+   */
+  private void release(Run run, Map<String, Object> stored) {
+    running.remove(run.key);
+    if (State.CANCELED.name().equals(stored.get("state")) && !Boolean.TRUE.equals(stored.get("settled"))) {
+      try {
+        closeCanceledItems(run.key);
+      } catch (RuntimeException e) {
+        LOG.info("batch operation {}: cancelled items not closed yet: {}", run.key, e.toString());
+        running.put(run.key, run);
+        schedule(run, settings.retryPause());
+        return;
+      }
+    }
+    LOG.info("batch operation {} is {}: this web app leaves it", run.key, stored.get("state"));
+    finishQuietly(run);
+  }
+
+  /** Every item of a cancelled batch not carried out ends CANCELED; the batch's counts and {@code settled} follow. */
+  private void closeCanceledItems(String key) {
+    List<SearchHits.Hit> open;
+    while (!(open = store.items(key, ItemState.ACTIVE.name(), 0, 1000).hits()).isEmpty()) {
+      for (SearchHits.Hit hit : open) {
+        Map<String, Object> item = new LinkedHashMap<>(hit.source());
+        item.put("state", ItemState.CANCELED.name());
+        item.put("processedDate", clock.instant().toString());
+        store.putItem(item);
+      }
+    }
+    updateCounts(key, true);
+  }
+
+  private static boolean runnable(Map<String, Object> batch) {
+    return State.ACTIVE.name().equals(batch.get("state"))
+        || State.CANCELED.name().equals(batch.get("state")) && !Boolean.TRUE.equals(batch.get("settled"));
   }
 
   private void finishQuietly(Run run) {
@@ -453,22 +630,34 @@ public final class BatchOperations implements AutoCloseable {
       return false; // not sure to hold the batch any more: nothing is sent until the lease is renewed
     }
     try {
-      return carryOutOnce(Type.valueOf((String) run.batch.get("batchOperationType")), item, user);
+      // suspended or cancelled meanwhile (on any web app): nothing more is sent; the next page leaves the batch
+      if (!store.batch(run.key).map(batch -> State.ACTIVE.name().equals(batch.get("state"))).orElse(false)) {
+        return false;
+      }
+      @SuppressWarnings("unchecked")
+      Map<String, Object> plan = (Map<String, Object>) run.batch.get("plan");
+      return carryOutOnce(Type.valueOf((String) run.batch.get("batchOperationType")), plan, item, user);
     } catch (RuntimeException e) {
       LOG.info("batch item {} sent again later: {}", item.get("itemKey"), e.toString());
       return false;
     }
   }
 
-  private boolean carryOutOnce(Type type, Map<String, Object> item, String user) {
+  private boolean carryOutOnce(Type type, Map<String, Object> plan, Map<String, Object> item, String user) {
     long itemKey = Long.parseLong((String) item.get("itemKey"));
     String state;
     String error = null;
     try {
-      if (type == Type.CANCEL_PROCESS_INSTANCE) {
-        engine.cancelProcessInstance(itemKey);
-      } else {
-        incidents.resolve(itemKey);
+      switch (type) {
+        case CANCEL_PROCESS_INSTANCE -> engine.cancelProcessInstance(itemKey);
+        case RESOLVE_INCIDENT -> incidents.resolve(itemKey);
+        case MIGRATE_PROCESS_INSTANCE, MODIFY_PROCESS_INSTANCE -> {
+          InstanceChanges.Outcome outcome = changes.carryOut(type, plan, item);
+          if (outcome != InstanceChanges.Outcome.SENT) {
+            return stored(type, item, user, outcome.name(), outcome == InstanceChanges.Outcome.SKIPPED
+                ? "no active element instance of the move instructions' source elements" : null);
+          }
+        }
       }
       state = "COMPLETED";
     } catch (EngineCommandException e) {
@@ -478,7 +667,7 @@ public final class BatchOperations implements AutoCloseable {
           return false;
         }
         case NOT_FOUND -> {
-          state = alreadyDone.test(type, itemKey) ? "COMPLETED" : "SKIPPED";
+          state = changes.handles(type) ? "SKIPPED" : alreadyDone.test(type, itemKey) ? "COMPLETED" : "SKIPPED";
           error = "COMPLETED".equals(state) ? null : e.getMessage();
         }
         default -> {
@@ -487,6 +676,11 @@ public final class BatchOperations implements AutoCloseable {
         }
       }
     }
+    return stored(type, item, user, state, error);
+  }
+
+  /** Stores an item's outcome and logs it; true (it is done). */
+  private boolean stored(Type type, Map<String, Object> item, String user, String state, String error) {
     item.put("state", state);
     item.put("processedDate", clock.instant().toString());
     item.put("errorMessage", error);
@@ -496,18 +690,32 @@ public final class BatchOperations implements AutoCloseable {
     return true;
   }
 
-  private void updateCounts(Map<String, Object> batch) {
-    String key = (String) batch.get("batchOperationKey");
+  /**
+   * Stores the batch's counts, and its end state where an active batch has no item left active; a state someone else
+   * wrote meanwhile (suspended, cancelled) is kept: the write is of the next revision of what was read.
+   */
+  private void updateCounts(String key, boolean settle) {
     long completed = store.items(key, "COMPLETED", 0, 0).total() + store.items(key, "SKIPPED", 0, 0).total();
     long failed = store.items(key, "FAILED", 0, 0).total();
     long active = store.items(key, "ACTIVE", 0, 0).total();
-    batch.put("operationsCompletedCount", completed);
-    batch.put("operationsFailedCount", failed);
-    if (active == 0) {
-      batch.put("state", failed == 0 ? "COMPLETED" : completed == 0 ? "FAILED" : "PARTIALLY_COMPLETED");
-      batch.put("endDate", clock.instant().toString());
+    for (int attempt = 0; attempt < STATE_CHANGE_ATTEMPTS; attempt++) {
+      BatchOperationStore.Versioned read = store.versionedBatch(key)
+          .orElseThrow(() -> new IllegalStateException("batch operation " + key + " is not in the store"));
+      Map<String, Object> batch = read.batch();
+      batch.put("operationsCompletedCount", completed);
+      batch.put("operationsFailedCount", failed);
+      if (active == 0 && State.ACTIVE.name().equals(batch.get("state"))) {
+        batch.put("state", failed == 0 ? "COMPLETED" : completed == 0 ? "FAILED" : "PARTIALLY_COMPLETED");
+        batch.put("endDate", clock.instant().toString());
+      }
+      if (settle) {
+        batch.put("settled", true);
+      }
+      if (store.replaceBatch(batch, read.revision())) {
+        return;
+      }
     }
-    store.putBatch(batch);
+    throw new IllegalStateException("batch operation " + key + " changed too often to store its counts");
   }
 
   @Override

@@ -21,6 +21,11 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * {@code Origin} header must equal the request's own scheme, host and port, and {@code Sec-Fetch-Site} must be
  * {@code same-origin} or {@code none}. A refusal is a 403 problem naming the reason. Programs (the official clients,
  * curl) send JSON and no {@code Origin}, so they pass.
+ *
+ * <p>One exception, for Camunda's 8.8 Java client, which sends the batch suspension, resumption and cancellation with
+ * no body and no {@code Content-Type}: on those routes only ({@code bodylessForPrograms}), a request with no body, no
+ * {@code Content-Type}, no {@code Origin} and no {@code Sec-Fetch-Site} goes on. Browsers send {@code Origin} and
+ * {@code Sec-Fetch-Site} with every POST another site's page makes, so such a request comes from a program.
  */
 final class SameOriginWrites extends OncePerRequestFilter {
 
@@ -28,17 +33,22 @@ final class SameOriginWrites extends OncePerRequestFilter {
   private static final Set<String> ALLOWED_FETCH_SITES = Set.of("same-origin", "none");
 
   private final RequestMatcher searches;
+  private final RequestMatcher bodylessForPrograms;
 
-  /** @param searches the POSTs that change nothing: exempt, as GET is */
-  SameOriginWrites(RequestMatcher searches) {
+  /**
+   * @param searches the POSTs that change nothing: exempt, as GET is
+   * @param bodylessForPrograms the routes a program may call with no body and no {@code Content-Type}
+   */
+  SameOriginWrites(RequestMatcher searches, RequestMatcher bodylessForPrograms) {
     this.searches = searches;
+    this.bodylessForPrograms = bodylessForPrograms;
   }
 
   @Override
   protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
     boolean changesState = !SAFE_METHODS.contains(request.getMethod()) && !searches.matches(request);
-    String refusal = changesState ? refusal(request) : null;
+    String refusal = changesState && !bodylessFromAProgram(request) ? refusal(request) : null;
     if (refusal == null) {
       chain.doFilter(request, response);
       return;
@@ -48,6 +58,13 @@ final class SameOriginWrites extends OncePerRequestFilter {
     response.setCharacterEncoding(StandardCharsets.UTF_8.name());
     response.getWriter().write("{\"type\":\"about:blank\",\"title\":\"Forbidden\",\"status\":403,\"detail\":\""
         + json(refusal) + "\",\"instance\":\"" + json(request.getRequestURI()) + "\"}");
+  }
+
+  /** A body-less request without a type on a route that allows it, from no browser page (no Origin, no Sec-Fetch). */
+  private boolean bodylessFromAProgram(HttpServletRequest request) {
+    return request.getContentType() == null && request.getContentLengthLong() <= 0
+        && request.getHeader("Transfer-Encoding") == null && request.getHeader("Origin") == null
+        && request.getHeader("Sec-Fetch-Site") == null && bodylessForPrograms.matches(request);
   }
 
   /** Why the request is refused, or null when it may go on. */

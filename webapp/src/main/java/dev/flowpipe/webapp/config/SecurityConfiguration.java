@@ -4,6 +4,7 @@ import dev.flowpipe.webapp.config.WebappProperties.Role;
 import jakarta.servlet.DispatcherType;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.actuate.autoconfigure.security.servlet.EndpointRequest;
@@ -51,12 +52,14 @@ public class SecurityConfiguration {
       HttpMethod.POST, List.of("/v2/process-instances", "/v2/process-instances/*/cancellation",
           "/v2/process-instances/*/modification",
           "/v2/incidents/*/resolution", "/v2/messages/publication", "/v2/process-instances/cancellation",
-          "/v2/process-instances/incident-resolution"),
+          "/v2/process-instances/incident-resolution", "/v2/process-instances/modification",
+          "/v2/batch-operations/*/suspension", "/v2/batch-operations/*/resumption",
+          "/v2/batch-operations/*/cancellation"),
       HttpMethod.PATCH, List.of("/v2/jobs/*"),
       HttpMethod.PUT, List.of("/v2/element-instances/*/variables"));
 
-  /** Migrating an instance: the role {@code operations.migration-role} names ({@code write} by default). */
-  static final String MIGRATION = "/v2/process-instances/*/migration";
+  /** Migrating an instance, or a batch of them: the role {@code operations.migration-role} names ({@code write} by default). */
+  static final String[] MIGRATION = {"/v2/process-instances/*/migration", "/v2/process-instances/migration"};
 
   /** The searches: POSTs that change nothing. */
   static final List<String> SEARCHES = List.of("/v2/*/search", "/v2/process-definitions/statistics/process-instances",
@@ -94,7 +97,7 @@ public class SecurityConfiguration {
     RequestMatcher api = new OrRequestMatcher(PathPatternRequestMatcher.withDefaults().matcher("/v2/**"),
         EndpointRequest.toAnyEndpoint());
     http.csrf(csrf -> csrf.disable()) // replaced by SameOriginWrites: no sessions, and a JSON body is required
-        .addFilterAt(new SameOriginWrites(searches()), CsrfFilter.class)
+        .addFilterAt(new SameOriginWrites(searches(), batchStateChanges()), CsrfFilter.class)
         .sessionManagement(session -> session.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
         .requestCache(cache -> cache.disable())
         .headers(headers -> headers
@@ -131,6 +134,12 @@ public class SecurityConfiguration {
       http.httpBasic(basic -> basic.disable());
     }
     return http.build();
+  }
+
+  /** What Camunda's 8.8 client sends with no body and no type: the changes of a batch's state (SameOriginWrites). */
+  private static RequestMatcher batchStateChanges() {
+    return new OrRequestMatcher(Stream.of("suspension", "resumption", "cancellation").<RequestMatcher>map(change ->
+        PathPatternRequestMatcher.withDefaults().matcher(HttpMethod.POST, "/v2/batch-operations/*/" + change)).toList());
   }
 
   private static RequestMatcher searches() {

@@ -4,10 +4,6 @@ import static dev.flowpipe.settings.SettingRules.positive;
 import static dev.flowpipe.settings.SettingRules.print;
 
 import dev.flowpipe.settings.Secrets;
-import dev.flowpipe.schema.store.StoreConnection;
-import dev.flowpipe.schema.store.StoreTls;
-import java.net.URI;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -22,7 +18,6 @@ import org.springframework.util.unit.DataSize;
  * @param consistency read-your-writes waiting
  * @param security HTTP basic authentication
  * @param ui the browser UI
- * @param store the store to read when the web app runs on its own (inside the node it reads the node's store)
  * @param operations the write operations (engine commands)
  * @param limits the budgets of one request: body size, list lengths, branches, fields
  */
@@ -32,7 +27,6 @@ public record WebappProperties(
     @DefaultValue Consistency consistency,
     @DefaultValue Security security,
     @DefaultValue Ui ui,
-    @DefaultValue Store store,
     @DefaultValue Operations operations,
     @DefaultValue Limits limits) {
 
@@ -278,80 +272,6 @@ public record WebappProperties(
   public record Ui(@DefaultValue("1s") Duration refreshInterval) {
     public Ui {
       positive(P + "ui.refresh-interval", refreshInterval);
-    }
-  }
-
-  /**
-   * The store read by the web app on its own ({@code flowpipe.webapp.store.*}); ignored inside the node.
-   *
-   * @param url OpenSearch or Elasticsearch 9 URL, e.g. {@code http://127.0.0.1:9200}
-   * @param username basic-auth user for the store, optional
-   * @param password basic-auth password for the store, optional; never printed
-   * @param connectTimeout how long to wait for a connection to the store
-   * @param requestTimeout how long to wait for one answer from the store
-   * @param indexPrefix the read model's index prefix (the exporter's {@code index-prefix})
-   * @param tls which certificates an {@code https} store may present
-   */
-  public record Store(
-      @DefaultValue("http://127.0.0.1:9200") URI url,
-      String username,
-      String password,
-      @DefaultValue(StoreConnection.DEFAULT_CONNECT_TIMEOUT_SECONDS + "s") Duration connectTimeout,
-      @DefaultValue(StoreConnection.DEFAULT_REQUEST_TIMEOUT_SECONDS + "s") Duration requestTimeout,
-      @DefaultValue("flowpipe") String indexPrefix,
-      @DefaultValue StoreTlsProperties tls) {
-    public Store {
-      connection(url, username, password, connectTimeout, requestTimeout, tls); // fails naming the key
-      dev.flowpipe.schema.index.SchemaManager.validPrefix(P + "store.index-prefix", indexPrefix);
-    }
-
-    @Override
-    public String toString() {
-      return "Store[url=" + url + ", username=" + username + ", password=" + Secrets.mask(password)
-          + ", connectTimeout=" + connectTimeout + ", requestTimeout=" + requestTimeout + ", indexPrefix="
-          + indexPrefix + ", tls=" + tls + "]";
-    }
-
-    /** The connection to the store these settings describe. */
-    public StoreConnection connection() {
-      return connection(url, username, password, connectTimeout, requestTimeout, tls);
-    }
-
-    private static StoreConnection connection(URI url, String username, String password, Duration connectTimeout,
-        Duration requestTimeout, StoreTlsProperties tls) {
-      return StoreConnection.of(P + "store.", url, username, password, connectTimeout, requestTimeout,
-          tls == null ? null : tls.storeTls());
-    }
-  }
-
-  /**
-   * TLS to an {@code https} store ({@code flowpipe.webapp.store.tls.*}); without a trust store or CA file the JDK's
-   * trusted authorities apply.
-   *
-   * @param trustStore PKCS12 or JKS file with the authorities that signed the store's certificate
-   * @param trustStorePassword the trust store's password; never printed
-   * @param trustStoreType PKCS12 or JKS
-   * @param caCertificate PEM file with the authorities that signed the store's certificate (instead of or besides a
-   *     trust store)
-   * @param verifyHostname check that the store's certificate names the URL's host; false is unsafe (any certificate
-   *     from a trusted authority passes)
-   */
-  public record StoreTlsProperties(Path trustStore, String trustStorePassword,
-      @DefaultValue("PKCS12") String trustStoreType, Path caCertificate, @DefaultValue("true") boolean verifyHostname) {
-
-    public StoreTlsProperties {
-      new StoreTls(P + "store.tls.", trustStore, trustStorePassword, trustStoreType, caCertificate, verifyHostname);
-    }
-
-    /** The validated settings the store connection uses. */
-    public StoreTls storeTls() {
-      return new StoreTls(P + "store.tls.", trustStore, trustStorePassword, trustStoreType, caCertificate,
-          verifyHostname);
-    }
-
-    @Override
-    public String toString() {
-      return storeTls().toString();
     }
   }
 }

@@ -13,13 +13,13 @@ import java.util.Map;
  * The operations' request bodies and path keys, in the shapes of Camunda's REST API v2, read and checked; a bad part
  * is a {@link BadRequestException} naming it. Keys are strings of digits (numbers are accepted too).
  */
-final class OperationRequests {
+public final class OperationRequests {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private OperationRequests() {}
 
-  static long key(String part, String text) {
+  public static long key(String part, String text) {
     try {
       long key = Long.parseLong(text.trim());
       if (key > 0) {
@@ -177,7 +177,7 @@ final class OperationRequests {
    * {@code POST /v2/process-instances/{key}/migration}: {@code targetProcessDefinitionKey} and {@code
    * mappingInstructions} ({@code sourceElementId}, {@code targetElementId}), at least one.
    */
-  static EngineCommands.Migration migration(JsonNode body) {
+  public static EngineCommands.Migration migration(JsonNode body) {
     requireObject(body);
     JsonNode target = body.get("targetProcessDefinitionKey");
     if (target == null || target.isNull()) {

@@ -22,11 +22,21 @@ import java.util.Map;
 public final class ZeebeEngineCommands implements EngineCommands, AutoCloseable {
 
   private final ZeebeClient client;
+  private final Duration topologyTimeout;
   /** The cluster's partition count once the gateway told it (0: not yet); it does not change in Zeebe 8.6. */
   private volatile int partitionCount;
 
   public ZeebeEngineCommands(ZeebeClient client) {
+    this(client, client.getConfiguration().getDefaultRequestTimeout());
+  }
+
+  /**
+   * @param topologyTimeout the longest a read of the cluster's topology may take ({@code GET /v2/topology}, the
+   *     partition count): an unreachable gateway is a quick 503, not a wait as long as a command's
+   */
+  public ZeebeEngineCommands(ZeebeClient client, Duration topologyTimeout) {
     this.client = client;
+    this.topologyTimeout = topologyTimeout;
   }
 
   /** A client of the gateway at {@code host:port}, plaintext, with the given request timeout. */
@@ -144,7 +154,7 @@ public final class ZeebeEngineCommands implements EngineCommands, AutoCloseable 
 
   @Override
   public Topology topology() {
-    io.camunda.zeebe.client.api.response.Topology topology = join(client.newTopologyRequest().send());
+    io.camunda.zeebe.client.api.response.Topology topology = readTopology();
     return new Topology(
         topology.getBrokers().stream().map(broker -> new Topology.Broker(broker.getNodeId(), broker.getHost(),
             broker.getPort(), broker.getPartitions().stream().map(ZeebeEngineCommands::partition).toList(),
@@ -177,12 +187,29 @@ public final class ZeebeEngineCommands implements EngineCommands, AutoCloseable 
   private int partitionCount() {
     if (partitionCount == 0) {
       try {
-        partitionCount = client.newTopologyRequest().send().join().getPartitionsCount();
-      } catch (io.camunda.zeebe.client.api.command.ClientException e) {
+        partitionCount = readTopology().getPartitionsCount();
+      } catch (EngineCommandException e) {
         return 0; // the gateway cannot say now: the engine decides about the key
       }
     }
     return partitionCount;
+  }
+
+  /**
+   * The gateway's topology within {@code topologyTimeout} (the gRPC deadline, and the wait for the answer, since the
+   * client retries an unreachable gateway on its own); any failure is the gateway's being unavailable, named.
+   */
+  private io.camunda.zeebe.client.api.response.Topology readTopology() {
+    ZeebeFuture<io.camunda.zeebe.client.api.response.Topology> answer =
+        client.newTopologyRequest().requestTimeout(topologyTimeout).send();
+    try {
+      return answer.join(topologyTimeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (io.camunda.zeebe.client.api.command.ClientException e) {
+      answer.cancel(true);
+      throw new EngineCommandException(EngineCommandException.Kind.UNAVAILABLE, "the gateway "
+          + client.getConfiguration().getGrpcAddress().getAuthority() + " did not answer the topology within "
+          + topologyTimeout.toMillis() + " ms: " + e.getMessage(), e);
+    }
   }
 
   private static <T> T join(ZeebeFuture<T> future) {

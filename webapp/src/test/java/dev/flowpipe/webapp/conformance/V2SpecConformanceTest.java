@@ -50,7 +50,7 @@ class V2SpecConformanceTest {
     if (!outcome.failures().isEmpty()) {
       throw new IllegalStateException("data not written: " + outcome.failures());
     }
-    app = TestWebapp.start(Map.of("flowpipe.webapp.store.url", node.url(), "flowpipe.webapp.store.index-prefix", prefix));
+    app = TestWebapp.start(Map.of("flowpipe.store.url", node.url(), "flowpipe.store.index-prefix", prefix));
   }
 
   @AfterAll

@@ -1,5 +1,6 @@
 package dev.flowpipe.benchmarks.scenario.network;
 
+import dev.flowpipe.benchmarks.cli.ScenarioArguments;
 import dev.flowpipe.benchmarks.report.ReportWriter;
 import dev.flowpipe.benchmarks.report.Unit;
 import dev.flowpipe.benchmarks.report.Section;
@@ -33,6 +34,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -86,34 +88,28 @@ public final class SlowNetwork {
       }
     }
 
+    /** The positional arguments, in order: {@code [PI/s] [delay seconds] [delays] [calm seconds]}. */
+    public static final List<String> POSITIONAL = List.of("rate", "delay-seconds", "delays", "calm-seconds");
+
+    /** Every argument of {@code slow-network}: the positional ones, its own options and the load's. */
+    public static final List<String> NAMES = Stream.of(POSITIONAL, List.of("partitions", "warm-up"),
+        LoadSettings.OPTIONS).flatMap(List::stream).toList();
+
     public static Settings parse(List<String> args) {
-      List<String> positional = new ArrayList<>();
-      List<String> loadArgs = new ArrayList<>();
-      int partitions = 1;
-      Duration warmUp = Duration.ofSeconds(30);
-      for (String arg : args) {
-        if (arg.startsWith("--partitions=")) {
-          partitions = integer("--partitions", arg.substring("--partitions=".length()));
-        } else if (arg.startsWith("--warm-up=")) {
-          warmUp = LoadSettings.duration("warm-up", arg.substring("--warm-up=".length()));
-        } else if (arg.startsWith("--")) {
-          loadArgs.add(arg);
-        } else {
-          positional.add(arg);
-        }
-      }
-      if (positional.size() > 4) {
-        throw new IllegalArgumentException("slow-network: at most 4 positional arguments ([PI/s] [delay seconds]"
-            + " [delays] [calm seconds]), were " + positional);
-      }
-      double rate = positional.size() > 0 ? number(positional.get(0)) : 30;
-      int delaySeconds = positional.size() > 1 ? integer("delay seconds", positional.get(1)) : 120;
+      ScenarioArguments arguments = ScenarioArguments.positional("slow-network", args, POSITIONAL, null);
+      double rate = arguments.number("rate", 30);
+      int delaySeconds = arguments.integer("delay-seconds", 120);
       List<Duration> delays = new ArrayList<>();
-      for (String d : (positional.size() > 2 ? positional.get(2) : "100ms,250ms").split(",")) {
-        delays.add(LoadSettings.duration("delay", d.trim()));
+      for (String d : arguments.list("delays", List.of("100ms", "250ms"))) {
+        delays.add(LoadSettings.duration("slow-network: --delays", d.trim()));
       }
-      int calmSeconds = positional.size() > 3 ? integer("calm seconds", positional.get(3)) : 60;
-      return new Settings(rate, delaySeconds, delays, calmSeconds, partitions, warmUp, LoadSettings.parse(loadArgs));
+      int calmSeconds = arguments.integer("calm-seconds", 60);
+      int partitions = arguments.integer("partitions", 1);
+      Duration warmUp = arguments.duration("warm-up", Duration.ofSeconds(30));
+      LoadSettings load = LoadSettings.options(arguments, LoadSettings.defaults().ratePerSecond(),
+          LoadSettings.defaults().duration());
+      arguments.requireAllKnown(NAMES);
+      return new Settings(rate, delaySeconds, delays, calmSeconds, partitions, warmUp, load);
     }
 
     public List<Phase> phases() {
@@ -123,22 +119,6 @@ public final class SlowNetwork {
         phases.add(new Phase("calm", Duration.ZERO, calmSeconds));
       }
       return phases;
-    }
-
-    private static double number(String text) {
-      try {
-        return Double.parseDouble(text);
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("slow-network: the rate must be a number, was '" + text + "'");
-      }
-    }
-
-    private static int integer(String what, String text) {
-      try {
-        return Integer.parseInt(text);
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("slow-network: " + what + " must be a whole number, was '" + text + "'");
-      }
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.flowpipe.benchmarks.scenario.operations;
 
+import dev.flowpipe.benchmarks.cli.ScenarioArguments;
 import java.time.Duration;
 import java.util.List;
 
@@ -64,54 +65,19 @@ public record OperationsSettings(
    * The command line: {@code [--operations=100] [--users=4] [--poll=20ms] [--rate=50] [--batch=1000] [--phase=30s]
    * [--processes=10] [--elements=10]}.
    */
+  /** Every argument of {@code operations}. */
+  public static final List<String> NAMES = List.of("operations", "users", "poll", "rate", "batch", "phase",
+      "processes", "elements");
+
   public static OperationsSettings parse(List<String> args) {
-    OperationsSettings s = defaults();
-    for (String arg : args) {
-      int eq = arg.indexOf('=');
-      if (!arg.startsWith("--") || eq < 0) {
-        throw new IllegalArgumentException("operations: arguments are --name=value, was '" + arg + "'");
-      }
-      String name = arg.substring(0, eq);
-      String value = arg.substring(eq + 1);
-      s = switch (name) {
-        case "--operations" -> new OperationsSettings(number(name, value), s.users, s.pollInterval, s.backgroundRate,
-            s.batchInstances, s.loadPhase, s.dashboardProcesses, s.processElements);
-        case "--users" -> new OperationsSettings(s.operationsPerMode, number(name, value), s.pollInterval,
-            s.backgroundRate, s.batchInstances, s.loadPhase, s.dashboardProcesses, s.processElements);
-        case "--poll" -> new OperationsSettings(s.operationsPerMode, s.users, duration(name, value), s.backgroundRate,
-            s.batchInstances, s.loadPhase, s.dashboardProcesses, s.processElements);
-        case "--rate" -> new OperationsSettings(s.operationsPerMode, s.users, s.pollInterval, number(name, value),
-            s.batchInstances, s.loadPhase, s.dashboardProcesses, s.processElements);
-        case "--batch" -> new OperationsSettings(s.operationsPerMode, s.users, s.pollInterval, s.backgroundRate,
-            number(name, value), s.loadPhase, s.dashboardProcesses, s.processElements);
-        case "--phase" -> new OperationsSettings(s.operationsPerMode, s.users, s.pollInterval, s.backgroundRate,
-            s.batchInstances, duration(name, value), s.dashboardProcesses, s.processElements);
-        case "--processes" -> new OperationsSettings(s.operationsPerMode, s.users, s.pollInterval, s.backgroundRate,
-            s.batchInstances, s.loadPhase, number(name, value), s.processElements);
-        case "--elements" -> new OperationsSettings(s.operationsPerMode, s.users, s.pollInterval, s.backgroundRate,
-            s.batchInstances, s.loadPhase, s.dashboardProcesses, number(name, value));
-        default -> throw new IllegalArgumentException("operations: unknown argument '" + name
-            + "' (known: --operations, --users, --poll, --rate, --batch, --phase, --processes, --elements)");
-      };
-    }
-    return s;
-  }
-
-  private static int number(String name, String value) {
-    try {
-      return Integer.parseInt(value);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(name + " must be a whole number, was '" + value + "'");
-    }
-  }
-
-  /** {@code 20ms}, {@code 30s}. */
-  private static Duration duration(String name, String value) {
-    var m = java.util.regex.Pattern.compile("(\\d+)(ms|s)").matcher(value);
-    if (!m.matches()) {
-      throw new IllegalArgumentException(name + " must be a duration such as 20ms or 30s, was '" + value + "'");
-    }
-    long amount = Long.parseLong(m.group(1));
-    return m.group(2).equals("ms") ? Duration.ofMillis(amount) : Duration.ofSeconds(amount);
+    OperationsSettings d = defaults();
+    ScenarioArguments arguments = new ScenarioArguments("operations", args, null);
+    OperationsSettings settings = new OperationsSettings(arguments.integer("operations", d.operationsPerMode),
+        arguments.integer("users", d.users), arguments.duration("poll", d.pollInterval),
+        arguments.integer("rate", d.backgroundRate), arguments.integer("batch", d.batchInstances),
+        arguments.duration("phase", d.loadPhase), arguments.integer("processes", d.dashboardProcesses),
+        arguments.integer("elements", d.processElements));
+    arguments.requireAllKnown(NAMES);
+    return settings;
   }
 }

@@ -1,5 +1,6 @@
 package dev.flowpipe.benchmarks.scenario.ramp;
 
+import dev.flowpipe.benchmarks.cli.ScenarioArguments;
 import dev.flowpipe.benchmarks.report.ReportWriter;
 import dev.flowpipe.benchmarks.report.Unit;
 import dev.flowpipe.benchmarks.report.Section;
@@ -25,12 +26,11 @@ import dev.flowpipe.benchmarks.harness.ScenarioNodes;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.Locale;
 import java.util.Map;
 
@@ -46,23 +46,16 @@ public final class LoadScenario {
 
   private LoadScenario() {}
 
+  /** Its own arguments; the positional {@code [rate] [seconds]} and the load's options are {@link LoadSettings#NAMES}. */
+  static final List<String> OWN = List.of("availability", "node-arg", "warm-up");
+
   public static Report run(Path root, List<String> args) throws Exception {
-    List<String> nodeArgs = new ArrayList<>();
-    List<String> loadArgs = new ArrayList<>();
-    Duration warmUp = Duration.ZERO;
-    boolean availability = true;
-    for (String arg : args) {
-      if (arg.equals("--availability=off")) {
-        availability = false;
-      } else if (arg.startsWith("--node-arg=")) {
-        nodeArgs.add(arg.substring("--node-arg=".length()));
-      } else if (arg.startsWith("--warm-up=")) {
-        warmUp = LoadSettings.duration("warm-up", arg.substring("--warm-up=".length()));
-      } else {
-        loadArgs.add(arg);
-      }
-    }
-    LoadSettings settings = LoadSettings.parse(loadArgs);
+    ScenarioArguments arguments = ScenarioArguments.positional("load", args, List.of("rate", "seconds"), null);
+    boolean availability = arguments.onOff("availability", true);
+    List<String> nodeArgs = arguments.texts("node-arg");
+    Duration warmUp = arguments.duration("warm-up", Duration.ZERO);
+    LoadSettings settings = LoadSettings.from(arguments);
+    arguments.requireAllKnown(Stream.concat(OWN.stream(), LoadSettings.NAMES.stream()).toList());
     if (settings.gateway() != null && !nodeArgs.isEmpty()) {
       throw new IllegalArgumentException("--node-arg is for a node the harness starts, not an external one, was "
           + nodeArgs);

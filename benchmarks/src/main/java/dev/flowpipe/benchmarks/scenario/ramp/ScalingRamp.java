@@ -1,5 +1,6 @@
 package dev.flowpipe.benchmarks.scenario.ramp;
 
+import dev.flowpipe.benchmarks.cli.ScenarioArguments;
 import dev.flowpipe.benchmarks.report.Unit;
 import dev.flowpipe.benchmarks.report.Section;
 import dev.flowpipe.benchmarks.report.Report;
@@ -18,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.Locale;
 
 /**
@@ -63,17 +65,17 @@ public final class ScalingRamp {
   }
 
   public static Report run(Path root, List<String> args) throws Exception {
-    List<Config> configs = Config.parseAll("1/1/1,2/2/1,3/3/3");
-    List<String> rampArgs = new ArrayList<>();
-    for (String arg : args) {
-      if (arg.startsWith("--configs=")) {
-        configs = Config.parseAll(arg.substring("--configs=".length()));
-      } else {
-        rampArgs.add(arg);
-      }
+    ScenarioArguments arguments = ScenarioArguments.positional("scaling", args, ThroughputRamp.Settings.POSITIONAL,
+        null);
+    List<Config> configs = Config.parseAll(arguments.text("configs", "1/1/1,2/2/1,3/3/3"));
+    if (!arguments.texts("flow-control").isEmpty()) {
+      throw new IllegalArgumentException("scaling: every ramp runs with flow control on; --flow-control is ramp's");
     }
-    rampArgs.add("--flow-control=on");
-    ThroughputRamp.Settings settings = ThroughputRamp.Settings.parse(rampArgs);
+    ThroughputRamp.Settings ramp = ThroughputRamp.Settings.from(arguments);
+    arguments.requireAllKnown(Stream.concat(Stream.of("configs"),
+        ThroughputRamp.Settings.NAMES.stream().filter(name -> !name.equals("flow-control"))).toList());
+    ThroughputRamp.Settings settings = new ThroughputRamp.Settings(ramp.start(), ramp.step(), ramp.stepLength(),
+        ramp.maxRate(), List.of("on"), ramp.warmUp(), ramp.budget(), ramp.load());
     LoadModel model = LoadModel.of(settings.load());
     long started = System.nanoTime();
     List<Section> results = new ArrayList<>();

@@ -1,5 +1,6 @@
 package dev.flowpipe.benchmarks.scenario.ramp;
 
+import dev.flowpipe.benchmarks.cli.ScenarioArguments;
 import dev.flowpipe.benchmarks.report.ReportWriter;
 import dev.flowpipe.benchmarks.report.Unit;
 import dev.flowpipe.benchmarks.report.Section;
@@ -20,14 +21,13 @@ import dev.flowpipe.benchmarks.load.LoadResult;
 import dev.flowpipe.benchmarks.harness.ScenarioNodes;
 import io.camunda.zeebe.client.ZeebeClient;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * {@code benchmarks/run ramp [start] [step] [step seconds] [--max-rate=N] [--flow-control=on|off|both]
@@ -82,50 +82,37 @@ public final class ThroughputRamp {
       }
     }
 
+    /** The ramp's positional arguments, in order: {@code [start] [step] [step seconds]}. */
+    public static final List<String> POSITIONAL = List.of("start", "step", "step-seconds");
+
+    /** Every argument of {@code ramp}: the positional ones, its own options and the load's. */
+    public static final List<String> NAMES = Stream.of(POSITIONAL,
+        List.of("max-rate", "max-ramp-time", "warm-up", "flow-control"), LoadSettings.OPTIONS)
+        .flatMap(List::stream).toList();
+
+    /** The {@code ramp} command line. */
     public static Settings parse(List<String> args) {
-      double start = 10;
-      double step = 10;
-      double seconds = 20;
-      double maxRate = 400;
-      List<String> variants = List.of("on", "off");
-      Duration warmUp = Duration.ofSeconds(15);
-      Duration budget = Duration.ofMinutes(4);
-      List<String> loadArgs = new ArrayList<>();
-      int positional = 0;
-      for (String arg : args) {
-        if (!arg.startsWith("--")) {
-          double value = number(arg);
-          switch (positional++) {
-            case 0 -> start = value;
-            case 1 -> step = value;
-            case 2 -> seconds = value;
-            default -> throw new IllegalArgumentException("unexpected argument '" + arg + "'");
-          }
-        } else if (arg.startsWith("--max-rate=")) {
-          maxRate = number(arg.substring("--max-rate=".length()));
-        } else if (arg.startsWith("--max-ramp-time=")) {
-          budget = LoadSettings.duration("max-ramp-time", arg.substring("--max-ramp-time=".length()));
-        } else if (arg.startsWith("--warm-up=")) {
-          warmUp = LoadSettings.duration("warm-up", arg.substring("--warm-up=".length()));
-        } else if (arg.startsWith("--flow-control=")) {
-          String value = arg.substring("--flow-control=".length());
-          variants = value.equals("both") ? List.of("on", "off") : List.of(value);
-        } else {
-          loadArgs.add(arg);
-        }
-      }
-      LoadSettings load = LoadSettings.parse(loadArgs).withDuration(Duration.ofMillis(Math.round(seconds * 1000)));
-      return new Settings(start, step, Duration.ofMillis(Math.round(seconds * 1000)), maxRate, variants, warmUp,
-          budget, load);
+      ScenarioArguments arguments = ScenarioArguments.positional("ramp", args, POSITIONAL, null);
+      Settings settings = from(arguments);
+      arguments.requireAllKnown(NAMES);
+      return settings;
     }
 
-    private static double number(String text) {
-      try {
-        return Double.parseDouble(text);
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("ramp arguments are [start] [step] [step seconds], numbers; was '"
-            + text + "'");
-      }
+    /** The ramp's settings among a scenario's arguments (the caller checks that none is left). */
+    public static Settings from(ScenarioArguments arguments) {
+      double start = arguments.number("start", 10);
+      double step = arguments.number("step", 10);
+      double seconds = arguments.number("step-seconds", 20);
+      double maxRate = arguments.number("max-rate", 400);
+      Duration budget = arguments.duration("max-ramp-time", Duration.ofMinutes(4));
+      Duration warmUp = arguments.duration("warm-up", Duration.ofSeconds(15));
+      String flowControl = arguments.text("flow-control", "both");
+      List<String> variants = flowControl.equals("both") ? List.of("on", "off") : List.of(flowControl);
+      Duration stepLength = Duration.ofMillis(Math.round(seconds * 1000));
+      // each step sets its own rate; a step length of 0 is refused by the ramp's rules, naming step seconds
+      LoadSettings load = LoadSettings.options(arguments, LoadSettings.defaults().ratePerSecond(),
+          stepLength.isPositive() ? stepLength : Duration.ofSeconds(1));
+      return new Settings(start, step, stepLength, maxRate, variants, warmUp, budget, load);
     }
   }
 

@@ -1,5 +1,8 @@
 package dev.flowpipe.benchmarks.scenario.scale;
 
+import dev.flowpipe.benchmarks.report.Report;
+import dev.flowpipe.benchmarks.report.Section;
+import dev.flowpipe.benchmarks.report.Unit;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.benchmarks.fixture.FixtureProcess;
@@ -21,7 +24,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
@@ -40,12 +42,12 @@ public final class Footprint {
 
   private Footprint() {}
 
-  public static Map<String, Object> run(Path root, int instances) throws Exception {
-    Map<String, Object> report = new LinkedHashMap<>();
-    report.put("scenario", "bytes per finished instance in a real node's read model (embedded OpenSearch), the "
-        + "fixture's 3-task process with 15 short variables, after a refresh and a force-merge to one segment");
-    report.put("instances", instances);
-    report.put("loadAverageAtStart", ScaleRun.loadAverage());
+  public static Report run(Path root, int instances) throws Exception {
+    Report report = Report.describing("bytes per finished instance in a real node's read model (embedded OpenSearch),"
+        + " the fixture's 3-task process with 15 short variables, after a refresh and a force-merge to one segment");
+    Section body = report.body();
+    body.figure("instances", instances);
+    body.text("loadAverageAtStart", ScaleRun.loadAverage());
     // given 10 minutes to be ready: on a machine shared with other builds it has taken longer than the default 2
     try (NodeProcess node = NodeProcess.launch(root, ScratchDirectories.create("bench-footprint"),
             NodeProcess.Ports.free(), List.of("--flowpipe.store.embedded.start-timeout=10m"), null).awaitReady("/actuator/health/readiness", Duration.ofMinutes(10));
@@ -68,7 +70,7 @@ public final class Footprint {
       String instanceIndex = ReadModelIndex.PROCESS_INSTANCE.indexName(PREFIX);
       Awaitility.await().atMost(Duration.ofMinutes(20)).pollInterval(Duration.ofSeconds(1)).until(() ->
           completed(store, instanceIndex) == instances);
-      report.put("secondsToRunAndExport", Math.round((System.nanoTime() - started) / 1e8) / 10.0);
+      body.figure("secondsToRunAndExport", Math.round((System.nanoTime() - started) / 1e8) / 10.0, Unit.SECONDS);
       workers.forEach(JobWorker::close);
       String physical = ReadModelIndex.sharedIndexName(PREFIX);
       HttpClient http = HttpClient.newHttpClient();
@@ -78,17 +80,16 @@ public final class Footprint {
       send(http, url, "POST", "/" + physical + "/_forcemerge?max_num_segments=1");
       send(http, url, "POST", "/" + physical + "/_refresh");
       JsonNode after = send(http, url, "GET", "/" + physical + "/_stats/store,docs,segments");
-      Map<String, Long> documents = new LinkedHashMap<>();
+      Section documents = body.section("documents");
       for (ReadModelIndex index : ReadModelIndex.entities()) {
-        documents.put(index.entity(), store.count(index.indexName(PREFIX)));
+        documents.figure(index.entity(), store.count(index.indexName(PREFIX)), Unit.NONE);
       }
-      report.put("documents", documents);
-      report.put("index", physical);
-      report.put("beforeMerge", sizes(before, instances));
-      report.put("afterMergeToOneSegment", sizes(after, instances));
-      report.put("operateBytesPerInstance", 57_000);
-      report.put("targetBytesPerInstance", 3_200);
-      report.put("loadAverageAtEnd", ScaleRun.loadAverage());
+      body.text("index", physical);
+      body.section("beforeMerge", sizes(before, instances));
+      body.section("afterMergeToOneSegment", sizes(after, instances));
+      body.figure("operateBytesPerInstance", 57_000, Unit.BYTES);
+      body.figure("targetBytesPerInstance", 3_200, Unit.BYTES);
+      body.text("loadAverageAtEnd", ScaleRun.loadAverage());
     }
     return report;
   }
@@ -99,15 +100,13 @@ public final class Footprint {
         .filter(c -> "COMPLETED".equals(c.value())).mapToLong(ValueCountQuery.ValueCount::total).sum();
   }
 
-  private static Map<String, Object> sizes(JsonNode stats, int instances) {
+  private static Section sizes(JsonNode stats, int instances) {
     JsonNode primaries = stats.path("_all").path("primaries");
     long bytes = primaries.path("store").path("size_in_bytes").asLong();
-    Map<String, Object> sizes = new LinkedHashMap<>();
-    sizes.put("storeBytes", bytes);
-    sizes.put("luceneDocuments", primaries.path("docs").path("count").asLong());
-    sizes.put("segments", primaries.path("segments").path("count").asLong());
-    sizes.put("bytesPerInstance", bytes / instances);
-    return sizes;
+    return new Section().figure("storeBytes", bytes, Unit.BYTES)
+        .figure("luceneDocuments", primaries.path("docs").path("count").asLong(), Unit.NONE)
+        .figure("segments", primaries.path("segments").path("count").asLong(), Unit.NONE)
+        .figure("bytesPerInstance", bytes / instances, Unit.BYTES);
   }
 
   private static JsonNode send(HttpClient http, String url, String method, String path) throws Exception {

@@ -3,9 +3,7 @@ package dev.flowpipe.benchmarks.scenario.scale;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flowpipe.benchmarks.fixture.FixtureSettings;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Every aggregation the web app answers, held against plain counts of the same documents (a search's
@@ -16,9 +14,19 @@ final class ScaleCompleteness {
 
   private ScaleCompleteness() {}
 
-  static List<Map<String, Object>> check(ScaleQueries client, FixtureSettings settings, List<String> processes,
+  /**
+   * One aggregation against its plain count.
+   *
+   * @param check what was compared
+   * @param expected the plain count
+   * @param answered what the aggregation answered
+   * @param complete whether the two agree
+   */
+  record Check(String check, long expected, long answered, boolean complete) {}
+
+  static List<Check> check(ScaleQueries client, FixtureSettings settings, List<String> processes,
       List<Long> definitionKeys) throws Exception {
-    List<Map<String, Object>> checks = new ArrayList<>();
+    List<Check> checks = new ArrayList<>();
     long definitions = total(client, "process-definitions", "{}");
     checks.add(check("process definitions listed", (long) settings.definitions() * settings.versions(), definitions));
     long active = total(client, "process-instances", "{\"filter\": {\"state\": \"ACTIVE\"}}");
@@ -88,12 +96,7 @@ final class ScaleCompleteness {
     return sum;
   }
 
-  private static Map<String, Object> check(String name, long expected, long answered) {
-    Map<String, Object> check = new LinkedHashMap<>();
-    check.put("check", name);
-    check.put("expected", expected);
-    check.put("answered", answered);
-    check.put("complete", expected == answered);
-    return check;
+  private static Check check(String name, long expected, long answered) {
+    return new Check(name, expected, answered, expected == answered);
   }
 }

@@ -1,5 +1,8 @@
 package dev.flowpipe.benchmarks.scenario.scale;
 
+import dev.flowpipe.benchmarks.report.Report;
+import dev.flowpipe.benchmarks.report.Section;
+import dev.flowpipe.benchmarks.report.Unit;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flowpipe.benchmarks.fixture.FixtureSettings;
 import dev.flowpipe.benchmarks.fixture.ReadModelFixture;
@@ -31,32 +34,34 @@ public final class ScaleRun {
 
   private ScaleRun() {}
 
-  public static Map<String, Object> run(Path root, FixtureSettings settings, int runs) throws Exception {
-    Map<String, Object> report = new LinkedHashMap<>();
-    report.put("scenario", "UI and API reads through the web app's HTTP API (standalone app in this JVM, one client "
-        + "thread, sequential requests, answer parsed) over a read model built by the fixture in the embedded "
-        + "OpenSearch (1 GB heap) on the same machine");
-    report.put("fixture", Map.of("instances", settings.instances(), "definitions", settings.definitions(),
-        "versions", settings.versions(), "partitions", settings.partitions(), "variablesPerInstance", 15,
-        "activePerMille", settings.activePerMille(), "incidentPerMille", settings.incidentPerMille(),
-        "canceledPerMille", settings.canceledPerMille(), "firstStart", settings.firstStart().toString(),
-        "span", settings.span().toString()));
+  public static Report run(Path root, FixtureSettings settings, int runs) throws Exception {
+    Report report = Report.describing("UI and API reads through the web app's HTTP API (standalone app in this JVM,"
+        + " one client thread, sequential requests, answer parsed) over a read model built by the fixture in the"
+        + " embedded OpenSearch (1 GB heap) on the same machine");
+    Section body = report.body();
+    body.section("fixture").figure("instances", settings.instances(), Unit.NONE)
+        .figure("definitions", settings.definitions(), Unit.NONE).figure("versions", settings.versions(), Unit.NONE)
+        .figure("partitions", settings.partitions(), Unit.NONE).figure("variablesPerInstance", 15, Unit.NONE)
+        .figure("activePerMille", settings.activePerMille(), Unit.NONE)
+        .figure("incidentPerMille", settings.incidentPerMille(), Unit.NONE)
+        .figure("canceledPerMille", settings.canceledPerMille(), Unit.NONE)
+        .text("firstStart", settings.firstStart().toString()).text("span", settings.span().toString());
     try (EmbeddedSearchStore node = EmbeddedSearchStore.start(ScratchDirectories.create("bench-scale"),
         patientStore(root));
         // a bulk can take longer than the default 30 s on a machine shared with other builds
         SearchStore store = SearchStoreConnector.connect(new StoreConnection(java.net.URI.create(node.url()), null,
             null, null, java.time.Duration.ofMinutes(5)))) {
-      report.put("loadAverageBeforeLoading", loadAverage());
+      body.text("loadAverageBeforeLoading", loadAverage());
       ReadModelFixture.Result loaded = new ReadModelFixture(store, node.url(), PREFIX, settings, System.out::println)
           .write();
-      report.put("loadAverageAfterLoading", loadAverage());
-      report.put("documents", loaded.documentsByEntity());
-      report.put("loadSeconds", round(loaded.seconds()));
-      report.put("loadFlushSecondsSummedOverPartitions", round(loaded.flushSeconds()));
-      report.put("documentsPerSecond", Math.round(loaded.documentsPerSecond()));
+      body.text("loadAverageAfterLoading", loadAverage());
+      body.typed("documents", loaded.documentsByEntity());
+      body.figure("loadSeconds", round(loaded.seconds()), Unit.SECONDS);
+      body.figure("loadFlushSecondsSummedOverPartitions", round(loaded.flushSeconds()), Unit.SECONDS);
+      body.figure("documentsPerSecond", Math.round(loaded.documentsPerSecond()), Unit.PER_SECOND);
       System.out.printf("loaded %,d documents in %.1f s (%,.0f/s; %.1f s in bulks, summed over partitions)%n",
           loaded.documents(), loaded.seconds(), loaded.documentsPerSecond(), loaded.flushSeconds());
-      report.putAll(measure(node.url(), settings, runs));
+      body.merge(measure(node.url(), settings, runs));
     }
     return report;
   }
@@ -72,11 +77,11 @@ public final class ScaleRun {
         s.watermarks(), s.restart());
   }
 
-  private static Map<String, Object> measure(String storeUrl, FixtureSettings settings, int runs) throws Exception {
+  private static Section measure(String storeUrl, FixtureSettings settings, int runs) throws Exception {
     SpringApplication application = new SpringApplication(WebappApplication.class);
     application.setDefaultProperties(WebappApplication.DEFAULTS);
     try (ConfigurableApplicationContext context = application.run("--server.port=0",
-        "--flowpipe.webapp.store.url=" + storeUrl, "--flowpipe.webapp.store.index-prefix=" + PREFIX)) {
+        "--flowpipe.store.url=" + storeUrl, "--flowpipe.store.index-prefix=" + PREFIX)) {
       String base = "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
       ScaleQueries client = new ScaleQueries(base);
       List<String> processes = new ArrayList<>();
@@ -97,10 +102,10 @@ public final class ScaleRun {
       int spanDays = (int) Math.max(1, settings.span().toDays() - 7);
       List<ScaleQueries.Query> queries = client.all(processes, definitionKeys, instanceKeys, settings.instances(), settings.firstStart(),
           spanDays);
-      Map<String, Object> report = new LinkedHashMap<>();
-      report.put("completeness", ScaleCompleteness.check(client, settings, processes, definitionKeys));
+      Section report = new Section();
+      report.typed("completeness", ScaleCompleteness.check(client, settings, processes, definitionKeys));
       int warmup = Math.max(20, runs / 5);
-      report.put("loadAverageBeforeMeasuring", loadAverage());
+      report.text("loadAverageBeforeMeasuring", loadAverage());
       for (int i = 0; i < warmup; i++) {
         for (ScaleQueries.Query query : queries) {
           client.send(query.request().apply(i));
@@ -117,24 +122,21 @@ public final class ScaleRun {
           byQuery.get(query.name()).recordValue((System.nanoTime() - start) / 1_000);
         }
       }
-      report.put("loadAverageAfterMeasuring", loadAverage());
-      report.put("measureSeconds", round((System.nanoTime() - started) / 1e9));
-      report.put("runsPerQuery", runs);
-      report.put("warmUpRunsPerQuery", warmup);
-      Map<String, Object> results = new LinkedHashMap<>();
-      byQuery.forEach((name, histogram) -> results.put(name, millis(histogram)));
-      report.put("byQuery", results);
+      report.text("loadAverageAfterMeasuring", loadAverage());
+      report.figure("measureSeconds", round((System.nanoTime() - started) / 1e9), Unit.SECONDS);
+      report.figure("runsPerQuery", runs, Unit.NONE);
+      report.figure("warmUpRunsPerQuery", warmup, Unit.NONE);
+      Section results = report.section("byQuery");
+      byQuery.forEach((name, histogram) -> results.section(name, millis(histogram)));
       return report;
     }
   }
 
-  private static Map<String, Object> millis(Histogram histogram) {
-    Map<String, Object> p = new LinkedHashMap<>();
-    p.put("count", histogram.getTotalCount());
-    p.put("p50Ms", histogram.getValueAtPercentile(50) / 1000.0);
-    p.put("p99Ms", histogram.getValueAtPercentile(99) / 1000.0);
-    p.put("maxMs", histogram.getMaxValue() / 1000.0);
-    return p;
+  private static Section millis(Histogram histogram) {
+    return new Section().figure("count", histogram.getTotalCount(), Unit.NONE)
+        .figure("p50Ms", histogram.getValueAtPercentile(50) / 1000.0, Unit.MILLIS)
+        .figure("p99Ms", histogram.getValueAtPercentile(99) / 1000.0, Unit.MILLIS)
+        .figure("maxMs", histogram.getMaxValue() / 1000.0, Unit.MILLIS);
   }
 
   /** The machine's load average (1, 5, 15 minutes), as {@code uptime} shows it. */

@@ -123,7 +123,7 @@ public final class SearchLatency {
     SpringApplication application = new SpringApplication(WebappApplication.class);
     application.setDefaultProperties(WebappApplication.DEFAULTS);
     try (ConfigurableApplicationContext context = application.run(
-        "--server.port=0", "--flowpipe.webapp.store.url=" + storeUrl, "--flowpipe.webapp.store.index-prefix=" + PREFIX)) {
+        "--server.port=0", "--flowpipe.store.url=" + storeUrl, "--flowpipe.store.index-prefix=" + PREFIX)) {
       String base = "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
       HttpClient http = HttpClient.newHttpClient();
       long firstKey = 2_251_799_813_685_248L;

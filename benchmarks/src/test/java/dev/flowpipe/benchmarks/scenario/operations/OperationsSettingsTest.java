@@ -28,7 +28,7 @@ class OperationsSettingsTest {
     assertThatThrownBy(() -> OperationsSettings.parse(List.of("--batch=0")))
         .hasMessageContaining("--batch").hasMessageContaining("was 0");
     assertThatThrownBy(() -> OperationsSettings.parse(List.of("--batches=5")))
-        .hasMessageContaining("unknown argument '--batches'");
+        .hasMessageContaining("unknown argument --batches=5");
     assertThatThrownBy(() -> OperationsSettings.parse(List.of("100")))
         .hasMessageContaining("was '100'");
   }
