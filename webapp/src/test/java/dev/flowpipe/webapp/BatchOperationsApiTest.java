@@ -52,8 +52,8 @@ class BatchOperationsApiTest {
   static void start(SearchStore store, EmbeddedSearchStore node) throws Exception {
     String prefix = SharedOpenSearch.uniquePrefix();
     ReadModelFixture.write(store, prefix, "1s");
-    app = TestWebapp.start(Map.of("flowpipe.webapp.store.url", node.url(),
-        "flowpipe.webapp.store.index-prefix", prefix, "flowpipe.webapp.operations.enabled", true));
+    app = TestWebapp.start(Map.of("flowpipe.store.url", node.url(),
+        "flowpipe.store.index-prefix", prefix, "flowpipe.webapp.operations.enabled", true));
     held = new BatchOperationsTest.RecordingEngine(key -> {
       if (key > 1001L) {
         try {
