@@ -14,6 +14,7 @@ import dev.flowpipe.benchmarks.scenario.store.RefreshLayoutRun;
 import dev.flowpipe.benchmarks.scenario.store.StoreSettingsAB;
 import dev.flowpipe.benchmarks.scenario.store.SearchLatencyRun;
 import dev.flowpipe.benchmarks.scenario.scale.Footprint;
+import dev.flowpipe.benchmarks.scenario.scale.RetentionCost;
 import dev.flowpipe.benchmarks.scenario.scale.ScaleRun;
 import dev.flowpipe.benchmarks.fixture.FixtureSettings;
 import dev.flowpipe.benchmarks.scenario.flowcontrol.FlowControlScenario;
@@ -175,6 +176,14 @@ public final class Scenarios {
       int instances = a.integer("instances", 2_000);
       a.requireAllKnown(names);
       return Footprint.run(root, instances);
+    });
+    scenarios.put("retention-cost", (root, args) -> {
+      List<String> names = List.of("instances", "periods");
+      ScenarioArguments a = arguments(args, names);
+      long instances = a.whole("instances", 10_000);
+      int periods = a.integer("periods", 10);
+      a.requireAllKnown(names);
+      return RetentionCost.run(root, instances, periods);
     });
     scenarios.put("refresh-layout", (root, args) -> {
       List<String> names = List.of("instances-per-bulk", "bulks-per-second", "phase-seconds", "rounds");

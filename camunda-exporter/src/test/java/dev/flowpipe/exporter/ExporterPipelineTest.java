@@ -377,6 +377,33 @@ class ExporterPipelineTest {
     }
   }
 
+  /**
+   * An instance deleted from the read model (ADR 0019): its records stay in the broker's log, and a replay of them
+   * writes none of its documents, while the others' are written and every position acknowledged.
+   */
+  @Nested
+  class DeletedInstances {
+
+    @Test
+    void aReplayWritesNoDocumentOfADeletedInstanceAndStillAcknowledgesItsRecords() {
+      store.put(dev.flowpipe.schema.deletion.DeletedInstances.indexName(PREFIX), "700",
+          Map.of("processInstanceKey", 700L, "partitionId", 1));
+      open(Map.of(WriterSettings.BULK_DELAY, "1h", WriterSettings.BULK_SIZE, 3));
+
+      exporter.export(processInstance(10, 700, ELEMENT_ACTIVATING));
+      exporter.export(Records.variable(11, 701, io.camunda.zeebe.protocol.record.intent.VariableIntent.CREATED, 700,
+          700, "x", "1"));
+      exporter.export(processInstance(12, 702, ELEMENT_ACTIVATING));
+      exporter.awaitBulkInFlight();
+      tick(Duration.ofMillis(1));
+
+      assertThat(instance(700)).isEmpty();
+      assertThat(store.document(ReadModelIndex.VARIABLE.indexName(PREFIX), "701")).isEmpty();
+      assertThat(instance(702)).isPresent();
+      assertThat(controller.getPosition()).isEqualTo(12);
+    }
+  }
+
   private ExporterHealth.Report health() {
     List<ExporterHealth.Report> reports = ExporterHealth.reportsFor(meters);
     assertThat(reports).hasSize(1);

@@ -243,8 +243,30 @@ final class FakeStore implements SearchStore {
         checkReachable();
         return new dev.flowpipe.schema.store.IndexAdmin.Answer(200, "{\"acknowledged\": true}");
       }
+      if (method.equals("POST") && path.endsWith(DELETED_INSTANCES_SEARCH)) {
+        // the writer reads the tombstones of deleted instances once per session (ADR 0019): one page of those held
+        checkReachable();
+        return new dev.flowpipe.schema.store.IndexAdmin.Answer(200, json.contains("search_after")
+            ? "{\"hits\": {\"hits\": []}}" : tombstoneHits(path.substring(1, path.length() - "/_search".length())));
+      }
       throw new UnsupportedOperationException("the exporter administers no index: " + what);
     });
+  }
+
+  private static final String DELETED_INSTANCES_SEARCH = "-deleted-instance-v" + ReadModelIndex.SCHEMA_VERSION
+      + "/_search";
+
+  private String tombstoneHits(String index) {
+    StringBuilder hits = new StringBuilder("{\"hits\": {\"hits\": [");
+    String separator = "";
+    for (var entry : documents.entrySet()) {
+      if (entry.getKey().startsWith(index + "/")) {
+        hits.append(separator).append("{\"_source\": {\"processInstanceKey\": ")
+            .append(entry.getValue().get("processInstanceKey")).append("}}");
+        separator = ", ";
+      }
+    }
+    return hits.append("]}}").toString();
   }
 
   @Override

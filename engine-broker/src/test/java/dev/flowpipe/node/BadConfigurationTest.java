@@ -30,6 +30,7 @@ class BadConfigurationTest {
         "flowpipe.exporter.bulk.size | 0",
         "flowpipe.exporter.index-prefix | Bad Prefix",
         "flowpipe.store.connect-timeout | 5 parsecs",
+        "flowpipe.store.schema-timeout | 0ms",
         "flowpipe.store.embedded.heap | lots",
         "flowpipe.store.embedded.niceness | 20",
         "flowpipe.store.embedded.niceness | -1",

@@ -1,5 +1,6 @@
 package dev.flowpipe.writer;
 
+import dev.flowpipe.schema.deletion.DeletedInstances;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.writer.batch.BulkPipeline;
@@ -7,6 +8,7 @@ import dev.flowpipe.writer.config.WriterSettings;
 import dev.flowpipe.writer.error.DeadLetters;
 import dev.flowpipe.writer.handler.ExportHandler;
 import dev.flowpipe.writer.store.BulkWriter;
+import dev.flowpipe.writer.store.DeletedInstanceFilter;
 import dev.flowpipe.writer.store.DerivedFields;
 import dev.flowpipe.writer.store.ExportPositionMarker;
 import dev.flowpipe.writer.store.RetryPolicy;
@@ -77,14 +79,15 @@ public final class PartitionWriting {
 
   /**
    * Writes bulks into {@code store} on the caller's thread: documents the store refuses go to the dead letters, each
-   * bulk's documents get what they take from others (names, root instances), and each bulk marks the partition's
-   * export position.
+   * bulk's documents get what they take from others (names, root instances), the documents of instances deleted from
+   * the read model are dropped, and each bulk marks the partition's export position.
    */
   public BulkWriter bulkWriter(SearchStore store) {
     DeadLetters deadLetters = new DeadLetters(store, settings.indexPrefix(), partitionId, DeadLetters.MAX_COPY_CHARS,
         log, counters.deadLetter(), clock);
     return new BulkWriter(store, deadLetters, settings.bulkRefresh(),
-        new ExportPositionMarker(store, settings.indexPrefix(), partitionId, log), derivedFields);
+        new ExportPositionMarker(store, settings.indexPrefix(), partitionId, log), derivedFields,
+        new DeletedInstanceFilter(new DeletedInstances(store, settings.indexPrefix()), partitionId));
   }
 
   /**

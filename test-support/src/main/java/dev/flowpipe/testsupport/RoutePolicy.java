@@ -48,11 +48,16 @@ public final class RoutePolicy {
       Map.entry("GET /v2/topology", Access.READ),
       Map.entry("GET /v2/status", Access.PUBLIC),
       Map.entry("POST /v2/batch-operation-items/search", Access.READ),
+      Map.entry("POST /v2/audit-logs/search", Access.READ),
+      Map.entry("GET /v2/audit-logs/{auditLogKey}", Access.READ),
       Map.entry("POST /v2/process-instances", Access.WRITE),
       Map.entry("POST /v2/process-instances/{processInstanceKey}/cancellation", Access.WRITE),
       // with operations.migration-role at its default (write); the migrate role of its own: OperationsAccessTest
       Map.entry("POST /v2/process-instances/{processInstanceKey}/modification", Access.WRITE),
       Map.entry("POST /v2/process-instances/{processInstanceKey}/migration", Access.WRITE),
+      // with operations.deletion-role at its default (write); the delete role of its own: OperationsAccessTest
+      Map.entry("POST /v2/process-instances/{processInstanceKey}/deletion", Access.WRITE),
+      Map.entry("POST /v2/process-instances/deletion", Access.WRITE),
       Map.entry("POST /v2/incidents/{incidentKey}/resolution", Access.WRITE),
       Map.entry("PATCH /v2/jobs/{key}", Access.WRITE),
       Map.entry("PUT /v2/element-instances/{elementInstanceKey}/variables", Access.WRITE),

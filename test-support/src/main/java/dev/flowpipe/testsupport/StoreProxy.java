@@ -43,6 +43,8 @@ public final class StoreProxy implements AutoCloseable {
   private long throttledUntilNanos;
   private final AtomicReference<HeldBulk> nextHeld = new AtomicReference<>();
   private final AtomicReference<HeldMatch> nextHeldMatch = new AtomicReference<>();
+  private final java.util.Queue<String> searches = new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private volatile boolean recordingSearches;
   private final java.util.Map<String, java.util.concurrent.atomic.LongAdder> requests =
       new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -232,6 +234,24 @@ public final class StoreProxy implements AutoCloseable {
     return counts;
   }
 
+  /**
+   * From now on (or until switched off), keeps each search request that passes as {@code "<path> <body>"}: what a
+   * client asked the store for, e.g. which ids a query named. Switching it on forgets the earlier ones; switching it
+   * off keeps them.
+   */
+  public StoreProxy recordSearches(boolean on) {
+    if (on) {
+      searches.clear();
+    }
+    recordingSearches = on;
+    return this;
+  }
+
+  /** The search requests kept since {@link #recordSearches} was switched on, in order. */
+  public java.util.List<String> searches() {
+    return java.util.List.copyOf(searches);
+  }
+
   public void resetRequestCounts() {
     requests.clear();
   }
@@ -260,6 +280,9 @@ public final class StoreProxy implements AutoCloseable {
         return;
       }
       byte[] requestBody = exchange.getRequestBody().readAllBytes();
+      if (recordingSearches && exchange.getRequestURI().getPath().endsWith("/_search")) {
+        searches.add(exchange.getRequestURI().getPath() + " " + new String(requestBody, StandardCharsets.UTF_8));
+      }
       if (down) {
         exchange.sendResponseHeaders(503, -1);
         return;

@@ -20,7 +20,10 @@ import dev.flowpipe.webapp.config.SecurityConfiguration;
 import dev.flowpipe.webapp.config.WebappProperties;
 import dev.flowpipe.webapp.config.StoreProperties;
 import dev.flowpipe.webapp.consistency.ReadYourWrites;
+import dev.flowpipe.webapp.audit.AuditLogController;
+import dev.flowpipe.webapp.audit.StoredAuditLog;
 import dev.flowpipe.webapp.operations.EngineCommands;
+import dev.flowpipe.webapp.operations.InstanceDeletion;
 import dev.flowpipe.webapp.operations.OperationProblems;
 import dev.flowpipe.webapp.operations.OperationsController;
 import dev.flowpipe.webapp.operations.WrittenPositions;
@@ -53,7 +56,7 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties({WebappProperties.class, StoreProperties.class})
 @Import({SearchController.class, StatisticsController.class, OperationsController.class, ClusterController.class,
-    BatchController.class, UiController.class,
+    BatchController.class, AuditLogController.class, UiController.class,
     ProblemHandler.class, ProblemErrorController.class,
     OperationProblems.class, SecurityConfiguration.class})
 public class WebappConfiguration {
@@ -139,13 +142,23 @@ public class WebappConfiguration {
   }
 
   @Bean
+  StoredAuditLog auditLog(ReadModel readModel, Clock clock) {
+    return new StoredAuditLog(readModel, clock, new SecureRandom());
+  }
+
+  @Bean
+  InstanceDeletion instanceDeletion(ReadModel readModel, Clock clock) {
+    return new InstanceDeletion(readModel, clock);
+  }
+
+  @Bean
   BatchOperations batchOperations(ReadModel readModel, SearchService search, EngineCommands engine,
-      WrittenPositions positions, WebappProperties properties, Clock clock) {
+      WrittenPositions positions, WebappProperties properties, Clock clock, InstanceDeletion deletion) {
     var operations = properties.operations();
     // one thread: pages, pauses, lease renewals and the look for expired batches take turns on it
     ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().daemon().name("batch-operations").factory());
-    return new BatchOperations(new BatchOperationStore(readModel), search, engine, positions, clock,
+    return new BatchOperations(new BatchOperationStore(readModel), search, engine, deletion, positions, clock,
         scheduler, new SecureRandom(), new BatchOperations.Settings(operations.batchParallelism(),
             operations.batchMaxItems(), operations.batchLeaseExpiry(), Duration.ofSeconds(1)));
   }

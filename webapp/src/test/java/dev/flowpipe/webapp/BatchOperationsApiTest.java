@@ -11,6 +11,7 @@ import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.webapp.api.SearchService;
 import dev.flowpipe.webapp.batch.BatchOperationStore;
 import dev.flowpipe.webapp.batch.BatchOperations;
+import dev.flowpipe.webapp.operations.InstanceDeletion;
 import dev.flowpipe.webapp.operations.WrittenPositions;
 import dev.flowpipe.webapp.readmodel.ReadModel;
 import java.time.Clock;
@@ -85,7 +86,9 @@ class BatchOperationsApiTest {
   /** Another web app's batch operations over the same store, with an engine of ours. */
   private static BatchOperations otherWebApp(BatchOperationsTest.RecordingEngine engine) {
     return new BatchOperations(new BatchOperationStore(app.context().getBean(ReadModel.class)),
-        app.context().getBean(SearchService.class), engine, WrittenPositions.NONE, Clock.systemUTC(),
+        app.context().getBean(SearchService.class), engine,
+        new InstanceDeletion(app.context().getBean(ReadModel.class), Clock.systemUTC()), WrittenPositions.NONE,
+        Clock.systemUTC(),
         Executors.newSingleThreadScheduledExecutor(), new SplittableRandom(),
         new BatchOperations.Settings(1, 100, Duration.ofSeconds(15), Duration.ofMillis(200)));
   }

@@ -16,6 +16,7 @@ import dev.flowpipe.webapp.batch.ItemAlreadyDone;
 import dev.flowpipe.webapp.cluster.Topology;
 import dev.flowpipe.webapp.operations.EngineCommandException;
 import dev.flowpipe.webapp.operations.EngineCommands;
+import dev.flowpipe.webapp.operations.InstanceDeletion;
 import dev.flowpipe.webapp.operations.WrittenPositions;
 import dev.flowpipe.webapp.query.BadRequestException;
 import dev.flowpipe.webapp.readmodel.ReadModel;
@@ -170,7 +171,8 @@ class BatchOperationsTest {
   /** One web app's batch operations: its own store session, scheduler, clock and random bits. */
   private static BatchOperations batches(EngineCommands engine, int parallelism, int maxItems, Clock clock,
       RandomGenerator random) {
-    return new BatchOperations(new BatchOperationStore(readModel), search, engine, WrittenPositions.NONE, clock,
+    return new BatchOperations(new BatchOperationStore(readModel), search, engine,
+        new InstanceDeletion(readModel, clock), WrittenPositions.NONE, clock,
         Executors.newSingleThreadScheduledExecutor(), random,
         new BatchOperations.Settings(parallelism, maxItems, LEASE_EXPIRY, Duration.ofMillis(200)));
   }

@@ -206,6 +206,52 @@ class OperationsAccessTest {
     }
   }
 
+  /** {@code operations.deletion-role: delete}: deleting finished instances is the delete role's alone. */
+  @Nested
+  @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+  class WithDeletionLimitedToARoleOfItsOwn {
+
+    private static final String DELETE_ACTIVE = "/v2/process-instances/1001/deletion";
+
+    private TestWebapp app;
+
+    @BeforeAll
+    void start(EmbeddedSearchStore node, SearchStore store) {
+      app = OperationsAccessTest.start(node, store, Map.of(
+          "flowpipe.webapp.security.basic-auth", true,
+          "flowpipe.webapp.operations.deletion-role", "delete",
+          "flowpipe.webapp.security.users[0].username", "operator",
+          "flowpipe.webapp.security.users[0].password", "o",
+          "flowpipe.webapp.security.users[0].roles", "write",
+          "flowpipe.webapp.security.users[1].username", "deleter",
+          "flowpipe.webapp.security.users[1].password", "d",
+          "flowpipe.webapp.security.users[1].roles", "delete"));
+    }
+
+    @AfterAll
+    void stop() {
+      app.close();
+    }
+
+    @Test
+    void theWriteRoleMayCancelButNotDelete() {
+      app.as("operator", "o");
+      assertThat(app.post(DELETE_ACTIVE, "{}").status()).isEqualTo(403);
+      assertThat(app.post("/v2/process-instances/deletion", "{\"filter\": {}}").status()).isEqualTo(403);
+      assertThat(app.post(CANCEL, "{}").status()).isEqualTo(501);
+    }
+
+    @Test
+    void theDeleteRoleMayDeleteAndReadButNothingElse() {
+      app.as("deleter", "d");
+      // past the access rules: the fixture's instance 1001 is active, which the deletion refuses
+      assertThat(app.post(DELETE_ACTIVE, "{}").status()).isEqualTo(409);
+      assertThat(app.post(CANCEL, "{}").status()).isEqualTo(403);
+      assertThat(app.post(MIGRATE, MIGRATE_A).status()).isEqualTo(403);
+      assertThat(app.post("/v2/process-instances/search", "{}").status()).isEqualTo(200);
+    }
+  }
+
   @Nested
   @TestInstance(TestInstance.Lifecycle.PER_CLASS)
   class WithoutAuthentication {

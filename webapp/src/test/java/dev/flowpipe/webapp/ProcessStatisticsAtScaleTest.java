@@ -10,6 +10,7 @@ import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.testsupport.StoreProxy;
 import dev.flowpipe.webapp.TestWebapp.Answer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -37,11 +38,13 @@ class ProcessStatisticsAtScaleTest {
   private static final int BIG_VERSIONS = 10_001;
 
   private TestWebapp app;
+  private StoreProxy proxy;
+  private String prefix;
   private JsonNode answer;
 
   @BeforeAll
-  void start(SearchStore store, EmbeddedSearchStore node) {
-    String prefix = SharedOpenSearch.uniquePrefix();
+  void start(SearchStore store, EmbeddedSearchStore node) throws Exception {
+    prefix = SharedOpenSearch.uniquePrefix();
     new SchemaManager(store, prefix, "1s").ensureSchema();
     String definitions = ReadModelIndex.PROCESS_DEFINITION.indexName(prefix);
     String instances = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
@@ -63,7 +66,9 @@ class ProcessStatisticsAtScaleTest {
     }
     store.refresh(definitions);
     store.refresh(instances);
-    app = TestWebapp.start(Map.of("flowpipe.store.url", node.url(), "flowpipe.store.index-prefix", prefix));
+    // through a proxy that can show which definitions a request reads
+    proxy = new StoreProxy(node.url(), null, null);
+    app = TestWebapp.start(Map.of("flowpipe.store.url", proxy.url(), "flowpipe.store.index-prefix", prefix));
     Answer all = app.post("/v2/process-definitions/statistics/process-instances", "{\"page\": {\"limit\": 10000}}");
     assertThat(all.status()).as(all.body()).isEqualTo(200);
     answer = all.json();
@@ -82,6 +87,9 @@ class ProcessStatisticsAtScaleTest {
   void stop() {
     if (app != null) {
       app.close();
+    }
+    if (proxy != null) {
+      proxy.close();
     }
   }
 
@@ -109,6 +117,37 @@ class ProcessStatisticsAtScaleTest {
           .containsEntry("small-00000", "Small 0").containsEntry("small-09998", "Small 9998");
       assertThat(names.values()).doesNotContainNull();
       assertThat(withSeveralVersions).containsExactly("big");
+    }
+  }
+
+  @Nested
+  class APageOfTheDashboard {
+
+    @Test
+    void readsTheDefinitionsOfItsOwnProcessesOnly() {
+      proxy.recordSearches(true);
+
+      // the second page of 10 by id: small-00009 ... small-00018
+      Answer page = app.post("/v2/process-definitions/statistics/process-instances",
+          "{\"sort\": [{\"field\": \"processDefinitionId\"}], \"page\": {\"from\": 10, \"limit\": 10}}");
+      List<String> searches = proxy.recordSearches(false).searches();
+
+      assertThat(page.status()).as(page.body()).isEqualTo(200);
+      List<String> ids = new ArrayList<>();
+      page.json().path("items").forEach(item -> ids.add(item.path("processDefinitionId").asText()));
+      assertThat(ids).containsExactly(small(9), small(10), small(11), small(12), small(13), small(14), small(15),
+          small(16), small(17), small(18));
+      page.json().path("items").forEach(item -> assertThat(item.path("latestProcessDefinitionName").asText())
+          .isEqualTo("Small " + Integer.parseInt(item.path("processDefinitionId").asText().substring(6))));
+      List<String> definitionReads = searches.stream()
+          .filter(s -> s.startsWith("/" + ReadModelIndex.PROCESS_DEFINITION.indexName(prefix) + "/")).toList();
+      assertThat(definitionReads).as("searches of the definitions among %s", searches).hasSize(1);
+      List<String> named = new ArrayList<>();
+      java.util.regex.Matcher ids10 = java.util.regex.Pattern.compile("small-\\d{5}").matcher(definitionReads.getFirst());
+      while (ids10.find()) {
+        named.add(ids10.group());
+      }
+      assertThat(named).as("process ids the definitions' search names").containsExactlyInAnyOrderElementsOf(ids);
     }
   }
 }

@@ -116,7 +116,7 @@ class WebappPropertiesTest {
       WebappProperties.Security security = new WebappProperties.Security(true, "reader", "s3cret", java.util.List.of(
           new WebappProperties.User("operator", "0perat0r", java.util.List.of(WebappProperties.Role.WRITE))), false);
       StoreProperties store = new StoreProperties("http://h:9200", "u", "hidden", java.time.Duration.ofSeconds(1),
-          java.time.Duration.ofSeconds(1), "p", new StoreProperties.Tls(null, null, null, null, true));
+          java.time.Duration.ofSeconds(1), null, "p", new StoreProperties.Tls(null, null, null, null, true));
 
       assertThat(security.toString()).doesNotContain("s3cret").doesNotContain("0perat0r").contains("****");
       assertThat(store.toString()).doesNotContain("hidden").contains("****");

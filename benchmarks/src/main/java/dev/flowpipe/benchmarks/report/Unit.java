@@ -12,11 +12,13 @@ public enum Unit {
   SECONDS("s"),
   PER_SECOND("/s"),
   BYTES("B"),
+  /** Kibibytes, as a node's {@code _nodes/stats} reports its disk writes. */
+  KILOBYTES("KiB"),
   PERCENT("%"),
   /** A count, a ratio or a setting: no unit printed. */
   NONE("");
 
-  private static final List<Unit> BY_SUFFIX = List.of(MILLIS, SECONDS, PER_SECOND, BYTES, PERCENT);
+  private static final List<Unit> BY_SUFFIX = List.of(MILLIS, SECONDS, PER_SECOND, KILOBYTES, BYTES, PERCENT);
 
   private final String symbol;
 
@@ -47,6 +49,7 @@ public enum Unit {
       case MILLIS -> List.of("millis", "ms");
       case SECONDS -> List.of("seconds", "secs");
       case PER_SECOND -> List.of("persecond", "pers");
+      case KILOBYTES -> List.of("kilobytes");
       case BYTES -> List.of("bytes");
       case PERCENT -> List.of("percent");
       case NONE -> List.of();

@@ -92,6 +92,15 @@ class ReportWriterTest {
 
       assertThat(markdown).contains("## webappApiMillis\n\n- p50: 12 ms\n- p99: 30.25 ms\n");
     }
+
+    @Test
+    void tellsKilobytesFromBytesByTheKey() {
+      Report report = Report.describing("x");
+      report.body().figure("diskWriteKilobytes", 5620L).figure("mergedBytes", 142850L);
+
+      assertThat(ReportWriter.markdown(report)).contains("- diskWriteKilobytes: 5620 KiB\n",
+          "- mergedBytes: 142850 B\n");
+    }
   }
 
   @Nested

@@ -8,6 +8,7 @@ import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.schema.store.StoreUnavailableException;
 import java.time.Clock;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -23,6 +24,8 @@ public final class RunningStore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RunningStore.class);
 
   private final StoreConnection connection;
+  // the same store, waiting flowpipe.store.schema-timeout for each answer: for preparing the schema only
+  private final StoreConnection schemaConnection;
   private final EmbeddedSearchStore embedded;
   private final StoreDisk disk;
   private final NodeProperties properties;
@@ -31,9 +34,10 @@ public final class RunningStore implements AutoCloseable {
   private final MigrationProgress schemaMigration = new MigrationProgress();
   private volatile SearchStore client;
 
-  private RunningStore(StoreConnection connection, EmbeddedSearchStore embedded, StoreDisk disk,
-      NodeProperties properties, Clock clock) {
+  private RunningStore(StoreConnection connection, StoreConnection schemaConnection, EmbeddedSearchStore embedded,
+      StoreDisk disk, NodeProperties properties, Clock clock) {
     this.connection = connection;
+    this.schemaConnection = schemaConnection;
     this.embedded = embedded;
     this.disk = disk;
     this.properties = properties;
@@ -48,7 +52,8 @@ public final class RunningStore implements AutoCloseable {
   public static RunningStore start(NodeProperties properties, NodeStore nodeStore, Clock clock) {
     var store = nodeStore.connection();
     if (!store.isEmbedded()) {
-      RunningStore external = new RunningStore(store.connection(store.url()), null, null, properties, clock);
+      RunningStore external = new RunningStore(store.connection(store.url()), store.schemaConnection(store.url()),
+          null, null, properties, clock);
       try {
         external.awaitReady();
       } catch (RuntimeException e) {
@@ -77,7 +82,8 @@ public final class RunningStore implements AutoCloseable {
             null);
     StoreDisk disk = new StoreDisk(StoreDisk.Space.of(properties.storeDirectory()), settings.disk().watermarks(),
         settings.disk().checkInterval(), clock);
-    return new RunningStore(store.connection(embedded.url()), embedded, disk, properties, clock);
+    return new RunningStore(store.connection(embedded.url()), store.schemaConnection(embedded.url()), embedded, disk,
+        properties, clock);
   }
 
   /**
@@ -91,14 +97,17 @@ public final class RunningStore implements AutoCloseable {
     if (embedded != null) {
       embedded.awaitReady();
     }
-    SearchStore connected = SearchStoreConnector.connect(connection);
-    try {
-      new SchemaManager(connected, properties.exporter().indexPrefix(), properties.exporter().indexLayout(),
+    // the schema is prepared on a connection of its own that waits schema-timeout for each answer: creating an index on
+    // a loaded store can take far longer than the request timeout meant for searches and bulks
+    StoreConnection preparing = schemaConnection;
+    try (SearchStore schemaStore = SearchStoreConnector.connect(preparing)) {
+      new SchemaManager(schemaStore, properties.exporter().indexPrefix(), properties.exporter().indexLayout(),
           schemaMigration, clock).ensureSchema();
-    } catch (RuntimeException e) {
-      connected.close();
-      throw e;
+    } catch (StoreUnavailableException e) {
+      throw new StoreUnavailableException("preparing the read model's schema (flowpipe.store.schema-timeout="
+          + preparing.requestTimeout() + " for each answer): " + e.getMessage(), e);
     }
+    SearchStore connected = SearchStoreConnector.connect(connection);
     client = connected;
     LOG.info("search store ready: {} {} at {}", connected.product(), connected.version(), connection.url());
   }

@@ -22,6 +22,8 @@ final class TwoTaskNode implements BeforeAllCallback, AfterAllCallback {
   private Path data;
   private TestNode node;
   private String prefix;
+  // the class that started the node: JUnit calls an enclosing class's extension for each @Nested class too
+  private Class<?> startedBy;
 
   /** @param settings node settings ({@code flowpipe.*} keys) besides the test defaults */
   TwoTaskNode(Map<String, Object> settings) {
@@ -30,6 +32,10 @@ final class TwoTaskNode implements BeforeAllCallback, AfterAllCallback {
 
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
+    if (node != null) {
+      return;
+    }
+    startedBy = context.getRequiredTestClass();
     data = Files.createTempDirectory("two-task-node");
     prefix = SharedOpenSearch.uniquePrefix();
     node = new TestNode(data)
@@ -47,8 +53,12 @@ final class TwoTaskNode implements BeforeAllCallback, AfterAllCallback {
 
   @Override
   public void afterAll(ExtensionContext context) throws Exception {
+    if (context.getRequiredTestClass() != startedBy) {
+      return;
+    }
     if (node != null) {
       node.close();
+      node = null;
     }
     FileSystemUtils.deleteRecursively(data);
   }

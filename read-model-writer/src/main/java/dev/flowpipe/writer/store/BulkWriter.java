@@ -40,18 +40,21 @@ public final class BulkWriter {
   private final boolean refresh;
   private final ExportPositionMarker exportPosition;
   private final DerivedFields derivedFields;
+  private final DeletedInstanceFilter deletedInstances;
 
   /**
    * @param refresh ask the store to make each bulk searchable before it answers (see {@link SearchStore#bulk})
    * @param derivedFields fills in what documents take from others (names from the BPMN, root instances)
+   * @param deletedInstances tells the documents of instances deleted from the read model, which are not written
    */
   public BulkWriter(SearchStore store, DeadLetters deadLetters, boolean refresh, ExportPositionMarker exportPosition,
-      DerivedFields derivedFields) {
+      DerivedFields derivedFields, DeletedInstanceFilter deletedInstances) {
     this.store = store;
     this.deadLetters = deadLetters;
     this.refresh = refresh;
     this.exportPosition = exportPosition;
     this.derivedFields = derivedFields;
+    this.deletedInstances = deletedInstances;
   }
 
   /** After an acknowledgement: every record up to {@code position} is durable (see {@link ExportPositionMarker}). */
@@ -62,6 +65,16 @@ public final class BulkWriter {
   /** Writes what the buffer holds; the buffer keeps only what must be tried again. */
   public Result flush(DocumentBuffer buffer) {
     resolveBases(buffer);
+    int[] counts = new int[4];
+    // a deleted instance's documents only come from a replay: dropped, as a superseded write (ADR 0019)
+    if (deletedInstances.any()) {
+      for (PendingDocument document : List.copyOf(buffer.documents())) {
+        if (deletedInstances.deleted(document)) {
+          buffer.done(document, false);
+          counts[1]++;
+        }
+      }
+    }
     derivedFields.fill(buffer.documents(), store);
     List<DocumentWrite> writes = new ArrayList<>(buffer.size());
     Map<DocumentWrite, PendingDocument> pending = new IdentityHashMap<>();
@@ -71,7 +84,6 @@ public final class BulkWriter {
       writes.add(write);
       pending.put(write, document);
     }
-    int[] counts = new int[4];
     String[] refusal = new String[1];
     write(writes, buffer, pending, counts, refusal);
     return new Result(counts[0], counts[1], counts[2], counts[3], refusal[0]);

@@ -1,6 +1,8 @@
 package dev.flowpipe.schema.retention;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flowpipe.schema.deletion.DeletedInstances;
+import dev.flowpipe.schema.index.AuditLogIndex;
 import dev.flowpipe.schema.index.BatchOperationIndex;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.IndexAdmin;
@@ -94,6 +96,9 @@ public final class RetentionSweep {
     Optional<Instant> oldest = oldestInBase.isPresent() ? oldestInBase : Optional.ofNullable(oldestLive);
     Optional<Instant> next = Optional.ofNullable(oldestLive).map(start -> start.plus(settings.period())
         .plus(settings.keep()));
+    // the tombstones of deleted instances go with the instances retention removes itself (ADR 0019)
+    new DeletedInstances(store, prefix).deleteEndedBefore(cutoff);
+    deleteOldAuditEntries(cutoff);
     return new RetentionStatus(deleted, pinned, pruned, deleteOldDeadLetters(cutoff), deleteEndedBatches(cutoff),
         oldest, bytesHeld(), next);
   }
@@ -187,6 +192,15 @@ public final class RetentionSweep {
           Map.of("terms", Map.of("key", keys))))));
       pruned += keys.size();
     }
+  }
+
+  /** The audit log's entries, by age (the time of their operation), as the instances they name. */
+  private long deleteOldAuditEntries(Instant cutoff) {
+    String index = AuditLogIndex.name(prefix);
+    return store.indexExists(index)
+        ? deleteByQuery(index, Map.of("range", Map.of("timestamp", Map.of("lt", cutoff.toEpochMilli(),
+            "format", "epoch_millis"))))
+        : 0;
   }
 
   /** Dead letters: a small index of their own, deleted by age (the time each was written). */

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.TestClock;
+import dev.flowpipe.schema.deletion.DeletedInstances;
+import dev.flowpipe.schema.index.AuditLogIndex;
 import dev.flowpipe.schema.index.BatchOperationIndex;
 import dev.flowpipe.schema.index.IndexLayout;
 import dev.flowpipe.schema.index.ReadModelIndex;
@@ -487,6 +489,26 @@ class RetentionSweepTest {
     assertThat(store.get(batches, "lease-old")).isEmpty();
     assertThat(store.get(batches, "lease-running")).isPresent();
     assertThat(store.get(batches, "lease-recent")).isPresent();
+  }
+
+  @Test
+  void deletesTheTombstonesOfDeletedInstancesAndTheAuditEntriesOlderThanTheRetentionAndKeepsTheRecentOnes() {
+    DeletedInstances tombstones = new DeletedInstances(store, prefix);
+    String audit = AuditLogIndex.name(prefix);
+    store.createIndex(audit, AuditLogIndex.BODY);
+    tombstones.mark(new DeletedInstances.Tombstone(11, 1, 100, clock.instant(), clock.instant(), "operator"));
+    store.put(audit, "old", Map.of("auditLogKey", "old", "timestamp", clock.instant().toString()));
+    clock.advance(KEEP);
+    tombstones.mark(new DeletedInstances.Tombstone(12, 1, 200, clock.instant(), clock.instant(), "operator"));
+    store.put(audit, "recent", Map.of("auditLogKey", "recent", "timestamp", clock.instant().toString()));
+    clock.advance(Duration.ofSeconds(1));
+    store.refresh(audit);
+
+    sweep.sweep();
+
+    assertThat(tombstones.keysOf(1)).containsExactly(12L);
+    assertThat(store.get(audit, "old")).isEmpty();
+    assertThat(store.get(audit, "recent")).isPresent();
   }
 
   /** A batch as the web app keeps it: the batch, one item, its lease marker. */

@@ -28,9 +28,10 @@ import java.util.Set;
 /**
  * Active process instances per process, with and without incidents, in the shape of Camunda's v2
  * {@code getProcessDefinitionInstanceStatistics}: the store's groups per process id (a composite aggregation paged to
- * its end, one request up to {@link GroupedCounts#PAGE} processes), and the definitions of those processes for each
- * one's latest name and whether it has several versions (paged to the end, one request up to
- * {@link #DEFINITIONS_PAGE} definitions). Nothing is cut at a fixed size. What a dashboard shows per process.
+ * its end, one request up to {@link GroupedCounts#PAGE} processes), sorted and cut to the page asked for; then the
+ * definitions of the page's processes only, for each one's latest name and whether it has several versions (paged to
+ * the end, one request up to {@link #DEFINITIONS_PAGE} definitions). Nothing is cut at a fixed size. What a dashboard
+ * shows per process.
  */
 public final class ProcessStatistics {
 
@@ -96,27 +97,36 @@ public final class ProcessStatistics {
         List.of(new Criterion.Equals("state", "ACTIVE")), List.of("bpmnProcessId"),
         Map.of(WITH_INCIDENT, List.of(new Criterion.Equals("incident", true)),
             WITHOUT_INCIDENT, List.of(new Criterion.Not(new Criterion.Equals("incident", true)))), null, List.of());
-    List<Object> processIds = counts.stream().map(c -> c.key().get("bpmnProcessId")).toList();
-    Map<String, List<Map<String, Object>>> versions = definitions(processIds);
     List<Map<String, Object>> items = new ArrayList<>();
     for (GroupCountQuery.Group count : counts) {
-      String processId = String.valueOf(count.key().get("bpmnProcessId"));
-      List<Map<String, Object>> ofProcess = versions.getOrDefault(processId, List.of());
-      Map<String, Object> latest = ofProcess.isEmpty() ? Map.of() : ofProcess.getFirst();
       Map<String, Object> item = new LinkedHashMap<>();
-      item.put("processDefinitionId", processId);
-      item.put("tenantId", latest.getOrDefault("tenantId", "<default>"));
-      item.put("latestProcessDefinitionName", latest.get("name"));
-      item.put("hasMultipleVersions", ofProcess.size() > 1);
+      item.put("processDefinitionId", String.valueOf(count.key().get("bpmnProcessId")));
       item.put(WITHOUT_INCIDENT, count.conditions().get(WITHOUT_INCIDENT));
       item.put(WITH_INCIDENT, count.conditions().get(WITH_INCIDENT));
       items.add(item);
     }
+    // the sort fields are the id and the counts, never the name: the page is cut first, and only its processes'
+    // definitions are read (all of them, with thousands of processes, took seconds per request)
     items.sort(order);
     // in long: from + limit near Integer.MAX_VALUE would overflow
     List<Map<String, Object>> page = items.subList(Math.min(from, items.size()),
         (int) Math.min((long) from + limit, items.size()));
-    return Map.of("items", page, "page", Map.of("totalItems", items.size()));
+    Map<String, List<Map<String, Object>>> versions =
+        definitions(page.stream().map(item -> item.get("processDefinitionId")).toList());
+    List<Map<String, Object>> named = new ArrayList<>(page.size());
+    for (Map<String, Object> counted : page) {
+      List<Map<String, Object>> ofProcess = versions.getOrDefault((String) counted.get("processDefinitionId"), List.of());
+      Map<String, Object> latest = ofProcess.isEmpty() ? Map.of() : ofProcess.getFirst();
+      Map<String, Object> item = new LinkedHashMap<>();
+      item.put("processDefinitionId", counted.get("processDefinitionId"));
+      item.put("tenantId", latest.getOrDefault("tenantId", "<default>"));
+      item.put("latestProcessDefinitionName", latest.get("name"));
+      item.put("hasMultipleVersions", ofProcess.size() > 1);
+      item.put(WITHOUT_INCIDENT, counted.get(WITHOUT_INCIDENT));
+      item.put(WITH_INCIDENT, counted.get(WITH_INCIDENT));
+      named.add(item);
+    }
+    return Map.of("items", named, "page", Map.of("totalItems", items.size()));
   }
 
   /**

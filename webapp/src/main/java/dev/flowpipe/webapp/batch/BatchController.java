@@ -3,6 +3,8 @@ package dev.flowpipe.webapp.batch;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flowpipe.schema.query.SearchHits;
 import dev.flowpipe.webapp.api.NotFoundException;
+import dev.flowpipe.webapp.audit.AuditLog;
+import dev.flowpipe.webapp.audit.AuditedOperation;
 import dev.flowpipe.webapp.operations.OperationAudit;
 import dev.flowpipe.webapp.query.BadRequestException;
 import java.util.LinkedHashMap;
@@ -38,9 +40,11 @@ public class BatchController {
       "sentAt", "terminate", "activate");
 
   private final BatchOperations batches;
+  private final AuditLog audit;
 
-  public BatchController(BatchOperations batches) {
+  public BatchController(BatchOperations batches, AuditLog audit) {
     this.batches = batches;
+    this.audit = audit;
   }
 
   @PostMapping("/process-instances/cancellation")
@@ -53,10 +57,22 @@ public class BatchController {
     return start(BatchOperations.Type.RESOLVE_INCIDENT, request);
   }
 
+  /**
+   * Deletes the finished instances the filter finds from the read model (8.9's shape; Zeebe 8.6 keeps their history
+   * in the log: see {@code InstanceDeletion}).
+   */
+  @PostMapping("/process-instances/deletion")
+  public ResponseEntity<Map<String, Object>> delete(@RequestBody(required = false) JsonNode request) {
+    return start(BatchOperations.Type.DELETE_PROCESS_INSTANCE, request);
+  }
+
   private ResponseEntity<Map<String, Object>> start(BatchOperations.Type type, JsonNode request) {
     String user = OperationAudit.user();
-    return OperationAudit.audited("start batch " + type + " for " + (request == null ? null : request.get("filter")),
-        null, () -> {
+    // one entry per batch, when it starts: its items are its own steps, logged line by line
+    AuditedOperation what = AuditedOperation.batch(type.name(), null);
+    return OperationAudit.audited(audit, what, answer -> answer.getBody() == null ? null
+        : what.withBatchKey(answer.getBody().get("batchOperationKey")),
+        "start batch " + type + " for " + (request == null ? null : request.get("filter")), null, () -> {
           Map<String, Object> batch = batches.create(type, request, user);
           Map<String, Object> answer = new LinkedHashMap<>();
           answer.put("batchOperationKey", batch.get("batchOperationKey"));

@@ -12,6 +12,7 @@ import dev.flowpipe.webapp.api.SearchService;
 import dev.flowpipe.webapp.operations.EngineCommandException;
 import dev.flowpipe.webapp.operations.EngineCommands;
 import dev.flowpipe.webapp.operations.IncidentResolution;
+import dev.flowpipe.webapp.operations.InstanceDeletion;
 import dev.flowpipe.webapp.operations.OperationAudit;
 import dev.flowpipe.webapp.operations.WrittenPositions;
 import dev.flowpipe.webapp.query.BadRequestException;
@@ -68,7 +69,8 @@ import org.slf4j.LoggerFactory;
 public final class BatchOperations implements AutoCloseable {
 
   /** The kinds of batch, named as Camunda's REST API v2 names them. */
-  public enum Type { CANCEL_PROCESS_INSTANCE, RESOLVE_INCIDENT, MIGRATE_PROCESS_INSTANCE, MODIFY_PROCESS_INSTANCE }
+  public enum Type { CANCEL_PROCESS_INSTANCE, RESOLVE_INCIDENT, MIGRATE_PROCESS_INSTANCE, MODIFY_PROCESS_INSTANCE,
+    DELETE_PROCESS_INSTANCE }
 
   /**
    * A batch's states, as the v2 API names them: {@code ACTIVE} while items are carried out, {@code SUSPENDED} while
@@ -124,6 +126,7 @@ public final class BatchOperations implements AutoCloseable {
   private final SearchService search;
   private final EngineCommands engine;
   private final IncidentResolution incidents;
+  private final InstanceDeletion deletion;
   private final ItemAlreadyDone alreadyDone;
   private final InstanceChanges changes;
   private final Clock clock;
@@ -145,12 +148,13 @@ public final class BatchOperations implements AutoCloseable {
    *     this
    */
   public BatchOperations(BatchOperationStore store, SearchService search, EngineCommands engine,
-      WrittenPositions positions, Clock clock, ScheduledExecutorService scheduler, RandomGenerator random,
+      InstanceDeletion deletion, WrittenPositions positions, Clock clock, ScheduledExecutorService scheduler, RandomGenerator random,
       Settings settings) {
     this.store = store;
     this.search = search;
     this.engine = engine;
     this.incidents = new IncidentResolution(engine, search);
+    this.deletion = deletion;
     this.alreadyDone = new ItemAlreadyDone(search, positions, DONE_CHECK_WAIT);
     this.changes = new InstanceChanges(engine, alreadyDone, store, clock);
     this.clock = clock;
@@ -190,6 +194,7 @@ public final class BatchOperations implements AutoCloseable {
         case CANCEL_PROCESS_INSTANCE -> cancellations(key, (ObjectNode) filter);
         case RESOLVE_INCIDENT -> resolutions(key, (ObjectNode) filter);
         case MIGRATE_PROCESS_INSTANCE, MODIFY_PROCESS_INSTANCE -> activeInstances(key, type, (ObjectNode) filter);
+        case DELETE_PROCESS_INSTANCE -> deletions(key, (ObjectNode) filter);
       };
     } catch (RuntimeException e) {
       finishQuietly(run); // nothing was stored under the key: its marker is left done
@@ -445,6 +450,22 @@ public final class BatchOperations implements AutoCloseable {
     return items;
   }
 
+  /**
+   * Finished instances (COMPLETED or TERMINATED, unless the filter names a state: an active one named is a FAILED item,
+   * as the single deletion's 409); a child instance is an instance of its own here, as in 8.9.
+   */
+  private List<Map<String, Object>> deletions(String key, ObjectNode filter) {
+    ObjectNode instances = filter.deepCopy();
+    if (!instances.hasNonNull("state")) {
+      instances.set("state", JSON.createObjectNode().set("$in", JSON.createArrayNode().add("COMPLETED")
+          .add("TERMINATED")));
+    }
+    List<Map<String, Object>> items = new ArrayList<>();
+    forEachMatch(Entity.PROCESS_INSTANCES, instances, instance -> items.add(item(key, Type.DELETE_PROCESS_INSTANCE,
+        instance.get("processInstanceKey"), instance.get("processInstanceKey"))));
+    return items;
+  }
+
   private List<Map<String, Object>> resolutions(String key, ObjectNode filter) {
     ObjectNode instances = filter.deepCopy();
     instances.put("state", "ACTIVE");
@@ -658,6 +679,7 @@ public final class BatchOperations implements AutoCloseable {
                 ? "no active element instance of the move instructions' source elements" : null);
           }
         }
+        case DELETE_PROCESS_INSTANCE -> deletion.delete(itemKey, user);
       }
       state = "COMPLETED";
     } catch (EngineCommandException e) {
@@ -667,7 +689,10 @@ public final class BatchOperations implements AutoCloseable {
           return false;
         }
         case NOT_FOUND -> {
-          state = changes.handles(type) ? "SKIPPED" : alreadyDone.test(type, itemKey) ? "COMPLETED" : "SKIPPED";
+          // a deletion sent again after a stop finds its instance gone: done where the tombstone holds it
+          boolean done = type == Type.DELETE_PROCESS_INSTANCE ? deletion.deleted(itemKey)
+              : !changes.handles(type) && alreadyDone.test(type, itemKey);
+          state = done ? "COMPLETED" : "SKIPPED";
           error = "COMPLETED".equals(state) ? null : e.getMessage();
         }
         default -> {

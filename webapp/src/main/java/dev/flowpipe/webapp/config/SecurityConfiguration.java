@@ -61,6 +61,9 @@ public class SecurityConfiguration {
   /** Migrating an instance, or a batch of them: the role {@code operations.migration-role} names ({@code write} by default). */
   static final String[] MIGRATION = {"/v2/process-instances/*/migration", "/v2/process-instances/migration"};
 
+  /** Deleting finished instances, one or a batch: the role {@code operations.deletion-role} names. */
+  static final List<String> DELETION = List.of("/v2/process-instances/*/deletion", "/v2/process-instances/deletion");
+
   /** The searches: POSTs that change nothing. */
   static final List<String> SEARCHES = List.of("/v2/*/search", "/v2/process-definitions/statistics/process-instances",
       "/v2/process-definitions/*/statistics/element-instances",
@@ -121,6 +124,8 @@ public class SecurityConfiguration {
                   security.actuatorWritesEnabled());
               require(requests.requestMatchers(HttpMethod.POST, MIGRATION), basicAuth,
                   properties.operations().migrationRole(), operations);
+              require(requests.requestMatchers(HttpMethod.POST, DELETION.toArray(String[]::new)), basicAuth,
+                  properties.operations().deletionRole(), operations);
               OPERATIONS.forEach((method, paths) -> require(
                   requests.requestMatchers(method, paths.toArray(String[]::new)), basicAuth, Role.WRITE, operations));
               require(requests.requestMatchers(HttpMethod.GET), basicAuth, Role.READ, true);

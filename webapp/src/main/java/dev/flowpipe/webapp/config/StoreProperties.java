@@ -4,6 +4,7 @@ import dev.flowpipe.schema.index.SchemaManager;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.schema.store.StoreTls;
 import dev.flowpipe.settings.Secrets;
+import dev.flowpipe.settings.SettingRules;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -20,6 +21,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param password basic-auth password for the store, optional; never printed
  * @param connectTimeout how long to wait for a connection to the store
  * @param requestTimeout how long to wait for one answer from the store
+ * @param schemaTimeout the node only: how long it waits for each answer while it prepares the read model's schema at
+ *     start (creating or migrating an index; a loaded store takes far longer to create an index than to answer a
+ *     search, and a node that gave up there would not start at all); at least {@code request-timeout}
  * @param indexPrefix the read model's index prefix, read by the web app and the server on their own (default
  *     {@code flowpipe}); the node writes and reads {@code flowpipe.exporter.index-prefix} and refuses a different one
  *     here
@@ -32,6 +36,7 @@ public record StoreProperties(
     String password,
     @DefaultValue(StoreConnection.DEFAULT_CONNECT_TIMEOUT_SECONDS + "s") Duration connectTimeout,
     @DefaultValue(StoreConnection.DEFAULT_REQUEST_TIMEOUT_SECONDS + "s") Duration requestTimeout,
+    @DefaultValue("5m") Duration schemaTimeout,
     String indexPrefix,
     @DefaultValue Tls tls) {
 
@@ -46,12 +51,21 @@ public record StoreProperties(
 
   private static final String P = PREFIX + ".";
 
+  /** How long the node waits for each answer while it prepares the schema, when none is set. */
+  public static final Duration DEFAULT_SCHEMA_TIMEOUT = Duration.ofMinutes(5);
+
   public StoreProperties {
     url = url == null || url.isBlank() ? null : url.trim();
     if (url != null) {
       StoreConnection.url(P + "url", url); // the store connection's rules, failing naming the key
     }
     StoreConnection.checkTimeouts(P, connectTimeout, requestTimeout);
+    schemaTimeout = schemaTimeout == null ? DEFAULT_SCHEMA_TIMEOUT : schemaTimeout;
+    SettingRules.positive(P + "schema-timeout", schemaTimeout);
+    if (requestTimeout != null && schemaTimeout.compareTo(requestTimeout) < 0) {
+      throw new IllegalArgumentException(P + "schema-timeout must be at least " + P + "request-timeout ("
+          + requestTimeout + "), was " + schemaTimeout);
+    }
     indexPrefix = indexPrefix == null || indexPrefix.isBlank() ? null : indexPrefix.trim();
     if (indexPrefix != null) {
       SchemaManager.validPrefix(P + "index-prefix", indexPrefix);
@@ -62,7 +76,7 @@ public record StoreProperties(
   /** A store at {@code url} with every other setting at its default. */
   public static StoreProperties of(String url) {
     return new StoreProperties(url, null, null, StoreConnection.DEFAULT_CONNECT_TIMEOUT,
-        StoreConnection.DEFAULT_REQUEST_TIMEOUT, null, null);
+        StoreConnection.DEFAULT_REQUEST_TIMEOUT, DEFAULT_SCHEMA_TIMEOUT, null, null);
   }
 
   /** Whether no URL is set: the node then runs an embedded store. */
@@ -74,6 +88,15 @@ public record StoreProperties(
   public StoreConnection connection(String storeUrl) {
     return StoreConnection.of(P, StoreConnection.url(P + "url", storeUrl), username, password, connectTimeout,
         requestTimeout, tls.storeTls());
+  }
+
+  /**
+   * The connection with which the node prepares the read model's schema at start: {@link #connection(String)}'s,
+   * waiting up to {@code schema-timeout} for each answer.
+   */
+  public StoreConnection schemaConnection(String storeUrl) {
+    return StoreConnection.of(P, StoreConnection.url(P + "url", storeUrl), username, password, connectTimeout,
+        schemaTimeout, tls.storeTls());
   }
 
   /** The connection of the web app and the server on their own: the URL set, else {@link #DEFAULT_URL}. */
@@ -89,7 +112,8 @@ public record StoreProperties(
   @Override
   public String toString() {
     return "StoreProperties[url=" + url + ", username=" + username + ", password=" + Secrets.mask(password)
-        + ", connectTimeout=" + connectTimeout + ", requestTimeout=" + requestTimeout + ", indexPrefix=" + indexPrefix
+        + ", connectTimeout=" + connectTimeout + ", requestTimeout=" + requestTimeout + ", schemaTimeout=" + schemaTimeout
+        + ", indexPrefix=" + indexPrefix
         + ", tls=" + tls + "]";
   }
 

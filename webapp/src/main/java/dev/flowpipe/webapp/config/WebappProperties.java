@@ -186,7 +186,12 @@ public record WebappProperties(
      * Migrating instances to another definition, where {@code operations.migration-role} is {@code migrate} (then
      * {@code WRITE} alone may not), and what {@code READ} may.
      */
-    MIGRATE;
+    MIGRATE,
+    /**
+     * Deleting finished instances (single and batch), where {@code operations.deletion-role} is {@code delete} (then
+     * {@code WRITE} alone may not), and what {@code READ} may.
+     */
+    DELETE;
 
     /** This role with the roles it implies: every role reads. */
     public java.util.Set<Role> withImplied() {
@@ -198,7 +203,8 @@ public record WebappProperties(
    * One user ({@code flowpipe.webapp.security.users[i]}).
    *
    * @param password plain or in Spring Security's {@code {id}hash} form; never printed
-   * @param roles any of {@code read}, {@code write}, {@code admin}, {@code migrate} (default {@code read}); each
+   * @param roles any of {@code read}, {@code write}, {@code admin}, {@code migrate}, {@code delete} (default
+   *     {@code read}); each
    *     implies {@code read}
    */
   public record User(String username, String password, @DefaultValue("read") List<Role> roles) {
@@ -210,7 +216,7 @@ public record WebappProperties(
         throw new IllegalArgumentException(key + ".password must be set, was empty");
       }
       if (roles == null || roles.isEmpty()) {
-        throw new IllegalArgumentException(key + ".roles must name read, write, admin and/or migrate, was empty");
+        throw new IllegalArgumentException(key + ".roles must name read, write, admin, migrate and/or delete, was empty");
       }
     }
 
@@ -234,11 +240,18 @@ public record WebappProperties(
    *     app sharing the store (or this one's next start) takes the batch up; renewed every third of it
    * @param migrationRole the role a user needs to migrate instances to another definition version: {@code write}
    *     (default, as every other operation) or {@code migrate}, a role of its own (then {@code write} alone may not)
+   * @param deletionRole the role a user needs to delete finished instances, singly or in a batch: {@code write}
+   *     (default) or {@code delete}, a role of its own (then {@code write} alone may not)
    */
   public record Operations(Boolean enabled, String gatewayAddress, @DefaultValue("20s") Duration requestTimeout,
       @DefaultValue("4") int batchParallelism, @DefaultValue("10000") int batchMaxItems,
-      @DefaultValue("15s") Duration batchLeaseExpiry, @DefaultValue("write") Role migrationRole) {
+      @DefaultValue("15s") Duration batchLeaseExpiry, @DefaultValue("write") Role migrationRole,
+      @DefaultValue("write") Role deletionRole) {
     public Operations {
+      if (deletionRole != Role.WRITE && deletionRole != Role.DELETE) {
+        throw new IllegalArgumentException(P + "operations.deletion-role must be write or delete, was "
+            + (deletionRole == null ? "empty" : deletionRole.name().toLowerCase(java.util.Locale.ROOT)));
+      }
       if (migrationRole != Role.WRITE && migrationRole != Role.MIGRATE) {
         throw new IllegalArgumentException(P + "operations.migration-role must be write or migrate, was "
             + (migrationRole == null ? "empty" : migrationRole.name().toLowerCase(java.util.Locale.ROOT)));

@@ -1,5 +1,8 @@
 package dev.flowpipe.webapp.operations;
 
+import dev.flowpipe.webapp.audit.AuditLog;
+import dev.flowpipe.webapp.audit.AuditedOperation;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,7 +23,42 @@ public final class OperationAudit {
 
   /** Runs {@code action} on behalf of the current user and logs its outcome. */
   public static <T> ResponseEntity<T> audited(String operation, Long key, Supplier<ResponseEntity<T>> action) {
-    String user = escaped(user());
+    return audited(AuditLog.NONE, null, answer -> null, operation, key, action);
+  }
+
+  /**
+   * Runs {@code action} on behalf of the current user, logs its outcome, and records it in the audit log as
+   * {@code what}: done, as {@code done} makes it from the answer (a created key), or refused, with the reason.
+   */
+  public static <T> ResponseEntity<T> audited(AuditLog audit, AuditedOperation what,
+      Function<ResponseEntity<T>, AuditedOperation> done, String operation, Long key,
+      Supplier<ResponseEntity<T>> action) {
+    String name = user();
+    ResponseEntity<T> answer;
+    try {
+      answer = logged(name, operation, key, action);
+    } catch (RuntimeException e) {
+      if (what != null) {
+        audit.record(what, name, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+      }
+      throw e;
+    }
+    AuditedOperation recorded = done.apply(answer);
+    if (recorded != null || what != null) {
+      audit.record(recorded != null ? recorded : what, name, null);
+    }
+    return answer;
+  }
+
+  /** {@link #audited(AuditLog, AuditedOperation, Function, String, Long, Supplier)} of an operation known up front. */
+  public static <T> ResponseEntity<T> audited(AuditLog audit, AuditedOperation what, String operation, Long key,
+      Supplier<ResponseEntity<T>> action) {
+    return audited(audit, what, answer -> null, operation, key, action);
+  }
+
+  private static <T> ResponseEntity<T> logged(String name, String operation, Long key,
+      Supplier<ResponseEntity<T>> action) {
+    String user = escaped(name);
     String target = key == null ? "" : " " + key;
     try {
       ResponseEntity<T> answer = action.get();

@@ -2,7 +2,10 @@ package dev.flowpipe.webapp.operations;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flowpipe.webapp.api.SearchService;
+import dev.flowpipe.webapp.audit.AuditLog;
+import dev.flowpipe.webapp.audit.AuditedOperation;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.springframework.http.HttpStatus;
@@ -34,18 +37,40 @@ public class OperationsController {
   private final EngineCommands engine;
   private final WrittenPositions positions;
   private final IncidentResolution incidents;
+  private final InstanceDeletion deletion;
+  private final AuditLog audit;
 
-  public OperationsController(EngineCommands engine, WrittenPositions positions, SearchService readModel) {
+  public OperationsController(EngineCommands engine, WrittenPositions positions, SearchService readModel,
+      InstanceDeletion deletion, AuditLog audit) {
+    this.audit = audit;
     this.engine = engine;
     this.positions = positions;
     this.incidents = new IncidentResolution(engine, readModel);
+    this.deletion = deletion;
+  }
+
+  /**
+   * Deletes a finished instance from the read model (8.9's shape; Zeebe 8.6 keeps its history in the log, which a
+   * tombstone keeps from coming back: {@link InstanceDeletion}); 204, 404 unknown, 409 not finished.
+   */
+  @PostMapping("/process-instances/{processInstanceKey}/deletion")
+  public ResponseEntity<Void> delete(@PathVariable String processInstanceKey,
+      @RequestBody(required = false) JsonNode ignoredBody) {
+    long key = OperationRequests.key("processInstanceKey", processInstanceKey);
+    String user = OperationAudit.user();
+    return OperationAudit.audited(audit, AuditedOperation.onInstance("DELETE", key), "delete process instance", key,
+        () -> {
+      deletion.delete(key, user);
+      return ResponseEntity.noContent().build();
+    });
   }
 
   @PostMapping("/process-instances/{processInstanceKey}/cancellation")
   public ResponseEntity<Void> cancel(@PathVariable String processInstanceKey,
       @RequestBody(required = false) JsonNode ignoredBody) {
     long key = OperationRequests.key("processInstanceKey", processInstanceKey);
-    return OperationAudit.audited("cancel process instance", key, () -> {
+    return OperationAudit.audited(audit, AuditedOperation.onInstance("CANCEL", key), "cancel process instance", key,
+        () -> {
       engine.cancelProcessInstance(key);
       return noContent(key);
     });
@@ -56,7 +81,8 @@ public class OperationsController {
   public ResponseEntity<Void> resolveIncident(@PathVariable String incidentKey,
       @RequestBody(required = false) JsonNode ignoredBody) {
     long key = OperationRequests.key("incidentKey", incidentKey);
-    return OperationAudit.audited("resolve incident", key, () -> {
+    return OperationAudit.audited(audit, AuditedOperation.on("RESOLVE", "INCIDENT", key), "resolve incident", key,
+        () -> {
       incidents.resolve(key);
       return noContent(key);
     });
@@ -68,7 +94,10 @@ public class OperationsController {
       @RequestBody(required = false) JsonNode body) {
     long key = OperationRequests.key("jobKey", jobKey);
     OperationRequests.JobChange change = OperationRequests.JobChange.of(body);
-    return OperationAudit.audited("update job " + change, key, () -> {
+    AuditedOperation what = AuditedOperation.on("UPDATE", "JOB", key);
+    what = change.retries() == null ? what : what.withDetail("retries", change.retries());
+    what = change.timeout() == null ? what : what.withDetail("timeout", change.timeout());
+    return OperationAudit.audited(audit, what, "update job " + change, key, () -> {
       engine.updateJob(key, change.retries(), change.timeout());
       return noContent(key);
     });
@@ -79,7 +108,12 @@ public class OperationsController {
       @RequestBody(required = false) JsonNode body) {
     long key = OperationRequests.key("elementInstanceKey", elementInstanceKey);
     OperationRequests.VariablesChange change = OperationRequests.VariablesChange.of(body);
-    return OperationAudit.audited("set variables " + change.variables().keySet() + (change.local() ? " locally" : ""), key, () -> {
+    // the names, never the values (they may be personal data)
+    AuditedOperation what = AuditedOperation.on("UPDATE", "VARIABLE", key)
+        .withDetail("variableNames", java.util.List.copyOf(change.variables().keySet()))
+        .withDetail("local", change.local());
+    return OperationAudit.audited(audit, what,
+        "set variables " + change.variables().keySet() + (change.local() ? " locally" : ""), key, () -> {
       engine.setVariables(key, change.variables(), change.local());
       return noContent(key);
     });
@@ -91,8 +125,13 @@ public class OperationsController {
       @RequestBody(required = false) JsonNode body) {
     long key = OperationRequests.key("processInstanceKey", processInstanceKey);
     EngineCommands.Modification modification = OperationRequests.modification(body);
-    return OperationAudit.audited("modify process instance: activate " + modification.activations().stream()
-        .map(EngineCommands.Activation::elementId).toList() + ", terminate " + modification.terminations(), key, () -> {
+    List<String> activated = modification.activations().stream().map(EngineCommands.Activation::elementId).toList();
+    AuditedOperation what = AuditedOperation.onInstance("MODIFY", key)
+        .withDetail("activatedElementIds", activated)
+        .withDetail("terminatedElementInstanceKeys",
+            modification.terminations().stream().map(String::valueOf).toList());
+    return OperationAudit.audited(audit, what, "modify process instance: activate " + activated + ", terminate "
+        + modification.terminations(), key, () -> {
           engine.modifyProcessInstance(key, modification);
           return noContent(key);
         });
@@ -104,7 +143,12 @@ public class OperationsController {
       @RequestBody(required = false) JsonNode body) {
     long key = OperationRequests.key("processInstanceKey", processInstanceKey);
     EngineCommands.Migration migration = OperationRequests.migration(body);
-    return OperationAudit.audited("migrate process instance to definition " + migration.targetProcessDefinitionKey()
+    AuditedOperation what = AuditedOperation.onInstance("MIGRATE", key)
+        .withDetail("targetProcessDefinitionKey", String.valueOf(migration.targetProcessDefinitionKey()))
+        .withDetail("mappingInstructions", migration.mappings().stream()
+            .map(m -> Map.of("sourceElementId", m.sourceElementId(), "targetElementId", m.targetElementId())).toList());
+    return OperationAudit.audited(audit, what, "migrate process instance to definition "
+        + migration.targetProcessDefinitionKey()
         + " " + migration.mappings().stream().map(m -> m.sourceElementId() + "->" + m.targetElementId()).toList(),
         key, () -> {
           engine.migrateProcessInstance(key, migration);
@@ -117,7 +161,11 @@ public class OperationsController {
     EngineCommands.InstanceToCreate instance = OperationRequests.instanceToCreate(body);
     String target = instance.processDefinitionKey() != null ? "definition " + instance.processDefinitionKey()
         : instance.processDefinitionId() + " version " + instance.processDefinitionVersion();
-    return OperationAudit.audited("create process instance of " + target, null, () -> {
+    AuditedOperation what = AuditedOperation.on("CREATE", "PROCESS_INSTANCE", null).withDetail("processDefinition",
+        target);
+    return OperationAudit.audited(audit, what, answer -> answer.getBody() == null ? null
+        : what.withEntityKey(answer.getBody().get("processInstanceKey")), "create process instance of " + target,
+        null, () -> {
       EngineCommands.CreatedInstance created = engine.createProcessInstance(instance);
       Map<String, Object> answer = new LinkedHashMap<>();
       answer.put("processDefinitionKey", Long.toString(created.processDefinitionKey()));
@@ -133,7 +181,9 @@ public class OperationsController {
   @PostMapping("/messages/publication")
   public ResponseEntity<Map<String, Object>> publishMessage(@RequestBody(required = false) JsonNode body) {
     EngineCommands.MessageToPublish message = OperationRequests.messageToPublish(body);
-    return OperationAudit.audited("publish message " + message.name(), null, () -> {
+    AuditedOperation what = AuditedOperation.on("CREATE", "MESSAGE", null).withDetail("messageName", message.name());
+    return OperationAudit.audited(audit, what, answer -> answer.getBody() == null ? null
+        : what.withEntityKey(answer.getBody().get("messageKey")), "publish message " + message.name(), null, () -> {
       EngineCommands.PublishedMessage published = engine.publishMessage(message);
       Map<String, Object> answer = new LinkedHashMap<>();
       answer.put("tenantId", published.tenantId());

@@ -1,18 +1,20 @@
 package dev.flowpipe.benchmarks.scenario.scale;
 
-import dev.flowpipe.benchmarks.report.Report;
-import dev.flowpipe.benchmarks.report.Section;
-import dev.flowpipe.benchmarks.report.Unit;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.benchmarks.fixture.FixtureProcess;
 import dev.flowpipe.benchmarks.fixture.FixtureVariables;
 import dev.flowpipe.benchmarks.harness.ScenarioNodes;
+import dev.flowpipe.benchmarks.report.Report;
+import dev.flowpipe.benchmarks.report.Section;
+import dev.flowpipe.benchmarks.report.Unit;
+import dev.flowpipe.benchmarks.scenario.baseline.Baseline;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.ValueCountQuery;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
+import dev.flowpipe.testsupport.CommandOutcome;
 import dev.flowpipe.testsupport.NodeProcess;
 import dev.flowpipe.testsupport.ScratchDirectories;
 import io.camunda.zeebe.client.ZeebeClient;
@@ -26,72 +28,113 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.awaitility.Awaitility;
 
 /**
  * The {@code footprint} scenario: bytes per finished instance in a real node's read model. The fixture's process
  * (three service tasks, 15 short variables) runs {@code instances} times to completion on a real node; once every
  * instance is COMPLETED in the read model, the read model's index is refreshed and force-merged to one segment, and
- * its store size divided by the instances. Beside it, Operate's published 57 KB and the issue's 3.2 KB.
+ * its store size divided by the instances. In the same run, on the same node and store, Camunda's stock OpenSearch
+ * exporter (8.6.0, from the distribution, at its defaults) writes the raw records of the same workload under its own
+ * prefix; its indices are measured the same way. Beside both, Operate's published 57 KB and the issue's 3.2 KB.
  */
 public final class Footprint {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String PREFIX = "flowpipe";
+  private static final String STOCK_PREFIX = "zeebe-record";
 
   private Footprint() {}
 
   public static Report run(Path root, int instances) throws Exception {
-    Report report = Report.describing("bytes per finished instance in a real node's read model (embedded OpenSearch),"
-        + " the fixture's 3-task process with 15 short variables, after a refresh and a force-merge to one segment");
+    Report report = Report.describing("bytes per finished instance in a real node's read model (embedded "
+        + "OpenSearch), the fixture's 3-task process with 15 short variables, after a refresh and a force-merge to "
+        + "one segment");
     Section body = report.body();
-    body.figure("instances", instances);
+    body.figure("instances", instances, Unit.NONE);
     body.text("loadAverageAtStart", ScaleRun.loadAverage());
     // given 10 minutes to be ready: on a machine shared with other builds it has taken longer than the default 2
+    // flow control off: this run measures bytes, not rates, and every instance must complete (as baseline does)
+    List<String> arguments = new ArrayList<>(List.of("--flowpipe.store.embedded.start-timeout=10m",
+        "--flowpipe.flow-control.enabled=false"));
+    arguments.addAll(Baseline.stockExporterArguments("http://127.0.0.1:${flowpipe.store.embedded.http-port}",
+        STOCK_PREFIX));
     try (NodeProcess node = NodeProcess.launch(root, ScratchDirectories.create("bench-footprint"),
-            NodeProcess.Ports.free(), List.of("--flowpipe.store.embedded.start-timeout=10m"), null).awaitReady("/actuator/health/readiness", Duration.ofMinutes(10));
+            NodeProcess.Ports.free(), arguments, Baseline.stockExporterClasspath(root))
+            .awaitReady("/actuator/health/readiness", Duration.ofMinutes(10));
         ZeebeClient client = ScenarioNodes.client(node);
         SearchStore store = SearchStoreConnector.connect(StoreConnection.of(node.storeUrl()))) {
       client.newDeployResourceCommand().addProcessModel(FixtureProcess.model("footprint"), "footprint.bpmn")
           .send().join();
       List<JobWorker> workers = new ArrayList<>();
       for (String task : FixtureProcess.TASKS) {
-        workers.add(client.newWorker().jobType(FixtureProcess.jobType(task))
-            .handler((jobs, job) -> jobs.newCompleteCommand(job).send().join()).maxJobsActive(64).open());
+        // a refused completion is sent again; any other failure leaves the job to time out and come back, so no job
+        // loses a retry and no instance ends in an incident on a loaded machine
+        workers.add(client.newWorker().jobType(FixtureProcess.jobType(task)).handler((jobs, job) -> {
+          try {
+            CommandOutcome.untilAccepted(() -> jobs.newCompleteCommand(job).send().join());
+          } catch (RuntimeException e) {
+            System.out.println("footprint: job " + job.getKey() + " left to time out: " + CommandOutcome.kind(e));
+          }
+        }).timeout(Duration.ofSeconds(30)).maxJobsActive(64).open());
       }
       long started = System.nanoTime();
-      Semaphore inFlight = new Semaphore(100);
-      for (long n = 0; n < instances; n++) {
-        inFlight.acquire();
-        client.newCreateInstanceCommand().bpmnProcessId("footprint").latestVersion()
-            .variables(FixtureVariables.of(n)).send().whenComplete((r, e) -> inFlight.release());
+      ExecutorService creators = Executors.newFixedThreadPool(8);
+      try {
+        List<Future<?>> created = new ArrayList<>();
+        for (long n = 0; n < instances; n++) {
+          long number = n;
+          created.add(creators.submit(() -> CommandOutcome.untilAccepted(() -> client.newCreateInstanceCommand()
+              .bpmnProcessId("footprint").latestVersion().variables(FixtureVariables.of(number)).send().join())));
+        }
+        for (Future<?> future : created) {
+          future.get();
+        }
+      } finally {
+        creators.shutdownNow();
       }
       String instanceIndex = ReadModelIndex.PROCESS_INSTANCE.indexName(PREFIX);
       Awaitility.await().atMost(Duration.ofMinutes(20)).pollInterval(Duration.ofSeconds(1)).until(() ->
           completed(store, instanceIndex) == instances);
       body.figure("secondsToRunAndExport", Math.round((System.nanoTime() - started) / 1e8) / 10.0, Unit.SECONDS);
       workers.forEach(JobWorker::close);
-      String physical = ReadModelIndex.sharedIndexName(PREFIX);
       HttpClient http = HttpClient.newHttpClient();
       String url = node.storeUrl();
-      send(http, url, "POST", "/" + physical + "/_refresh");
-      JsonNode before = send(http, url, "GET", "/" + physical + "/_stats/store,docs,segments");
-      send(http, url, "POST", "/" + physical + "/_forcemerge?max_num_segments=1");
-      send(http, url, "POST", "/" + physical + "/_refresh");
-      JsonNode after = send(http, url, "GET", "/" + physical + "/_stats/store,docs,segments");
-      Section documents = body.section("documents");
+      // the stock exporter flushes on its own delay (5 s by default): every instance's completion among its records
+      Awaitility.await().atMost(Duration.ofMinutes(20)).pollInterval(Duration.ofSeconds(2)).until(() ->
+          stockCompletedInstances(http, url) == instances);
+      body.figure("secondsToStockExport", Math.round((System.nanoTime() - started) / 1e8) / 10.0, Unit.SECONDS);
+      String physical = ReadModelIndex.sharedIndexName(PREFIX);
+      Section ours = merged(http, url, physical, instances);
+      Section documents = ours.section("documentsByEntity");
       for (ReadModelIndex index : ReadModelIndex.entities()) {
         documents.figure(index.entity(), store.count(index.indexName(PREFIX)), Unit.NONE);
       }
       body.text("index", physical);
-      body.section("beforeMerge", sizes(before, instances));
-      body.section("afterMergeToOneSegment", sizes(after, instances));
+      body.section("ours", ours);
+      Section stock = merged(http, url, STOCK_PREFIX + "*", instances);
+      stock.section("indices", indices(send(http, url, "GET", "/_cat/indices/" + STOCK_PREFIX
+          + "*?format=json&bytes=b&s=index&h=index,docs.count,pri.store.size")));
+      body.section("stockExporterRawRecords", stock);
       body.figure("operateBytesPerInstance", 57_000, Unit.BYTES);
       body.figure("targetBytesPerInstance", 3_200, Unit.BYTES);
       body.text("loadAverageAtEnd", ScaleRun.loadAverage());
     }
     return report;
+  }
+
+  /** Each index's documents and primary store bytes, from the rows of {@code _cat/indices}. */
+  static Section indices(JsonNode catRows) {
+    Section byIndex = new Section();
+    for (JsonNode row : catRows) {
+      byIndex.section(row.path("index").asText())
+          .figure("storeBytes", row.path("pri.store.size").asLong(), Unit.BYTES)
+          .figure("documents", row.path("docs.count").asLong(), Unit.NONE);
+    }
+    return byIndex;
   }
 
   private static long completed(SearchStore store, String index) {
@@ -100,13 +143,53 @@ public final class Footprint {
         .filter(c -> "COMPLETED".equals(c.value())).mapToLong(ValueCountQuery.ValueCount::total).sum();
   }
 
-  private static Section sizes(JsonNode stats, int instances) {
+  /** Instances whose process completed among the stock exporter's raw process-instance records. */
+  private static long stockCompletedInstances(HttpClient http, String url) throws Exception {
+    send(http, url, "POST", "/" + STOCK_PREFIX + "*/_refresh");
+    HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(url + "/" + STOCK_PREFIX
+            + "_process-instance*/_count")).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"query\":{\"bool\":{\"filter\":["
+            + "{\"term\":{\"intent\":\"ELEMENT_COMPLETED\"}},"
+            + "{\"term\":{\"value.bpmnElementType\":\"PROCESS\"}}]}}}"))
+        .timeout(Duration.ofMinutes(1)).build(), HttpResponse.BodyHandlers.ofString());
+    return response.statusCode() == 200 ? JSON.readTree(response.body()).path("count").asLong() : -1;
+  }
+
+  /** Refreshes the indices, reads their sizes, force-merges them to one segment each and reads them again. */
+  private static Section merged(HttpClient http, String url, String indices, int instances) throws Exception {
+    send(http, url, "POST", "/" + indices + "/_refresh");
+    JsonNode before = send(http, url, "GET", "/" + indices + "/_stats/store,docs,segments");
+    long liveBefore = liveSegmentBytes(http, url, indices);
+    send(http, url, "POST", "/" + indices + "/_forcemerge?max_num_segments=1");
+    send(http, url, "POST", "/" + indices + "/_flush");
+    send(http, url, "POST", "/" + indices + "/_refresh");
+    JsonNode after = send(http, url, "GET", "/" + indices + "/_stats/store,docs,segments");
+    return new Section().section("beforeMerge", sizes(before, liveBefore, instances))
+        .section("afterMergeToOneSegment", sizes(after, liveSegmentBytes(http, url, indices), instances));
+  }
+
+  /**
+   * The bytes of the primaries' live segments ({@code _cat/segments}): the store size of {@code _stats} also counts
+   * files of segments merged away that a reader or commit still holds (right after a force-merge, twice the index).
+   */
+  private static long liveSegmentBytes(HttpClient http, String url, String indices) throws Exception {
+    long bytes = 0;
+    for (JsonNode segment : send(http, url, "GET", "/_cat/segments/" + indices + "?format=json&bytes=b&h=prirep,size")) {
+      bytes += "p".equals(segment.path("prirep").asText()) ? segment.path("size").asLong() : 0;
+    }
+    return bytes;
+  }
+
+  /** The primaries' sizes from an {@code _stats} answer, whole and per instance. */
+  static Section sizes(JsonNode stats, long liveSegmentBytes, int instances) {
     JsonNode primaries = stats.path("_all").path("primaries");
     long bytes = primaries.path("store").path("size_in_bytes").asLong();
     return new Section().figure("storeBytes", bytes, Unit.BYTES)
+        .figure("liveSegmentBytes", liveSegmentBytes, Unit.BYTES)
         .figure("luceneDocuments", primaries.path("docs").path("count").asLong(), Unit.NONE)
         .figure("segments", primaries.path("segments").path("count").asLong(), Unit.NONE)
-        .figure("bytesPerInstance", bytes / instances, Unit.BYTES);
+        .figure("bytesPerInstance", bytes / instances, Unit.BYTES)
+        .figure("liveSegmentBytesPerInstance", liveSegmentBytes / instances, Unit.BYTES);
   }
 
   private static JsonNode send(HttpClient http, String url, String method, String path) throws Exception {

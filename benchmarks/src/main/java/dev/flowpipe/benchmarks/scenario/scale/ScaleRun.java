@@ -70,7 +70,7 @@ public final class ScaleRun {
    * The benchmarks' embedded store, given 10 minutes to turn green: on a machine shared with other builds it has
    * taken longer than the default 90 s.
    */
-  private static EmbeddedSearchStore.Settings patientStore(Path root) {
+  static EmbeddedSearchStore.Settings patientStore(Path root) {
     EmbeddedSearchStore.Settings s = EmbeddedStores.settings(root);
     return new EmbeddedSearchStore.Settings(s.engine(), s.httpPort(), s.transportPort(), s.heapMegabytes(),
         java.time.Duration.ofMinutes(10), s.stopTimeout(), s.classpath(), s.javaHome(), s.niceness(), s.jvmOptions(),
