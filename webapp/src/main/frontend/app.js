@@ -586,7 +586,7 @@ function show() {
 
 /** What the Decisions views (decisions.js) use of this module. */
 function decisionUi() {
-  return { view, api, search, esc, date, table, every, setStatus, route: () => route, current: mine => mine === route };
+  return { view, api, search, esc, date, table, every, refreshNow, setStatus, route: () => route, current: mine => mine === route };
 }
 
 // Where the node runs the importer (the legacy path), whether it has caught up with the raw records, from its health.

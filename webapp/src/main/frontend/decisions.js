@@ -3,9 +3,9 @@
 // decision marked. They read the v2 decision endpoints only; the shared helpers come from app.js.
 import DmnViewer from 'dmn-js/lib/Viewer';
 
-/** The list: newest evaluations first, filtered by decision id and state (from the URL's query). */
+/** The list: newest evaluations first, filtered by decision id and state (from the URL's query), a page at a time. */
 export function decisionInstances(ui, params) {
-  const { view, search, esc, date, table, every } = ui;
+  const { view, search, esc, date, table, every, refreshNow } = ui;
   const decisionId = params.get('decisionDefinitionId') || '';
   const state = params.get('state') || '';
   view.innerHTML = `<h1>Decision instances</h1>
@@ -15,7 +15,8 @@ export function decisionInstances(ui, params) {
         `<option ${s === state ? 'selected' : ''} value="${s}">${s || 'any'}</option>`).join('')}</select></label>
       <button type="submit">Filter</button>
     </form>
-    <div id="decision-count"></div><div id="decision-instances"></div>`;
+    <div id="decision-count"></div><div id="decision-instances"></div>
+    <div class="paging"><button id="decisions-prev">Previous</button><button id="decisions-next">Next</button></div>`;
   document.getElementById('decision-filters').addEventListener('submit', event => {
     event.preventDefault();
     const query = new URLSearchParams();
@@ -25,10 +26,24 @@ export function decisionInstances(ui, params) {
   const filter = {};
   if (decisionId) filter.decisionDefinitionId = decisionId;
   if (state) filter.state = state;
-  every(async (mine, reads) => {
+  // pages by the v2 cursors, as the instance list does: the next page after the last shown, the previous before the first
+  const limit = 50;
+  let page = { limit };
+  let last = null;
+  document.getElementById('decisions-next').addEventListener('click', () => {
+    if (last?.page.endCursor && last.items.length === limit) { page = { after: last.page.endCursor, limit }; refreshNow(); }
+  });
+  document.getElementById('decisions-prev').addEventListener('click', () => {
+    if (last?.page.startCursor && (page.after || page.before)) { page = { before: last.page.startCursor, limit }; refreshNow(); }
+  });
+  let reload;
+  every(reload = async (mine, reads) => {
     const found = await search('decision-instances',
-      { filter, sort: [{ field: 'evaluationDate', order: 'desc' }], page: { limit: 100 } }, reads);
+      { filter, sort: [{ field: 'evaluationDate', order: 'desc' }], page }, reads);
     if (!ui.current(mine)) return;
+    // a page emptied meanwhile (e.g. the first page walked back past its start): back to the newest
+    if (found.items.length === 0 && (page.after || page.before)) { page = { limit }; return reload(mine, reads); }
+    last = found;
     document.getElementById('decision-count').textContent = found.page.totalItems + ' decision instance(s)';
     document.getElementById('decision-instances').innerHTML = table('decision-instances-table', [
       { title: 'Key', html: r => `<a href="#/decisions/${esc(r.decisionEvaluationInstanceKey)}">${esc(r.decisionEvaluationInstanceKey)}</a>` },

@@ -283,8 +283,6 @@ class CamundaV2ConformanceTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({
-      "process-instances, batchOperationId",
-      "element-instances, elementInstanceScopeKey",
       "jobs, isDenied",
       "jobs, deniedReason"
     })
@@ -361,6 +359,8 @@ class CamundaV2ConformanceTest {
       "process-instances | {\"processDefinitionVersionTag\": \"v2\", \"processInstanceKey\": {\"$lte\": 1011}} | processInstanceKey | 1010,1011",
       "process-instances | {\"rootProcessInstanceKey\": \"1005\"} | processInstanceKey | 1005",
       "element-instances | {\"elementName\": \"Ship\"} | elementInstanceKey | 5002",
+      "element-instances | {\"elementInstanceScopeKey\": \"1001\"} | elementInstanceKey | 5001,5002",
+      "element-instances | {\"elementInstanceScopeKey\": \"5002\"} | elementInstanceKey | ",
       "element-instances | {\"elementName\": {\"$in\": [\"Ship\", \"Order placed\"]}} | elementInstanceKey | 5001,5002",
       "incidents | {\"errorMessage\": \"boom\"} | incidentKey | 7002",
       "incidents | {\"errorMessage\": {\"$like\": \"no retries*\"}} | incidentKey | 7001",
@@ -376,7 +376,7 @@ class CamundaV2ConformanceTest {
     void filtersOnTheFieldsOperateShows(String entity, String filter, String key, String expected) {
       JsonNode answer = app.search(entity, "{\"filter\": " + filter + ", \"page\": {\"limit\": 100}}");
 
-      assertThat(values(answer, key)).containsExactlyElementsOf(List.of(expected.split(",")));
+      assertThat(values(answer, key)).containsExactlyElementsOf(expected == null ? List.of() : List.of(expected.split(",")));
     }
 
     @Test
@@ -459,7 +459,7 @@ class CamundaV2ConformanceTest {
       for (String key : keys) {
         JsonNode withKey = null;
         for (JsonNode item : all.path("items")) {
-          if (item.has(key)) {
+          if (item.hasNonNull(key)) {
             withKey = item;
             assertThat(item.path(key).isTextual()).as(key).isTrue();
           }

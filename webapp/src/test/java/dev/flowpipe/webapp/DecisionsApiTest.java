@@ -86,6 +86,8 @@ class DecisionsApiTest {
     document.put("decisionType", type);
     document.put("decisionRequirementsKey", 500);
     document.put("decisionRequirementsId", "dish-drd");
+    // the decision each evaluation was asked for: dish, which requires season
+    document.put("rootDecisionKey", 502);
     document.put("result", "\"Winter\"");
     document.put("evaluatedInputs", List.of(Map.of("inputId", "input-season", "inputName", "Season",
         "inputValue", "\"Winter\"")));
@@ -109,6 +111,63 @@ class DecisionsApiTest {
   private static JsonNode ok(Answer answer) {
     assertThat(answer.status()).as(answer.body()).isEqualTo(200);
     return answer.json();
+  }
+
+  @Nested
+  class TheirDrdAndVersions {
+
+    @Test
+    void aDecisionDefinitionAnswersItsDrdsNameAndVersionReadFromTheDrd() {
+      JsonNode dish = ok(app.get("/v2/decision-definitions/502"));
+      JsonNode found = ok(app.post("/v2/decision-definitions/search", "{}"));
+
+      assertThat(dish.path("decisionRequirementsName").asText()).isEqualTo("Dish for the season");
+      assertThat(dish.path("decisionRequirementsVersion").asInt()).isEqualTo(1);
+      assertThat(found.path("items")).allSatisfy(item ->
+          assertThat(item.path("decisionRequirementsName").asText()).isEqualTo("Dish for the season"));
+    }
+
+    @Test
+    void theDrdsNameAndVersionFilterAsTheDrdsOwnFieldsDo() {
+      JsonNode byName = ok(app.post("/v2/decision-definitions/search",
+          "{\"filter\": {\"decisionRequirementsName\": {\"$like\": \"Dish*\"}, \"decisionRequirementsVersion\": 1}}"));
+      JsonNode none = ok(app.post("/v2/decision-definitions/search",
+          "{\"filter\": {\"decisionRequirementsVersion\": {\"$gt\": 1}}}"));
+
+      assertThat(TestWebapp.values(byName, "decisionDefinitionKey")).containsExactlyInAnyOrder("501", "502");
+      assertThat(none.path("items")).isEmpty();
+    }
+
+    @Test
+    void aBadDrdConditionIsNamedAsTheDecisionDefinitionsField() {
+      Answer answer = app.post("/v2/decision-definitions/search",
+          "{\"filter\": {\"decisionRequirementsVersion\": \"one\"}}");
+
+      assertThat(answer.status()).isEqualTo(400);
+      assertThat(answer.json().path("part").asText()).isEqualTo("filter.decisionRequirementsVersion");
+      assertThat(answer.json().path("detail").asText()).contains("\"one\"");
+    }
+
+    @Test
+    void isLatestVersionTakesTheHighestVersionOfEachDecisionThatIsNotDeleted() {
+      JsonNode latest = ok(app.post("/v2/decision-definitions/search", "{\"filter\": {\"isLatestVersion\": true}}"));
+      JsonNode older = ok(app.post("/v2/decision-definitions/search", "{\"filter\": {\"isLatestVersion\": false}}"));
+
+      assertThat(TestWebapp.values(latest, "decisionDefinitionKey")).containsExactlyInAnyOrder("501", "502");
+      assertThat(older.path("items")).isEmpty();
+    }
+
+    @Test
+    void decisionInstancesAnswerAndFilterTheirRootDecisionAndDrd() {
+      JsonNode byRoot = ok(app.post("/v2/decision-instances/search",
+          "{\"filter\": {\"rootDecisionDefinitionKey\": \"502\", \"decisionRequirementsKey\": {\"$in\": [\"500\"]}}}"));
+      JsonNode otherDrd = ok(app.post("/v2/decision-instances/search", "{\"filter\": {\"decisionRequirementsKey\": \"600\"}}"));
+
+      assertThat(TestWebapp.values(byRoot, "decisionEvaluationInstanceKey"))
+          .containsExactlyInAnyOrder("7001-1", "7001-2", "7002-1", "7002-2");
+      assertThat(TestWebapp.values(byRoot, "rootDecisionDefinitionKey")).containsOnly("502");
+      assertThat(otherDrd.path("items")).isEmpty();
+    }
   }
 
   @Nested

@@ -54,10 +54,10 @@ public final class ReadModelFixture {
     String elements = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(prefix);
     writes.add(doc(elements, 5001, Map.of("processInstanceKey", 1001, "processDefinitionKey", 1, "bpmnProcessId", "order",
         "elementId", "start", "type", "START_EVENT", "state", "COMPLETED", "startDate", date(1), "endDate", date(1),
-        "elementName", "Order placed")));
+        "elementName", "Order placed", "flowScopeKey", 1001)));
     writes.add(doc(elements, 5002, Map.of("processInstanceKey", 1001, "processDefinitionKey", 1, "bpmnProcessId", "order",
         "elementId", "task", "type", "SERVICE_TASK", "state", "ACTIVE", "startDate", date(1), "incidentKey", 7001,
-        "elementName", "Ship")));
+        "elementName", "Ship", "flowScopeKey", 1001)));
     String variables = ReadModelIndex.VARIABLE.indexName(prefix);
     writes.add(doc(variables, 6001, Map.of("scopeKey", 1001, "processInstanceKey", 1001, "name", "x", "value", "1", "truncated", false, "lastUpdate", date(1))));
     writes.add(doc(variables, 6002, Map.of("scopeKey", 1001, "processInstanceKey", 1001, "name", "note", "value", "\"hello\"", "truncated", false, "lastUpdate", date(1))));
@@ -174,6 +174,8 @@ public final class ReadModelFixture {
     Map<String, Object> document = new HashMap<>(fields);
     document.put("key", key);
     document.putIfAbsent("partitionId", 1);
+    // the writer writes the record's tenant on every document
+    document.putIfAbsent("tenantId", "<default>");
     return new DocumentWrite(index, String.valueOf(key), key, document);
   }
 }

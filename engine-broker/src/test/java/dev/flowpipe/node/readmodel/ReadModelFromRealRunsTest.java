@@ -247,6 +247,17 @@ class ReadModelFromRealRunsTest {
     // names as the BPMN above gives them; an element it gives no name is named by its id
     elements.forEach(e -> assertThat(e.get("elementName")).as((String) e.get("elementId"))
         .isEqualTo("prepare".equals(e.get("elementId")) ? "Prepare the order" : e.get("elementId")));
+    // each element instance names the one it runs in (v2's elementInstanceScopeKey): the sub-process, the process
+    Map<String, Object> keyById = new HashMap<>();
+    Map<String, Object> scopeById = new HashMap<>();
+    elements.forEach(e -> {
+      keyById.put((String) e.get("elementId"), e.get("key"));
+      scopeById.put((String) e.get("elementId"), e.get("flowScopeKey"));
+    });
+    assertThat(scopeById.get("inner")).isEqualTo(keyById.get("sub"));
+    assertThat(scopeById.get("start")).isEqualTo(mainKey);
+    assertThat(elements).filteredOn(e -> "PROCESS".equals(e.get("type")))
+        .allSatisfy(e -> assertThat(e).doesNotContainKey("flowScopeKey"));
 
     var cancelled = documentsOf(ReadModelIndex.FLOW_NODE_INSTANCE, "processInstanceKey", waitingKey);
     assertThat(cancelled).filteredOn(e -> "never".equals(e.get("elementId")))
@@ -403,6 +414,7 @@ class ReadModelFromRealRunsTest {
 
       assertThat(instances).containsOnlyKeys(evaluationKey + "-1", evaluationKey + "-2");
       assertThat(instances.get(evaluationKey + "-1")).containsEntry("decisionId", "season")
+          .containsEntry("rootDecisionKey", instances.get(evaluationKey + "-2").get("decisionKey"))
           .containsEntry("decisionType", "LITERAL_EXPRESSION").containsEntry("state", "EVALUATED")
           .containsEntry("result", "\"Winter\"");
       assertThat(instances.get(evaluationKey + "-2")).containsEntry("decisionId", "dish")
@@ -410,6 +422,7 @@ class ReadModelFromRealRunsTest {
           .containsEntry("state", "EVALUATED").containsEntry("result", "\"Roastbeef\"")
           .containsEntry("bpmnProcessId", "decide").containsEntry("elementId", "choose")
           .containsEntry("elementInstanceKey", element)
+          .containsEntry("rootDecisionKey", instances.get(evaluationKey + "-2").get("decisionKey"))
           .containsEntry("evaluatedInputs", List.of(
               Map.of("inputId", "input-season", "inputName", "Season", "inputValue", "\"Winter\""),
               Map.of("inputId", "input-guests", "inputName", "Guests", "inputValue", "4")))

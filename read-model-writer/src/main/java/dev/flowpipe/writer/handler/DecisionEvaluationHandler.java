@@ -63,6 +63,8 @@ public final class DecisionEvaluationHandler implements ExportHandler {
           .put("decisionVersion", decision.getDecisionVersion())
           .put("decisionType", decision.getDecisionType())
           .put("decisionRequirementsKey", evaluation.getDecisionRequirementsKey())
+          // the decision the evaluation was asked for; the others are the ones it requires (v2's root decision)
+          .put("rootDecisionKey", evaluation.getDecisionKey())
           .put("decisionRequirementsId", evaluation.getDecisionRequirementsId())
           .put("result", decision.getDecisionOutput())
           .edit(new FieldEdit.PutRows("evaluatedInputs", decision.getEvaluatedInputs().stream()

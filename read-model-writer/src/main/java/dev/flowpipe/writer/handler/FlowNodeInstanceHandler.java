@@ -74,6 +74,8 @@ public final class FlowNodeInstanceHandler implements ExportHandler {
                   .put("bpmnProcessId", value.getBpmnProcessId())
                   .put("elementId", value.getElementId())
                   .put("type", value.getBpmnElementType().name())
+                  // the element instance it runs in (v2's elementInstanceScopeKey); the process itself has none (-1)
+                  .put("flowScopeKey", value.getFlowScopeKey() < 0 ? null : value.getFlowScopeKey())
                   .put("state", "ACTIVE")
                   .put("startDate", date)
                   .put("tenantId", value.getTenantId())

@@ -39,7 +39,7 @@ class DecisionEvaluationHandlerTest {
     return ImmutableRecord.builder().withPosition(9).withKey(50).withPartitionId(1).withTimestamp(0)
         .withRecordType(RecordType.EVENT).withValueType(ValueType.DECISION_EVALUATION)
         .withIntent(failed ? DecisionEvaluationIntent.FAILED : DecisionEvaluationIntent.EVALUATED)
-        .withValue(ImmutableDecisionEvaluationRecordValue.builder().withProcessInstanceKey(40)
+        .withValue(ImmutableDecisionEvaluationRecordValue.builder().withProcessInstanceKey(40).withDecisionKey(2)
             .withEvaluatedDecisions(List.of(season, dish)).withFailedDecisionId(failed ? "dish" : "")
             .withEvaluationFailureMessage(failed ? "UNIQUE refuses two rules" : "").build())
         .build();
@@ -77,6 +77,14 @@ class DecisionEvaluationHandlerTest {
       assertThat(dish).containsEntry("matchedRules", List.of(Map.of("ruleId", "r1", "ruleIndex", 1, "evaluatedOutputs",
           List.of(Map.of("outputId", "o", "outputName", "Dish", "outputValue", "\"Roastbeef\"")))));
       assertThat(dish).containsEntry("result", "\"Roastbeef\"").containsEntry("processInstanceKey", 40L);
+    }
+
+    @Test
+    void namesTheDecisionTheEvaluationWasAskedForAsTheRootOfEachEvaluatedDecision() {
+      var documents = documents(evaluation(false));
+
+      assertThat(documents.get("50-1")).containsEntry("decisionKey", 1L).containsEntry("rootDecisionKey", 2L);
+      assertThat(documents.get("50-2")).containsEntry("decisionKey", 2L).containsEntry("rootDecisionKey", 2L);
     }
 
     @Test

@@ -1,9 +1,8 @@
 package dev.flowpipe.webapp.api;
 
-import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.SearchHits;
-import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.query.SortField;
+import dev.flowpipe.webapp.query.Entity;
 import dev.flowpipe.webapp.readmodel.ReadModel;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,14 +11,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The process definitions that are the latest version of their process id (per tenant), for the v2 filter
+ * The process or decision definitions that are the latest version of their id (per tenant), for the v2 filter
  * {@code isLatestVersion}: read from the definitions at query time, so a newly deployed version is the latest as soon
  * as its definition is searchable, with nothing for the writer to keep. A read model holds few definitions (one per
  * deployed version), read a page of 1,000 at a time with only these fields.
  */
 final class LatestVersions {
-
-  private static final int PAGE = 1_000;
 
   private final ReadModel readModel;
   private final Duration storeTimeout;
@@ -29,27 +26,22 @@ final class LatestVersions {
     this.storeTimeout = storeTimeout;
   }
 
-  /** The keys of the latest definitions. */
-  List<Object> keys() {
-    Map<String, long[]> latest = new HashMap<>(); // process id and tenant -> {version, key}
-    List<Object> after = null;
-    String index = readModel.index(ReadModelIndex.PROCESS_DEFINITION);
-    while (true) {
-      // a deleted definition is no version any more (the searches leave it out)
-      SearchHits page = readModel.store().search(new SearchQuery(List.of(index),
-          dev.flowpipe.webapp.query.Entity.PROCESS_DEFINITIONS.alwaysApplied(),
-          List.of(SortField.ascending("key")), 0, PAGE, after, List.of("bpmnXml"), storeTimeout));
-      for (SearchHits.Hit hit : page.hits()) {
-        Map<String, Object> definition = hit.source();
-        String process = definition.get("bpmnProcessId") + "\u0000" + definition.get("tenantId");
-        long version = ((Number) definition.get("version")).longValue();
-        long key = ((Number) definition.get("key")).longValue();
-        latest.merge(process, new long[] {version, key}, (a, b) -> b[0] > a[0] ? b : a);
-      }
-      if (page.hits().size() < PAGE) {
-        break;
-      }
-      after = page.hits().getLast().sortValues();
+  /** The keys of the latest definitions of {@code entity}: process definitions or decision definitions. */
+  List<Object> keys(Entity entity) {
+    String idField = switch (entity) {
+      case PROCESS_DEFINITIONS -> "bpmnProcessId";
+      case DECISION_DEFINITIONS -> "decisionId";
+      default -> throw new IllegalArgumentException(entity + " has no versions");
+    };
+    Map<String, long[]> latest = new HashMap<>(); // id and tenant -> {version, key}
+    // a deleted definition is no version any more (the searches leave it out)
+    for (SearchHits.Hit hit : AllHits.read(readModel.store(), readModel.index(entity.index()), entity.alwaysApplied(),
+        List.of(SortField.ascending("key")), entity.leftOutOfLists(), storeTimeout, Integer.MAX_VALUE)) {
+      Map<String, Object> definition = hit.source();
+      String process = definition.get(idField) + "\u0000" + definition.get("tenantId");
+      long version = ((Number) definition.get("version")).longValue();
+      long key = ((Number) definition.get("key")).longValue();
+      latest.merge(process, new long[] {version, key}, (a, b) -> b[0] > a[0] ? b : a);
     }
     List<Object> keys = new ArrayList<>(latest.size());
     latest.values().forEach(versionAndKey -> keys.add(versionAndKey[1]));

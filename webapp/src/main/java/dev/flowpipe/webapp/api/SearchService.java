@@ -36,6 +36,8 @@ public final class SearchService {
   private final ReadYourWrites readYourWrites;
   private final Duration storeTimeout;
   private final LatestVersions latestVersions;
+  private final RequirementsOfDecisions requirements;
+  private final BatchInstances batchInstances;
 
   public SearchService(ReadModel readModel, WebappProperties properties, ReadYourWrites readYourWrites) {
     this.readModel = readModel;
@@ -43,6 +45,8 @@ public final class SearchService {
     this.readYourWrites = readYourWrites;
     this.storeTimeout = properties.search().storeTimeout();
     this.latestVersions = new LatestVersions(readModel, storeTimeout);
+    this.requirements = new RequirementsOfDecisions(readModel, parser, storeTimeout);
+    this.batchInstances = new BatchInstances(readModel, storeTimeout);
   }
 
   /** A search, waiting for its {@code consistency} on this thread: for background work (batches), not requests. */
@@ -73,8 +77,14 @@ public final class SearchService {
     List<Object> cursor = backwards ? parsed.page().before() : parsed.page().after();
     List<Criterion> criteria = new ArrayList<>(criteria(entity, parsed));
     if (parsed.latestVersion() != null) {
-      Criterion latest = new Criterion.OneOf("key", latestVersions.keys());
+      Criterion latest = new Criterion.OneOf("key", latestVersions.keys(entity));
       criteria.add(parsed.latestVersion() ? latest : new Criterion.Not(latest));
+    }
+    if (parsed.batchFilter() != null) {
+      criteria.addAll(batchInstances.criteria(parsed.batchFilter()));
+    }
+    if (parsed.requirementsFilter() != null) {
+      criteria.add(new Criterion.OneOf("decisionRequirementsKey", requirements.keys(parsed.requirementsFilter())));
     }
     SearchQuery query =
         new SearchQuery(
@@ -94,6 +104,9 @@ public final class SearchService {
       Collections.reverse(hits);
     }
     List<Map<String, Object>> items = hits.stream().map(hit -> item(entity, hit.source())).toList();
+    if (entity == Entity.DECISION_DEFINITIONS) {
+      requirements.addNames(items);
+    }
     String startCursor = hits.isEmpty() ? null : Cursor.encode(hits.getFirst().sortValues());
     String endCursor = hits.isEmpty() ? null : Cursor.encode(hits.getLast().sortValues());
     // the store counts every match (no cap on the total), so there are never more than totalItems
@@ -127,6 +140,9 @@ public final class SearchService {
           + " (deleted in the engine)");
     }
     Map<String, Object> item = item(entity, document);
+    if (entity == Entity.DECISION_DEFINITIONS) {
+      requirements.addNames(List.of(item));
+    }
     if (entity == Entity.VARIABLES && Boolean.TRUE.equals(document.get("truncated"))) {
       item.put("value", document.get("fullValue"));
       item.put("isTruncated", false);
@@ -184,14 +200,21 @@ public final class SearchService {
         .orElseThrow(() -> new NotFoundException("no " + entity.key().name() + " " + key + " in " + entity.path()));
   }
 
+  /**
+   * The answer's item: every field of the entity, null where the document has no value (the v2 results list their
+   * nullable fields as required: present, maybe null), but for the large fields a search leaves out.
+   */
   private static Map<String, Object> item(Entity entity, Map<String, Object> source) {
     Map<String, Object> item = new LinkedHashMap<>();
     for (ApiField field : entity.fields()) {
       Object value = source.get(field.stored());
       if (value != null || field.type() == FieldType.PRESENCE) {
         item.put(field.name(), field.answered(value));
+      } else if (!entity.leftOutOfLists().contains(field.stored())) {
+        item.put(field.name(), null);
       }
     }
+    item.putAll(entity.constantAnswers());
     return item;
   }
 }

@@ -21,7 +21,8 @@ public final class VersionStatistics {
   private static final String WITH_INCIDENT = "activeInstancesWithIncidentCount";
   private static final String WITHOUT_INCIDENT = "activeInstancesWithoutIncidentCount";
   private static final Set<String> PARTS = Set.of("filter", "sort", "page");
-  private static final Set<String> SORT = Set.of("processDefinitionKey", "processDefinitionVersion",
+  // processDefinitionId is the filter's, so the same on every item: a sort on it is the tie-break's order (the spec's)
+  private static final Set<String> SORT = Set.of("processDefinitionId", "processDefinitionKey", "processDefinitionVersion",
       "processDefinitionName", WITH_INCIDENT, WITHOUT_INCIDENT);
   private static final Map<String, List<Criterion>> CONDITIONS = Map.of(
       WITH_INCIDENT, List.of(new Criterion.Equals("incident", true)),

@@ -48,7 +48,8 @@ public enum Entity {
       // the terms of the filters on other entities (ADR 15): for searches, not for answers
       List.of(VariableEntries.FIELD, VariableEntries.SCOPED_FIELD, ElementEntries.FIELD, ElementEntries.STORED_FIELD,
           ElementEntries.INCIDENT_ERROR_MESSAGE_ITEMS, ElementEntries.INCIDENT_ERROR_HASH_CODE_ITEMS),
-      List.of("batchOperationId"),
+      // batchOperationId is read apart (SearchRequestParser) and resolved from the batches' items by the searcher
+      List.of(),
       of("processInstanceKey", "key", KEY),
       of("processDefinitionKey", "processDefinitionKey", KEY),
       of("processDefinitionId", "bpmnProcessId", STRING),
@@ -78,12 +79,18 @@ public enum Entity {
           // one of its jobs failed and has retries left
           of("hasRetriesLeft", ElementEntries.RETRIES_LEFT_JOB_KEYS, PRESENCE));
     }
+
+    /** Zeebe 8.6 has no instance tags: every instance answers the spec's required {@code tags} as an empty set. */
+    @Override
+    public Map<String, Object> constantAnswers() {
+      return Map.of("tags", List.of());
+    }
   },
   ELEMENT_INSTANCES(
       "element-instances",
       ReadModelIndex.FLOW_NODE_INSTANCE,
       List.of(),
-      List.of("elementInstanceScopeKey"),
+      List.of(),
       of("elementInstanceKey", "key", KEY),
       of("processInstanceKey", "processInstanceKey", KEY),
       of("processDefinitionKey", "processDefinitionKey", KEY),
@@ -97,7 +104,16 @@ public enum Entity {
       of("incidentKey", "incidentKey", KEY),
       of("hasIncident", "incidentKey", PRESENCE),
       of("rootProcessInstanceKey", "rootProcessInstanceKey", KEY),
-      of("tenantId", "tenantId", STRING)),
+      of("tenantId", "tenantId", STRING)) {
+    /**
+     * The element instance it runs in (its flow scope: the process instance for a top-level element, else a
+     * sub-process's or a multi-instance body's instance); written by the writer from this build on.
+     */
+    @Override
+    public List<ApiField> filterOnly() {
+      return List.of(of("elementInstanceScopeKey", "flowScopeKey", KEY));
+    }
+  },
   VARIABLES(
       "variables",
       ReadModelIndex.VARIABLE,
@@ -247,8 +263,16 @@ public enum Entity {
       of("processInstanceKey", "processInstanceKey", KEY),
       of("decisionDefinitionKey", "decisionKey", KEY),
       of("elementInstanceKey", "elementInstanceKey", KEY),
+      // the decision the evaluation was asked for (8.9); evaluations written before this build lack it
+      of("rootDecisionDefinitionKey", "rootDecisionKey", KEY),
       of("evaluatedInputs", "evaluatedInputs", TEXT),
-      of("matchedRules", "matchedRules", TEXT));
+      of("matchedRules", "matchedRules", TEXT)) {
+    /** The DRD of the evaluated decision (an 8.9 filter the result does not answer). */
+    @Override
+    public List<ApiField> filterOnly() {
+      return List.of(of("decisionRequirementsKey", "decisionRequirementsKey", KEY));
+    }
+  };
 
 
   private final String path;
@@ -325,6 +349,11 @@ public enum Entity {
       return filterOnly().stream().filter(only -> only.name().equals(name)).findFirst();
     }
     return Optional.of(field);
+  }
+
+  /** Fields every item answers with the same value, which the read model need not hold (process-instance tags). */
+  public Map<String, Object> constantAnswers() {
+    return Map.of();
   }
 
   /** Fields Camunda's v2 API filters on but does not answer, nor sort on (an instance's incidents' messages). */

@@ -55,12 +55,16 @@ public final class SearchRequestParser {
    *
    * @param sort the requested keys followed by the entity key, which makes every position unique
    * @param sortFields the API fields of {@code sort}, in the same order
-   * @param latestVersion a process-definition filter's {@code isLatestVersion}, or null: the searcher adds it, as only
-   *     the stored definitions tell which are the latest
+   * @param latestVersion a process- or decision-definition filter's {@code isLatestVersion}, or null: the searcher
+   *     adds it, as only the stored definitions tell which are the latest
+   * @param requirementsFilter a decision-definition filter's conditions on its DRD ({@code decisionRequirementsName},
+   *     {@code decisionRequirementsVersion}) as a DRD filter, or null: the searcher resolves it to DRD keys
+   * @param batchFilter a process-instance filter's {@code batchOperationId} condition, or null: the searcher resolves it
+   *     to the instances of the batches' items
    */
   public record ParsedSearch(
       List<Criterion> criteria, List<SortField> sort, List<ApiField> sortFields, Page page,
-      ConsistencyRequest consistency, Boolean latestVersion) {}
+      ConsistencyRequest consistency, Boolean latestVersion, JsonNode requirementsFilter, JsonNode batchFilter) {}
 
   public ParsedSearch parse(Entity entity, JsonNode request) {
     if (request == null || request.isNull() || request.isMissingNode()) {
@@ -80,13 +84,49 @@ public final class SearchRequestParser {
     List<ApiField> sortFields = new ArrayList<>();
     List<SortField> sort = sort(entity, request.path("sort"), sortFields);
     Page page = page(request.path("page"), sortFields);
-    return new ParsedSearch(criteria, sort, sortFields, page, consistency(request.path("consistency")), latestVersion);
+    return new ParsedSearch(criteria, sort, sortFields, page, consistency(request.path("consistency")), latestVersion,
+        requirementsFilter(entity, request.path("filter")), batchFilter(entity, request.path("filter")));
   }
 
-  /** A process-definition filter's {@code isLatestVersion} (true or false), or null. */
+  /** The process-instance filter on the batch operations that touched an instance (their items name it). */
+  public static final String BATCH_OPERATION = "batchOperationId";
+
+  /** A process-instance filter's {@code batchOperationId} condition, or null. */
+  private static JsonNode batchFilter(Entity entity, JsonNode filter) {
+    return entity == Entity.PROCESS_INSTANCES && filter.isObject() && filter.has(BATCH_OPERATION)
+        ? filter.get(BATCH_OPERATION) : null;
+  }
+
+  /**
+   * A decision definition's fields that are its DRD's (8.9): the decision-definition field and the DRD field it is.
+   * The read model keeps them on the DRD only, so filters on them become a DRD search and answers read the DRD.
+   */
+  public static final Map<String, String> REQUIREMENTS_FIELDS =
+      Map.of("decisionRequirementsName", "decisionRequirementsName", "decisionRequirementsVersion", "version");
+
+  /** A decision-definition filter's conditions on its DRD, as a DRD filter, or null. */
+  private static JsonNode requirementsFilter(Entity entity, JsonNode filter) {
+    if (entity != Entity.DECISION_DEFINITIONS || !filter.isObject()) {
+      return null;
+    }
+    var drdFilter = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+    REQUIREMENTS_FIELDS.forEach((name, drdName) -> {
+      if (filter.has(name)) {
+        drdFilter.set(drdName, filter.get(name));
+      }
+    });
+    return drdFilter.isEmpty() ? null : drdFilter;
+  }
+
+  /** Process and decision definitions take {@code isLatestVersion} (decision definitions since 8.9). */
+  private static boolean hasVersions(Entity entity) {
+    return entity == Entity.PROCESS_DEFINITIONS || entity == Entity.DECISION_DEFINITIONS;
+  }
+
+  /** A process- or decision-definition filter's {@code isLatestVersion} (true or false), or null. */
   private static Boolean latestVersion(Entity entity, JsonNode filter) {
     JsonNode value = filter.path(LATEST_VERSION);
-    if (entity != Entity.PROCESS_DEFINITIONS || value.isMissingNode()) {
+    if (!hasVersions(entity) || value.isMissingNode()) {
       return null;
     }
     if (!value.isBoolean()) {
@@ -123,11 +163,23 @@ public final class SearchRequestParser {
       if (instances && ElementInstanceFilter.FIELDS.contains(entry.getKey())) {
         continue; // read above, together
       }
-      if (entity == Entity.PROCESS_DEFINITIONS && entry.getKey().equals(LATEST_VERSION)) {
+      if (hasVersions(entity) && entry.getKey().equals(LATEST_VERSION)) {
         if (!orAllowed) {
           throw new BadRequestException(part, "isLatestVersion is taken beside $or, not inside it");
         }
         continue; // read by latestVersion
+      }
+      if (entity == Entity.DECISION_DEFINITIONS && REQUIREMENTS_FIELDS.containsKey(entry.getKey())) {
+        if (!orAllowed) {
+          throw new BadRequestException(part, entry.getKey() + " is taken beside $or, not inside it");
+        }
+        continue; // read by requirementsFilter
+      }
+      if (instances && entry.getKey().equals(BATCH_OPERATION)) {
+        if (!orAllowed) {
+          throw new BadRequestException(part, BATCH_OPERATION + " is taken beside $or, not inside it");
+        }
+        continue; // read by batchFilter
       }
       if (instances && entry.getKey().equals(TAGS)) {
         criteria.addAll(tags(part, entry.getValue()));
@@ -334,6 +386,10 @@ public final class SearchRequestParser {
           }
         }
         String name = item.get("field").asText();
+        if (entity == Entity.DECISION_DEFINITIONS && REQUIREMENTS_FIELDS.containsKey(name)) {
+          throw new BadRequestException(part + ".field", "'" + name + "' is read from the decision's DRD for the"
+              + " answer; this read model does not keep it on the decision, so it cannot be sorted on");
+        }
         ApiField field = field(entity, name, part + ".field", "sorted on");
         if (!field.type().sortable() || entity.filterOnly().contains(field)) {
           throw new BadRequestException(part + ".field", "'" + name + "' cannot be sorted on");
