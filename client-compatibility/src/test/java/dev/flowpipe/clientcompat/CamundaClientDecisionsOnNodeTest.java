@@ -120,7 +120,7 @@ class CamundaClientDecisionsOnNodeTest {
       expected.put("tenantId", List.of(dish.getDecisionKey(), season.getDecisionKey()));
       cases.put("a filter that matches nothing", f -> f.decisionDefinitionId("nothing"));
       expected.put("a filter that matches nothing", List.of());
-      return run(cases, expected, filter -> client.newDecisionDefinitionSearchRequest().filter(filter).send().join()
+      return run(cases, expected, filter -> client.newDecisionDefinitionSearchRequest().filter(filter).page(p -> p.limit(10_000)).send().join()
           .items().stream().map(d -> d.getDecisionKey()).toList());
     }
 
@@ -167,7 +167,7 @@ class CamundaClientDecisionsOnNodeTest {
       cases.keySet().forEach(name -> expected.put(name, List.of(drd.getDecisionRequirementsKey())));
       cases.put("a filter that matches nothing", f -> f.decisionRequirementsId("nothing"));
       expected.put("a filter that matches nothing", List.of());
-      return run(cases, expected, filter -> client.newDecisionRequirementsSearchRequest().filter(filter).send()
+      return run(cases, expected, filter -> client.newDecisionRequirementsSearchRequest().filter(filter).page(p -> p.limit(10_000)).send()
           .join().items().stream().map(d -> d.getDecisionRequirementsKey()).toList());
     }
 
@@ -190,7 +190,7 @@ class CamundaClientDecisionsOnNodeTest {
   class DecisionInstances {
 
     private List<String> search(Consumer<DecisionInstanceFilter> filter) {
-      return client.newDecisionInstanceSearchRequest().filter(filter).send().join().items().stream()
+      return client.newDecisionInstanceSearchRequest().filter(filter).page(p -> p.limit(10_000)).send().join().items().stream()
           .map(DecisionInstance::getDecisionInstanceId).toList();
     }
 

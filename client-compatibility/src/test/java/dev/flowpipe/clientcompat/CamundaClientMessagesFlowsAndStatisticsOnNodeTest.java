@@ -182,7 +182,7 @@ class CamundaClientMessagesFlowsAndStatisticsOnNodeTest {
   class MessageSubscriptions {
 
     private List<Long> search(Consumer<MessageSubscriptionFilter> filter) {
-      return client.newMessageSubscriptionSearchRequest().filter(filter).send().join().items().stream()
+      return client.newMessageSubscriptionSearchRequest().filter(filter).page(p -> p.limit(10_000)).send().join().items().stream()
           .map(MessageSubscription::getProcessInstanceKey).filter(payments::contains).toList();
     }
 
@@ -251,7 +251,7 @@ class CamundaClientMessagesFlowsAndStatisticsOnNodeTest {
       cases.put("a filter that matches nothing", f -> f.correlationKey("p-2"));
       expected.put("a filter that matches nothing", List.of());
       return run(cases, expected, filter -> client.newCorrelatedMessageSubscriptionSearchRequest().filter(filter)
-          .send().join().items().stream().map(CorrelatedMessageSubscription::getProcessInstanceKey)
+          .page(p -> p.limit(10_000)).send().join().items().stream().map(CorrelatedMessageSubscription::getProcessInstanceKey)
           .filter(payments::contains).toList());
     }
   }

@@ -200,7 +200,7 @@ class CamundaClientOnNodeTest {
   class ProcessDefinitions {
 
     private List<Long> search(Consumer<ProcessDefinitionFilter> filter) {
-      return client.newProcessDefinitionSearchRequest().filter(filter).send().join().items().stream()
+      return client.newProcessDefinitionSearchRequest().filter(filter).page(p -> p.limit(10_000)).send().join().items().stream()
           .map(ProcessDefinition::getProcessDefinitionKey)
           .filter(key -> key == orderDefinition || key == fragileDefinition).toList();
     }
@@ -248,7 +248,7 @@ class CamundaClientOnNodeTest {
   class ProcessInstances {
 
     private List<Long> search(Consumer<ProcessInstanceFilter> filter) {
-      return client.newProcessInstanceSearchRequest().filter(filter).send().join().items().stream()
+      return client.newProcessInstanceSearchRequest().filter(filter).page(p -> p.limit(10_000)).send().join().items().stream()
           .map(ProcessInstance::getProcessInstanceKey).filter(CamundaClientOnNodeTest::ours).toList();
     }
 
@@ -332,7 +332,7 @@ class CamundaClientOnNodeTest {
   class ElementInstances {
 
     private List<Long> search(Consumer<ElementInstanceFilter> filter) {
-      return client.newElementInstanceSearchRequest().filter(filter).send().join().items().stream()
+      return client.newElementInstanceSearchRequest().filter(filter).page(p -> p.limit(10_000)).send().join().items().stream()
           .filter(element -> ours(element.getProcessInstanceKey())).map(ElementInstance::getElementInstanceKey)
           .toList();
     }
@@ -386,7 +386,7 @@ class CamundaClientOnNodeTest {
   class Variables {
 
     private List<Long> search(Consumer<VariableFilter> filter) {
-      return client.newVariableSearchRequest().filter(filter).send().join().items().stream()
+      return client.newVariableSearchRequest().filter(filter).page(p -> p.limit(10_000)).send().join().items().stream()
           .filter(variable -> ours(variable.getProcessInstanceKey())).map(Variable::getVariableKey).toList();
     }
 
@@ -429,7 +429,7 @@ class CamundaClientOnNodeTest {
   class Incidents {
 
     private List<Long> search(Consumer<IncidentFilter> filter) {
-      return client.newIncidentSearchRequest().filter(filter).send().join().items().stream()
+      return client.newIncidentSearchRequest().filter(filter).page(p -> p.limit(10_000)).send().join().items().stream()
           .filter(incident -> ours(incident.getProcessInstanceKey())).map(Incident::getIncidentKey).toList();
     }
 
@@ -477,7 +477,7 @@ class CamundaClientOnNodeTest {
   class Jobs {
 
     private List<Long> search(Consumer<JobFilter> filter) {
-      return client.newJobSearchRequest().filter(filter).send().join().items().stream()
+      return client.newJobSearchRequest().filter(filter).page(p -> p.limit(10_000)).send().join().items().stream()
           .filter(job -> ours(job.getProcessInstanceKey())).map(Job::getJobKey).toList();
     }
 
