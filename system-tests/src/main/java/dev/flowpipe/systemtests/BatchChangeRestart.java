@@ -58,18 +58,7 @@ public final class BatchChangeRestart {
   public static Report run(Path root, Path work, int instances, int parallelism, Consumer<String> log)
       throws Exception {
     Path records = work.resolve("records");
-    List<String> arguments = List.of(
-        "--flowpipe.flow-control.enabled=false",
-        "--flowpipe.broker.additional-exporters.recorder.class-name=" + RecordFileExporter.class.getName(),
-        "--flowpipe.broker.additional-exporters.recorder.args." + RecordFileExporter.DIRECTORY + "=" + records,
-        "--flowpipe.webapp.operations.batch-parallelism=" + parallelism,
-        "--flowpipe.webapp.operations.batch-lease-expiry=3s",
-        "--flowpipe.webapp.security.basic-auth=true",
-        "--flowpipe.webapp.security.users[0].username=reader",
-        "--flowpipe.webapp.security.users[0].password=r",
-        "--flowpipe.webapp.security.users[1].username=operator",
-        "--flowpipe.webapp.security.users[1].password=o",
-        "--flowpipe.webapp.security.users[1].roles=write");
+    List<String> arguments = BatchRestart.nodeArguments(records, parallelism);
     String classpath = root.resolve("system-tests/target/classes").toString();
     Path workDir = work.resolve("node");
     long started = System.nanoTime();

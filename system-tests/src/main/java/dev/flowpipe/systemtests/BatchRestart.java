@@ -54,9 +54,12 @@ public final class BatchRestart {
 
   private BatchRestart() {}
 
-  public static Report run(Path root, Path work, int instances, int parallelism, Consumer<String> log) throws Exception {
-    Path records = work.resolve("records");
-    List<String> arguments = List.of(
+  /**
+   * The batch node's arguments: flow control off, the engine's records recorded to {@code records}, the batch settings
+   * and a reader and an operator; shared by {@link BatchChangeRestart}.
+   */
+  static List<String> nodeArguments(Path records, int parallelism) {
+    return List.of(
         // a fresh node under a burst of creations on busy cores refuses some (RESOURCE_EXHAUSTED): not the subject
         "--flowpipe.flow-control.enabled=false",
         "--flowpipe.broker.additional-exporters.recorder.class-name=" + RecordFileExporter.class.getName(),
@@ -70,6 +73,11 @@ public final class BatchRestart {
         "--flowpipe.webapp.security.users[1].username=operator",
         "--flowpipe.webapp.security.users[1].password=o",
         "--flowpipe.webapp.security.users[1].roles=write");
+  }
+
+  public static Report run(Path root, Path work, int instances, int parallelism, Consumer<String> log) throws Exception {
+    Path records = work.resolve("records");
+    List<String> arguments = nodeArguments(records, parallelism);
     String classpath = root.resolve("system-tests/target/classes").toString();
     Path workDir = work.resolve("node");
     long started = System.nanoTime();
