@@ -2,6 +2,7 @@
 // tab is visible. Where the user may, it also acts: operations and batch operations through the v2 command endpoints.
 import Viewer from 'bpmn-js/lib/NavigatedViewer';
 import { decisionInstance, decisionInstances } from './decisions.js';
+import { connectLive } from './live.js';
 
 const view = document.getElementById('view');
 const status = document.getElementById('status');
@@ -65,10 +66,15 @@ function setStatus(text, error) {
   status.className = 'status' + (error ? ' error' : '');
 }
 
-// --- refreshing: one load per interval while the tab is visible, none while it is hidden ---
+// --- refreshing: a load when the live stream says the read model moved; one per interval while there is no stream ---
+let live = { isLive: () => false };
 
-/** Runs load(mine, reads) now and again every refresh interval while the view is shown and the tab visible. */
-function every(load) {
+/**
+ * Runs load(mine, reads) now and again when the read model moved (or, without a live stream or with {@code poll}, every
+ * refresh interval) while the view is shown and the tab visible. {@code poll}: for what the stream does not follow
+ * (batch operations: the web app's own documents, not the exporter's).
+ */
+function every(load, { poll = false } = {}) {
   const mine = route;
   const state = { timer: null, running: false, again: false };
   const run = async () => {
@@ -90,7 +96,7 @@ function every(load) {
     } finally {
       state.running = false;
     }
-    if (mine === route && document.visibilityState === 'visible' && !state.stopped) {
+    if (mine === route && document.visibilityState === 'visible' && !state.stopped && (state.again || poll || !live.isLive())) {
       state.timer = setTimeout(run, state.again ? 0 : config.refreshIntervalMillis);
     }
   };
@@ -333,7 +339,7 @@ function batchesList() {
       { title: 'Ended', html: r => date(r.endDate) },
     ], answer.items, r => `data-key="${esc(r.batchOperationKey)}"`);
     document.getElementById('page-info').textContent = answer.page.totalItems + ' batch operations';
-  });
+  }, { poll: true });
 }
 
 // the changes of a batch's state the UI offers, by the states that allow them (as the server checks them)
@@ -384,7 +390,7 @@ function batchPage(key) {
     // an ended batch changes no more once its items are closed (a cancelled one's are closed after the cancellation);
     // a suspended one may be resumed here or elsewhere
     if (!['ACTIVE', 'SUSPENDED'].includes(batch.state) && !items.items.some(i => i.state === 'ACTIVE')) state.stopped = true;
-  });
+  }, { poll: true });
 }
 
 // --- diagrams ---
@@ -608,5 +614,17 @@ api('/ui/config').then(answer => Object.assign(config, answer)).catch(() => {}).
   window.addEventListener('hashchange', show);
   show();
   importerState();
-  setInterval(() => { if (document.visibilityState === 'visible') importerState(); }, config.refreshIntervalMillis || 1000);
+  // a change on the stream reloads the view and the importer's state; without a stream both poll
+  live = connectLive({
+    onChange: () => {
+      if (document.visibilityState !== 'visible') return; // becoming visible reloads the view anyway
+      refreshNow();
+      importerState();
+    },
+    onState: state => {
+      document.body.dataset.live = state;
+      if (!live.isLive()) refreshNow(); // picks up its interval again
+    },
+  });
+  setInterval(() => { if (document.visibilityState === 'visible' && !live.isLive()) importerState(); }, config.refreshIntervalMillis || 1000);
 });

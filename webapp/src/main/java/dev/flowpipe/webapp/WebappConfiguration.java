@@ -18,6 +18,9 @@ import dev.flowpipe.webapp.batch.BatchOperations;
 import dev.flowpipe.webapp.cluster.ClusterController;
 import dev.flowpipe.webapp.config.SecurityConfiguration;
 import dev.flowpipe.webapp.config.WebappProperties;
+import dev.flowpipe.webapp.config.LiveProperties;
+import dev.flowpipe.webapp.live.LiveController;
+import dev.flowpipe.webapp.live.LiveUpdates;
 import dev.flowpipe.webapp.config.StoreProperties;
 import dev.flowpipe.webapp.consistency.ReadYourWrites;
 import dev.flowpipe.webapp.audit.AuditLogController;
@@ -54,9 +57,9 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
  * standalone {@link WebappApplication} a store reached by URL, a gateway by address (or none) and no positions.
  */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties({WebappProperties.class, StoreProperties.class})
+@EnableConfigurationProperties({WebappProperties.class, StoreProperties.class, LiveProperties.class})
 @Import({SearchController.class, StatisticsController.class, OperationsController.class, ClusterController.class,
-    BatchController.class, AuditLogController.class, UiController.class,
+    BatchController.class, AuditLogController.class, UiController.class, LiveController.class,
     ProblemHandler.class, ProblemErrorController.class,
     OperationProblems.class, SecurityConfiguration.class})
 public class WebappConfiguration {
@@ -81,6 +84,20 @@ public class WebappConfiguration {
     WebappProperties.Consistency consistency = properties.consistency();
     return new ReadYourWrites(readModel, clock, consistencyPoller, consistencyAnswers,
         consistency.pollInterval(), consistency.maxWaits());
+  }
+
+  /** The live updates' poller and keep-alive: one thread, however many pages are open. */
+  @Bean(destroyMethod = "shutdownNow")
+  ScheduledExecutorService livePoller() {
+    return Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("flowpipe-live-poller").daemon()
+        .factory());
+  }
+
+  @Bean(destroyMethod = "close")
+  LiveUpdates liveUpdates(ReadModel readModel, LiveProperties live, ScheduledExecutorService livePoller,
+      Clock clock) {
+    return new LiveUpdates(readModel, clock, livePoller, live.pollInterval(), live.keepAlive(), live.streamTimeout(),
+        live.reconnectDelay(), live.maxStreams());
   }
 
   @Bean

@@ -248,6 +248,8 @@ class WebappInBrowserTest {
   private Page pageRefreshingOnlyAfterOperations() {
     Page slow = browser.newContext(new Browser.NewContextOptions().setViewportSize(1400, 1000)).newPage();
     slow.setDefaultTimeout(20_000);
+    // no live stream either: it would reload the page on the operation's export, not the read after the operation
+    slow.route("**/ui/live*", Route::abort);
     slow.route("**/ui/config", route -> {
       APIResponse real = route.fetch();
       route.fulfill(new Route.FulfillOptions().setResponse(real)
@@ -388,6 +390,10 @@ class WebappInBrowserTest {
   @Order(11)
   void theProcessPageSendsOneRequestForItsCountsPerRefresh() {
     List<String> requests = java.util.Collections.synchronizedList(new ArrayList<>());
+    // a page without the live stream (refused): it polls every refresh interval, as before streams
+    Page page = browser.newContext(new Browser.NewContextOptions().setViewportSize(1400, 1000)).newPage();
+    page.setDefaultTimeout(20_000);
+    page.route("**/ui/live*", Route::abort);
     page.onRequest(request -> {
       if (request.url().contains("/v2/")) {
         requests.add(request.method() + " " + request.url().substring(request.url().indexOf("/v2/")));
@@ -414,6 +420,7 @@ class WebappInBrowserTest {
           .containsExactly("POST /v2/process-instances/search");
     }
     assertThat(seen).noneMatch(request -> request.contains("/element-instances/search"));
+    page.context().close();
   }
 
   @Test
@@ -507,6 +514,87 @@ class WebappInBrowserTest {
       return !found.isEmpty();
     });
     return found.getFirst();
+  }
+
+  // --- live updates: pushed over one stream, no polling (ADR 0020) ---
+
+  private static final BpmnModelInstance LIVE =
+      Bpmn.createExecutableProcess("webapp-live").name("Webapp live").startEvent("start")
+          .serviceTask("wait", t -> t.zeebeJobType("webapp-live-wait")).endEvent("end").done();
+
+  private long startLive(ZeebeClient client) {
+    return client.newCreateInstanceCommand().bpmnProcessId("webapp-live").latestVersion().send().join()
+        .getProcessInstanceKey();
+  }
+
+  /**
+   * An open list sends no request while nothing changes (counted over an idle 10 s, the stream aside: the stream's own
+   * client beside the browser saw no event in that window), shows a new instance pushed to it, and after its
+   * connection drops (a proxy cuts it) catches up with what happened meanwhile on its own, without reloading the page.
+   */
+  @Test
+  @Order(14)
+  void anOpenListSendsNoRequestWhileNothingChangesShowsAPushedChangeAndCatchesUpAfterADrop() throws Exception {
+    try (ZeebeClient client = runs.node().client();
+        CuttableProxy proxy = new CuttableProxy(Integer.parseInt(runs.baseUrl().replaceAll(".*:", "")));
+        LiveStreamClient stream = new LiveStreamClient(runs.baseUrl())) {
+      client.newDeployResourceCommand().addProcessModel(LIVE, "webapp-live.bpmn").send().join();
+      Page live = browser.newContext(new Browser.NewContextOptions().setViewportSize(1400, 1000)).newPage();
+      live.setDefaultTimeout(20_000);
+      List<String> requests = java.util.Collections.synchronizedList(new ArrayList<>());
+      live.onRequest(request -> requests.add(request.method() + " " + request.url()));
+      live.navigate(proxy.baseUrl() + "/#/instances?processDefinitionId=webapp-live");
+      assertThat(live.locator("body")).hasAttribute("data-live", "live");
+      Locator rows = live.locator("#instances-table tbody tr[data-key]");
+      assertThat(live.locator("#instances-table")).isVisible();
+      live.evaluate("window.loadedOnce = true");
+
+      // idle: a 10 s window in which the push client saw no event (the shared node may still move: a job timing out)
+      List<String> idle = new ArrayList<>();
+      await().atMost(Duration.ofSeconds(90)).pollInSameThread().pollInterval(Duration.ofMillis(200)).until(() -> {
+        int eventsBefore = stream.events().size();
+        int requestsBefore = requests.size();
+        live.waitForTimeout(10_000);
+        if (stream.events().size() != eventsBefore) {
+          return false;
+        }
+        idle.addAll(requests.subList(requestsBefore, requests.size()));
+        return true;
+      });
+      assertThat(idle).as("requests of an idle open page over 10 s").isEmpty();
+
+      // a change appears, pushed: the page had no timer running
+      int before = requests.size();
+      long started = System.nanoTime();
+      long first = startLive(client);
+      assertThat(live.locator("#instances-table tr[data-key='" + first + "']")).hasCount(1);
+      long shownMillis = (System.nanoTime() - started) / 1_000_000;
+      assertThat(requests.subList(before, requests.size())).as("the reload after the push")
+          .allMatch(r -> r.contains("/v2/") || r.contains("/actuator/health"));
+      screenshot(live, "live-list");
+
+      // the connection drops; meanwhile another instance starts; the page reconnects and shows it
+      proxy.cut();
+      assertThat(live.locator("body")).hasAttribute("data-live", "reconnecting");
+      long second = startLive(client);
+      long secondStarted = System.nanoTime();
+      // the read model holds it and the stream told its clients (the push client is not behind the proxy)
+      await().atMost(Duration.ofSeconds(20)).until(() -> stream.events().stream()
+          .anyMatch(e -> e.arrivedNanos() > secondStarted) && Http.post(runs.baseUrl() + "/v2/process-instances/search",
+              "{\"filter\": {\"processInstanceKey\": \"" + second + "\"}}").json().path("page").path("totalItems")
+              .asLong() == 1);
+      int beforeRestore = requests.size();
+      assertThat(live.locator("#instances-table tr[data-key='" + second + "']")).hasCount(0);
+      proxy.restore();
+      assertThat(live.locator("#instances-table tr[data-key='" + second + "']")).hasCount(1);
+      assertThat(rows).hasCount(2);
+      assertThat(live.evaluate("window.loadedOnce === true")).as("the page was not loaded again").isEqualTo(true);
+      assertThat(requests.subList(beforeRestore, requests.size())).as("the stream resumed, then the list reloaded once")
+          .first().matches(r -> r.contains("/ui/live"));
+      assertThat(live.locator("body")).hasAttribute("data-live", "live");
+      System.out.printf("live: instance shown %d ms after its creation was sent%n", shownMillis);
+      live.context().close();
+    }
   }
 
   static void screenshot(Page on, String name) {
