@@ -3,6 +3,9 @@
 import Viewer from 'bpmn-js/lib/NavigatedViewer';
 import { decisionInstance, decisionInstances } from './decisions.js';
 import { connectLive } from './live.js';
+import { exportLink } from './csv.js';
+import { stuckInstances } from './stuck.js';
+import { drawHeatmap, heatControls } from './heatmap.js';
 
 const view = document.getElementById('view');
 const status = document.getElementById('status');
@@ -72,7 +75,8 @@ let live = { isLive: () => false };
 /**
  * Runs load(mine, reads) now and again when the read model moved (or, without a live stream or with {@code poll}, every
  * refresh interval) while the view is shown and the tab visible. {@code poll}: for what the stream does not follow
- * (batch operations: the web app's own documents, not the exporter's).
+ * (batch operations: the web app's own documents, not the exporter's); a number: every that many milliseconds (a view
+ * that changes with the clock too).
  */
 function every(load, { poll = false } = {}) {
   const mine = route;
@@ -97,7 +101,7 @@ function every(load, { poll = false } = {}) {
       state.running = false;
     }
     if (mine === route && document.visibilityState === 'visible' && !state.stopped && (state.again || poll || !live.isLive())) {
-      state.timer = setTimeout(run, state.again ? 0 : config.refreshIntervalMillis);
+      state.timer = setTimeout(run, state.again ? 0 : typeof poll === 'number' ? poll : config.refreshIntervalMillis);
     }
   };
   refresh = { run, state };
@@ -233,6 +237,8 @@ async function startBatch(kind, filter, what) {
   if (started) location.hash = '#/batches/' + started.batchOperationKey;
 }
 
+const LIST_SORT = [{ field: 'startDate', order: 'desc' }];
+
 function instances(params) {
   const v = name => esc(params.get(name) || '');
   const option = (name, value, label) => `<option value="${value}" ${params.get(name) === value ? 'selected' : ''}>${label}</option>`;
@@ -260,6 +266,7 @@ function instances(params) {
       <button id="apply" type="submit">Apply</button>
     </form>
     ${actions}
+    <div class="actions">${exportLink(instanceFilter(params), LIST_SORT)}</div>
     <div id="instances"></div>
     <div class="paging"><button id="prev">Previous</button><span id="page-info"></span><button id="next">Next</button></div>`;
   document.getElementById('filter-form').addEventListener('submit', event => {
@@ -303,7 +310,7 @@ function instances(params) {
   document.getElementById('next').addEventListener('click', () => { if (last?.page.endCursor) { page = { after: last.page.endCursor, limit }; refreshNow(); } });
   document.getElementById('prev').addEventListener('click', () => { if (last?.page.startCursor) { page = { before: last.page.startCursor, limit }; refreshNow(); } });
   every(reload = async (mine, reads) => {
-    const answer = await search('process-instances', { filter, sort: [{ field: 'startDate', order: 'desc' }], page }, reads);
+    const answer = await search('process-instances', { filter, sort: LIST_SORT, page }, reads);
     if (mine !== route) return;
     if (answer.items.length === 0 && (page.after || page.before)) { page = { limit }; return reload(mine, reads); }
     last = answer;
@@ -546,8 +553,10 @@ function instance(key) {
 }
 
 // --- one process: diagram with per-element counts (one statistics request per refresh) ---
-function process(key) {
-  view.innerHTML = `<h1>Process <span id="process-name"></span></h1><div id="process-facts" class="facts"></div><div id="diagram" class="diagram"></div>`;
+function process(key, params) {
+  const heat = params.get('heat') || '';
+  view.innerHTML = `<h1>Process <span id="process-name"></span></h1><div id="process-facts" class="facts"></div>
+    <div class="actions">${heatControls(key, heat, esc)}</div><div id="diagram" class="diagram"></div>`;
   let viewer = null;
   let definition = null;
   every(async (mine, reads) => {
@@ -570,6 +579,7 @@ function process(key) {
       badges(viewer, s.elementId, { active: s.active, completed: s.completed, canceled: s.canceled, incident: s.incidents });
     }
     for (const e of viewer.get('elementRegistry').getAll()) if (!shown.has(e.id)) viewer.get('overlays').remove({ element: e.id });
+    await drawHeatmap(viewer, api, key, heat, esc);
   });
 }
 
@@ -580,9 +590,10 @@ function show() {
   const [path, query] = location.hash.replace(/^#/, '').split('?');
   const params = new URLSearchParams(query || '');
   const parts = (path || '/').split('/').filter(Boolean);
-  if (parts[0] === 'instances' && parts[1]) instance(parts[1]);
+  if (parts[0] === 'stuck') stuckInstances(decisionUi(), params);
+  else if (parts[0] === 'instances' && parts[1]) instance(parts[1]);
   else if (parts[0] === 'instances') instances(params);
-  else if (parts[0] === 'processes' && parts[1]) process(parts[1]);
+  else if (parts[0] === 'processes' && parts[1]) process(parts[1], params);
   else if (parts[0] === 'batches' && parts[1]) batchPage(parts[1]);
   else if (parts[0] === 'batches') batchesList();
   else if (parts[0] === 'decisions' && parts[1]) decisionInstance(decisionUi(), parts[1]);
@@ -590,7 +601,7 @@ function show() {
   else dashboard();
 }
 
-/** What the Decisions views (decisions.js) use of this module. */
+/** What the views of other modules (decisions.js, stuck.js) use of this module. */
 function decisionUi() {
   return { view, api, search, esc, date, table, every, refreshNow, setStatus, route: () => route, current: mine => mine === route };
 }

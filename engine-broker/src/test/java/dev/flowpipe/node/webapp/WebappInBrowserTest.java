@@ -548,6 +548,8 @@ class WebappInBrowserTest {
       Locator rows = live.locator("#instances-table tbody tr[data-key]");
       assertThat(live.locator("#instances-table")).isVisible();
       live.evaluate("window.loadedOnce = true");
+      // the reload timer set before the stream opened (the page polls until then) runs out once more
+      live.waitForTimeout(2_000);
 
       // idle: a 10 s window in which the push client saw no event (the shared node may still move: a job timing out)
       List<String> idle = new ArrayList<>();
@@ -595,6 +597,114 @@ class WebappInBrowserTest {
       System.out.printf("live: instance shown %d ms after its creation was sent%n", shownMillis);
       live.context().close();
     }
+  }
+
+  /** The list's "Export CSV" downloads what its filter matches: as many rows as the list counts, the runs' among them. */
+  @Test
+  @Order(15)
+  void theListExportsWhatItsFilterMatchesAsCsv() throws Exception {
+    page.navigate(runs.baseUrl() + "/#/instances?processDefinitionId=webapp-order");
+    assertThat(page.locator("#page-info")).hasText(Pattern.compile("\\d+ instances"));
+    int listed = Integer.parseInt(page.locator("#page-info").textContent().replace(" instances", ""));
+
+    com.microsoft.playwright.Download download = page.waitForDownload(() -> page.click("#export-csv"));
+
+    List<String> lines = Files.readAllLines(download.path());
+    assertThat(download.suggestedFilename()).isEqualTo("process-instances.csv");
+    assertThat(lines.getFirst()).startsWith("processInstanceKey,processDefinitionId,");
+    assertThat(lines.subList(1, lines.size())).hasSize(listed)
+        .extracting(line -> Long.valueOf(line.split(",")[0])).containsAll(runs.orderInstances())
+        .doesNotHaveDuplicates();
+    screenshot("instance-list-export");
+  }
+
+  /**
+   * The stuck list: active instances with no record for a chosen time. The runs' two order instances waiting at
+   * {@code ship} have had none since the node's set-up (more than 20 s before this test), the completed one is not
+   * active; an instance started now has had progress within the hour. "Last updated" sorts both ways.
+   */
+  @Test
+  @Order(16)
+  void theStuckListShowsActiveInstancesWithoutProgressOldestFirstAndSortsByLastUpdated() {
+    long fresh;
+    try (ZeebeClient client = runs.node().client()) {
+      client.newDeployResourceCommand().addProcessModel(LIVE, "webapp-live.bpmn").send().join();
+      fresh = startLive(client);
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> Http.post(runs.baseUrl() + "/v2/process-instances/search",
+        "{\"filter\": {\"processInstanceKey\": \"" + fresh + "\"}}").json().path("items").path(0)
+        .path("lastUpdateDate").isTextual());
+
+    page.navigate(runs.baseUrl() + "/#/stuck?for=20s&processDefinitionId=webapp-order");
+    Locator rows = page.locator("#stuck-table tbody tr[data-key]");
+    for (long waiting : runs.orderInstances().subList(1, 3)) {
+      assertThat(page.locator("#stuck-table tr[data-key='" + waiting + "']")).hasCount(1);
+    }
+    assertThat(page.locator("#stuck-table tr[data-key='" + runs.orderInstances().getFirst() + "']")).hasCount(0);
+    assertSortedByLastUpdate(rows, true);
+    screenshot("stuck");
+
+    page.click("#stuck-table a.sort[data-sort='lastUpdateDate']");
+    assertThat(page.locator("#stuck-table a.sort[data-sort='lastUpdateDate']")).containsText("▼");
+    assertSortedByLastUpdate(rows, false);
+
+    page.navigate(runs.baseUrl() + "/#/stuck?for=1h&processDefinitionId=webapp-live");
+    assertThat(page.locator("#stuck-count")).hasText(Pattern.compile("^\\d+ instance"));
+    assertThat(page.locator("#stuck-table tr[data-key='" + fresh + "']")).hasCount(0);
+  }
+
+  private static void assertSortedByLastUpdate(Locator rows, boolean ascending) {
+    List<String> updates = rows.locator("[data-field='lastUpdateDate']").all().stream()
+        .map(cell -> cell.getAttribute("data-value")).toList();
+    assertThat(updates).isNotEmpty().doesNotContainNull();
+    List<java.time.Instant> times = updates.stream().map(java.time.Instant::parse).toList();
+    List<java.time.Instant> sorted = new ArrayList<>(times);
+    sorted.sort(ascending ? java.util.Comparator.naturalOrder() : java.util.Comparator.reverseOrder());
+    assertThat(times).isEqualTo(sorted);
+  }
+
+  private static final BpmnModelInstance SKEWED =
+      Bpmn.createExecutableProcess("webapp-skewed").name("Webapp skewed").startEvent("begin")
+          .serviceTask("quick", t -> t.zeebeJobType("webapp-quick"))
+          .serviceTask("slow", t -> t.zeebeJobType("webapp-slow")).endEvent("done").done();
+
+  /**
+   * The duration heat map on a process whose {@code slow} task takes far longer than its {@code quick} one (its jobs
+   * completed three seconds after they were activated, the quick ones at once): {@code slow} is the hot element, and its
+   * p95 is above quick's.
+   */
+  @Test
+  @Order(17)
+  void theHeatMapMarksTheSlowElementHot() {
+    long definition;
+    try (ZeebeClient client = runs.node().client()) {
+      definition = client.newDeployResourceCommand().addProcessModel(SKEWED, "webapp-skewed.bpmn").send().join()
+          .getProcesses().getFirst().getProcessDefinitionKey();
+      for (int i = 0; i < 3; i++) {
+        client.newCreateInstanceCommand().bpmnProcessId("webapp-skewed").latestVersion().send().join();
+      }
+      for (ActivatedJob job : SharedWebappNode.activate(client, "webapp-quick", 3)) {
+        client.newCompleteCommand(job).send().join();
+      }
+      List<ActivatedJob> slow = SharedWebappNode.activate(client, "webapp-slow", 3);
+      page.waitForTimeout(3_000); // the slow task's time: real, as the heat map reads it from the records' timestamps
+      for (ActivatedJob job : slow) {
+        client.newCompleteCommand(job).send().join();
+      }
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> Http.post(runs.baseUrl() + "/v2/process-instances/search",
+        "{\"filter\": {\"processDefinitionId\": \"webapp-skewed\", \"state\": \"COMPLETED\"}}").json()
+        .path("page").path("totalItems").asLong() == 3);
+
+    page.navigate(runs.baseUrl() + "/#/processes/" + definition + "?heat=1h");
+
+    Locator hot = page.locator("#diagram .heat.hot");
+    assertThat(hot).hasCount(1);
+    assertThat(hot).hasAttribute("data-element", "slow");
+    long slowP95 = Long.parseLong(hot.getAttribute("data-p95"));
+    long quickP95 = Long.parseLong(page.locator("#diagram .heat[data-element='quick']").getAttribute("data-p95"));
+    assertThat(slowP95).isGreaterThanOrEqualTo(3_000).isGreaterThan(quickP95);
+    screenshot("heat-map");
   }
 
   static void screenshot(Page on, String name) {

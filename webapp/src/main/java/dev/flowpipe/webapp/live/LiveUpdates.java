@@ -4,16 +4,13 @@ import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.webapp.readmodel.ReadModel;
 import java.io.IOException;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +23,7 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
 /**
  * Tells open pages when the read model moved: one poller per web app reads the exporter's export positions (one
- * real-time multi-get, whatever the number of pages), and when a partition moved, refreshes the read model once and
+ * real-time multi-get per round, whatever the number of pages), and when a partition moved, refreshes the read model once and
  * sends every open stream a {@code positions} event whose id names the new positions. Pages reload on that event only,
  * so a page sends no request while nothing changes.
  *
@@ -37,11 +34,10 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 public final class LiveUpdates implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(LiveUpdates.class);
-  /** How often the partitions holding an export position are looked for again (a new partition, a new store). */
-  private static final Duration DISCOVERY_INTERVAL = Duration.ofSeconds(5);
+  /** How many partitions beyond the highest seen each read asks for: new ones are found in the next round. */
+  private static final int PROBE = 8;
 
   private final ReadModel model;
-  private final Clock clock;
   private final Duration streamTimeout;
   private final Duration reconnectDelay;
   private final int maxStreams;
@@ -49,19 +45,18 @@ public final class LiveUpdates implements AutoCloseable {
   private final ScheduledFuture<?> poller;
   private final ScheduledFuture<?> keepAlive;
   private final AtomicLong storeReads = new AtomicLong();
+  private final AtomicLong polls = new AtomicLong();
   private volatile LogPositions current = LogPositions.NONE;
-  private Set<Integer> partitions = Set.of();
-  private Instant nextDiscovery = Instant.MIN;
+  private int highestPartition;
 
   /**
    * @param scheduler runs the poller every {@code pollInterval} and the keep-alive comments every {@code keepAlive}
    * @param streamTimeout how long one stream stays open; the browser then opens the next one, resuming where it was
    * @param reconnectDelay how long a browser waits before it reconnects a dropped stream
    */
-  public LiveUpdates(ReadModel model, Clock clock, ScheduledExecutorService scheduler, Duration pollInterval,
+  public LiveUpdates(ReadModel model, ScheduledExecutorService scheduler, Duration pollInterval,
       Duration keepAlive, Duration streamTimeout, Duration reconnectDelay, int maxStreams) {
     this.model = model;
-    this.clock = clock;
     this.streamTimeout = streamTimeout;
     this.reconnectDelay = reconnectDelay;
     this.maxStreams = maxStreams;
@@ -101,7 +96,12 @@ public final class LiveUpdates implements AutoCloseable {
     return streams.size();
   }
 
-  /** How many reads the poller sent the store so far (multi-gets, discovery searches and refreshes). */
+  /** How many rounds the poller read the store in so far (rounds while no stream is open read nothing). */
+  public long polls() {
+    return polls.get();
+  }
+
+  /** How many requests the poller sent the store so far (multi-gets and refreshes). */
   public long storeReads() {
     return storeReads.get();
   }
@@ -111,6 +111,7 @@ public final class LiveUpdates implements AutoCloseable {
     if (streams.isEmpty()) {
       return;
     }
+    polls.incrementAndGet();
     try {
       SearchStore store = model.store();
       LogPositions read = read(store);
@@ -132,29 +133,21 @@ public final class LiveUpdates implements AutoCloseable {
     }
   }
 
+  /**
+   * The export positions, in one real-time multi-get: Zeebe numbers partitions from 1 on, so the ids asked for are
+   * those of partitions 1 to the highest seen and {@link #PROBE} more, which finds a new partition (or a first one)
+   * without a search of the index (its marks are searchable only after the store's refresh).
+   */
   private LogPositions read(SearchStore store) {
-    String index = model.index(ReadModelIndex.EXPORT_POSITION);
-    Instant now = clock.instant();
-    if (partitions.isEmpty() || !now.isBefore(nextDiscovery)) {
-      Set<Integer> found = new TreeSet<>();
-      for (Map<String, Object> marker : store.all(index, 10_000)) {
-        if (marker.get("partitionId") instanceof Number partition) {
-          found.add(partition.intValue());
-        }
-      }
-      storeReads.incrementAndGet();
-      partitions = found;
-      nextDiscovery = now.plus(DISCOVERY_INTERVAL);
-    }
-    if (partitions.isEmpty()) {
-      return LogPositions.NONE;
-    }
     List<String> ids = new ArrayList<>();
-    partitions.forEach(partition -> ids.add(ReadModelIndex.exportPositionId(partition)));
+    for (int partition = 1; partition <= highestPartition + PROBE; partition++) {
+      ids.add(ReadModelIndex.exportPositionId(partition));
+    }
     Map<Integer, Long> positions = new TreeMap<>();
-    store.getAll(index, ids).forEach((id, marker) -> {
+    store.getAll(model.index(ReadModelIndex.EXPORT_POSITION), ids).forEach((id, marker) -> {
       if (marker.get("partitionId") instanceof Number partition && marker.get("position") instanceof Number position) {
         positions.put(partition.intValue(), position.longValue());
+        highestPartition = Math.max(highestPartition, partition.intValue());
       }
     });
     storeReads.incrementAndGet();
