@@ -6,6 +6,7 @@ import { connectLive } from './live.js';
 import { exportLink } from './csv.js';
 import { stuckInstances } from './stuck.js';
 import { drawHeatmap, heatControls } from './heatmap.js';
+import { incidentsByError } from './incidents.js';
 
 const view = document.getElementById('view');
 const status = document.getElementById('status');
@@ -155,12 +156,13 @@ async function operate(confirmation, action, done) {
 
 // --- dashboard: running instances and open incidents per process ---
 function dashboard() {
-  view.innerHTML = '<h1>Processes</h1><div id="dashboard"></div>';
+  view.innerHTML = '<h1>Processes</h1><div id="dashboard"></div><div id="incidents-by-error"></div>';
   every(async (mine, reads) => {
     // two requests, however many processes: the definitions, and the active instances counted per process
     const [definitions, running] = await Promise.all([
       search('process-definitions', { sort: [{ field: 'processDefinitionId' }, { field: 'version', order: 'desc' }], page: { limit: 1000 } }, reads),
       api('/v2/process-definitions/statistics/process-instances', { page: { limit: 10000 }, consistency: reads }),
+      incidentsByError(api, reads, table, esc, document.getElementById('incidents-by-error')),
     ]);
     const latest = new Map();
     for (const d of definitions.items) if (!latest.has(d.processDefinitionId)) latest.set(d.processDefinitionId, d);
@@ -201,6 +203,7 @@ function instanceFilter(params) {
     filter.variables = [{ name: p('variableName'), value: p('variableValue') ? textCondition(p('variableValue')) : { $exists: true } }];
   }
   if (p('errorMessage')) filter.errorMessage = textCondition(p('errorMessage'));
+  if (p('errorHashCode')) filter.incidentErrorHashCode = Number(p('errorHashCode')); // the dashboard's link by error
   if (p('elementId')) filter.elementId = textCondition(p('elementId'));
   if (p('hasRetriesLeft')) filter.hasRetriesLeft = p('hasRetriesLeft') === 'true';
   const range = (from, to) => {
@@ -561,7 +564,14 @@ function process(key, params) {
   let definition = null;
   every(async (mine, reads) => {
     if (!definition) definition = await api('/v2/process-definitions/' + encodeURIComponent(key));
-    if (!viewer) viewer = await diagram(document.getElementById('diagram'), key);
+    if (!viewer) {
+      viewer = await diagram(document.getElementById('diagram'), key);
+      // an element clicked: the list of this version's instances that have an instance of that element
+      viewer.on('element.click', event => {
+        if (!definition || event.element.type === 'bpmn:Process' || event.element.type === 'label' || event.element.waypoints) return;
+        location.hash = `#/instances?processDefinitionId=${encodeURIComponent(definition.processDefinitionId)}&version=${encodeURIComponent(definition.version)}&elementId=${encodeURIComponent(event.element.id)}`;
+      });
+    }
     if (mine !== route) return;
     document.getElementById('process-name').textContent = definition.name || definition.processDefinitionId;
     const [running, statistics] = await Promise.all([

@@ -707,6 +707,32 @@ class WebappInBrowserTest {
     screenshot("heat-map");
   }
 
+  /**
+   * The dashboard's open incidents by error link to the list of that error's active instances (the runs' fragile
+   * instance, whose job failed with "card declined"); on the process page, clicking an element opens the list of the
+   * instances that have an instance of it.
+   */
+  @Test
+  @Order(18)
+  void theDashboardsErrorsAndTheDiagramsElementsLinkIntoFilteredLists() {
+    page.navigate(runs.baseUrl() + "/#/");
+    Locator declined = page.locator("#incidents-by-error a.error-link", new Page.LocatorOptions().setHasText("card declined"));
+    assertThat(declined).hasCount(1);
+    screenshot("dashboard-incidents-by-error");
+    declined.click();
+    assertThat(page.locator("#instances-table tr[data-key='" + runs.fragileInstance() + "']")).hasCount(1);
+    assertThat(page.locator("#filter-form input[name=errorMessage]")).hasValue("card declined");
+
+    page.navigate(runs.baseUrl() + "/#/processes/" + orderDefinitionKey());
+    assertThat(page.locator("#diagram .badges[data-element='ship']")).isVisible();
+    page.locator("#diagram g[data-element-id='ship']").first().click();
+    assertThat(page.locator("#filter-form input[name=elementId]")).hasValue("ship");
+    for (long order : runs.orderInstances()) {
+      assertThat(page.locator("#instances-table tr[data-key='" + order + "']")).hasCount(1);
+    }
+    screenshot("instance-list-by-clicked-element");
+  }
+
   static void screenshot(Page on, String name) {
     on.screenshot(new Page.ScreenshotOptions().setPath(SCREENSHOTS.resolve(name + ".png")).setFullPage(true));
   }
