@@ -2,6 +2,11 @@
 // tab is visible. Where the user may, it also acts: operations and batch operations through the v2 command endpoints.
 import Viewer from 'bpmn-js/lib/NavigatedViewer';
 import { decisionInstance, decisionInstances } from './decisions.js';
+import { connectLive } from './live.js';
+import { exportLink } from './csv.js';
+import { stuckInstances } from './stuck.js';
+import { drawHeatmap, heatControls } from './heatmap.js';
+import { incidentsByError } from './incidents.js';
 
 const view = document.getElementById('view');
 const status = document.getElementById('status');
@@ -65,10 +70,16 @@ function setStatus(text, error) {
   status.className = 'status' + (error ? ' error' : '');
 }
 
-// --- refreshing: one load per interval while the tab is visible, none while it is hidden ---
+// --- refreshing: a load when the live stream says the read model moved; one per interval while there is no stream ---
+let live = { isLive: () => false };
 
-/** Runs load(mine, reads) now and again every refresh interval while the view is shown and the tab visible. */
-function every(load) {
+/**
+ * Runs load(mine, reads) now and again when the read model moved (or, without a live stream or with {@code poll}, every
+ * refresh interval) while the view is shown and the tab visible. {@code poll}: for what the stream does not follow
+ * (batch operations: the web app's own documents, not the exporter's); a number: every that many milliseconds (a view
+ * that changes with the clock too).
+ */
+function every(load, { poll = false } = {}) {
   const mine = route;
   const state = { timer: null, running: false, again: false };
   const run = async () => {
@@ -90,8 +101,8 @@ function every(load) {
     } finally {
       state.running = false;
     }
-    if (mine === route && document.visibilityState === 'visible' && !state.stopped) {
-      state.timer = setTimeout(run, state.again ? 0 : config.refreshIntervalMillis);
+    if (mine === route && document.visibilityState === 'visible' && !state.stopped && (state.again || poll || !live.isLive())) {
+      state.timer = setTimeout(run, state.again ? 0 : typeof poll === 'number' ? poll : config.refreshIntervalMillis);
     }
   };
   refresh = { run, state };
@@ -145,12 +156,13 @@ async function operate(confirmation, action, done) {
 
 // --- dashboard: running instances and open incidents per process ---
 function dashboard() {
-  view.innerHTML = '<h1>Processes</h1><div id="dashboard"></div>';
+  view.innerHTML = '<h1>Processes</h1><div id="dashboard"></div><div id="incidents-by-error"></div>';
   every(async (mine, reads) => {
     // two requests, however many processes: the definitions, and the active instances counted per process
     const [definitions, running] = await Promise.all([
       search('process-definitions', { sort: [{ field: 'processDefinitionId' }, { field: 'version', order: 'desc' }], page: { limit: 1000 } }, reads),
       api('/v2/process-definitions/statistics/process-instances', { page: { limit: 10000 }, consistency: reads }),
+      incidentsByError(api, reads, table, esc, document.getElementById('incidents-by-error')),
     ]);
     const latest = new Map();
     for (const d of definitions.items) if (!latest.has(d.processDefinitionId)) latest.set(d.processDefinitionId, d);
@@ -191,6 +203,7 @@ function instanceFilter(params) {
     filter.variables = [{ name: p('variableName'), value: p('variableValue') ? textCondition(p('variableValue')) : { $exists: true } }];
   }
   if (p('errorMessage')) filter.errorMessage = textCondition(p('errorMessage'));
+  if (p('errorHashCode')) filter.incidentErrorHashCode = Number(p('errorHashCode')); // the dashboard's link by error
   if (p('elementId')) filter.elementId = textCondition(p('elementId'));
   if (p('hasRetriesLeft')) filter.hasRetriesLeft = p('hasRetriesLeft') === 'true';
   const range = (from, to) => {
@@ -227,6 +240,8 @@ async function startBatch(kind, filter, what) {
   if (started) location.hash = '#/batches/' + started.batchOperationKey;
 }
 
+const LIST_SORT = [{ field: 'startDate', order: 'desc' }];
+
 function instances(params) {
   const v = name => esc(params.get(name) || '');
   const option = (name, value, label) => `<option value="${value}" ${params.get(name) === value ? 'selected' : ''}>${label}</option>`;
@@ -254,6 +269,7 @@ function instances(params) {
       <button id="apply" type="submit">Apply</button>
     </form>
     ${actions}
+    <div class="actions">${exportLink(instanceFilter(params), LIST_SORT)}</div>
     <div id="instances"></div>
     <div class="paging"><button id="prev">Previous</button><span id="page-info"></span><button id="next">Next</button></div>`;
   document.getElementById('filter-form').addEventListener('submit', event => {
@@ -297,7 +313,7 @@ function instances(params) {
   document.getElementById('next').addEventListener('click', () => { if (last?.page.endCursor) { page = { after: last.page.endCursor, limit }; refreshNow(); } });
   document.getElementById('prev').addEventListener('click', () => { if (last?.page.startCursor) { page = { before: last.page.startCursor, limit }; refreshNow(); } });
   every(reload = async (mine, reads) => {
-    const answer = await search('process-instances', { filter, sort: [{ field: 'startDate', order: 'desc' }], page }, reads);
+    const answer = await search('process-instances', { filter, sort: LIST_SORT, page }, reads);
     if (mine !== route) return;
     if (answer.items.length === 0 && (page.after || page.before)) { page = { limit }; return reload(mine, reads); }
     last = answer;
@@ -333,7 +349,7 @@ function batchesList() {
       { title: 'Ended', html: r => date(r.endDate) },
     ], answer.items, r => `data-key="${esc(r.batchOperationKey)}"`);
     document.getElementById('page-info').textContent = answer.page.totalItems + ' batch operations';
-  });
+  }, { poll: true });
 }
 
 // the changes of a batch's state the UI offers, by the states that allow them (as the server checks them)
@@ -384,7 +400,7 @@ function batchPage(key) {
     // an ended batch changes no more once its items are closed (a cancelled one's are closed after the cancellation);
     // a suspended one may be resumed here or elsewhere
     if (!['ACTIVE', 'SUSPENDED'].includes(batch.state) && !items.items.some(i => i.state === 'ACTIVE')) state.stopped = true;
-  });
+  }, { poll: true });
 }
 
 // --- diagrams ---
@@ -540,13 +556,22 @@ function instance(key) {
 }
 
 // --- one process: diagram with per-element counts (one statistics request per refresh) ---
-function process(key) {
-  view.innerHTML = `<h1>Process <span id="process-name"></span></h1><div id="process-facts" class="facts"></div><div id="diagram" class="diagram"></div>`;
+function process(key, params) {
+  const heat = params.get('heat') || '';
+  view.innerHTML = `<h1>Process <span id="process-name"></span></h1><div id="process-facts" class="facts"></div>
+    <div class="actions">${heatControls(key, heat, esc)}</div><div id="diagram" class="diagram"></div>`;
   let viewer = null;
   let definition = null;
   every(async (mine, reads) => {
     if (!definition) definition = await api('/v2/process-definitions/' + encodeURIComponent(key));
-    if (!viewer) viewer = await diagram(document.getElementById('diagram'), key);
+    if (!viewer) {
+      viewer = await diagram(document.getElementById('diagram'), key);
+      // an element clicked: the list of this version's instances that have an instance of that element
+      viewer.on('element.click', event => {
+        if (!definition || event.element.type === 'bpmn:Process' || event.element.type === 'label' || event.element.waypoints) return;
+        location.hash = `#/instances?processDefinitionId=${encodeURIComponent(definition.processDefinitionId)}&version=${encodeURIComponent(definition.version)}&elementId=${encodeURIComponent(event.element.id)}`;
+      });
+    }
     if (mine !== route) return;
     document.getElementById('process-name').textContent = definition.name || definition.processDefinitionId;
     const [running, statistics] = await Promise.all([
@@ -564,6 +589,7 @@ function process(key) {
       badges(viewer, s.elementId, { active: s.active, completed: s.completed, canceled: s.canceled, incident: s.incidents });
     }
     for (const e of viewer.get('elementRegistry').getAll()) if (!shown.has(e.id)) viewer.get('overlays').remove({ element: e.id });
+    await drawHeatmap(viewer, api, key, heat, esc);
   });
 }
 
@@ -574,9 +600,10 @@ function show() {
   const [path, query] = location.hash.replace(/^#/, '').split('?');
   const params = new URLSearchParams(query || '');
   const parts = (path || '/').split('/').filter(Boolean);
-  if (parts[0] === 'instances' && parts[1]) instance(parts[1]);
+  if (parts[0] === 'stuck') stuckInstances(decisionUi(), params);
+  else if (parts[0] === 'instances' && parts[1]) instance(parts[1]);
   else if (parts[0] === 'instances') instances(params);
-  else if (parts[0] === 'processes' && parts[1]) process(parts[1]);
+  else if (parts[0] === 'processes' && parts[1]) process(parts[1], params);
   else if (parts[0] === 'batches' && parts[1]) batchPage(parts[1]);
   else if (parts[0] === 'batches') batchesList();
   else if (parts[0] === 'decisions' && parts[1]) decisionInstance(decisionUi(), parts[1]);
@@ -584,7 +611,7 @@ function show() {
   else dashboard();
 }
 
-/** What the Decisions views (decisions.js) use of this module. */
+/** What the views of other modules (decisions.js, stuck.js) use of this module. */
 function decisionUi() {
   return { view, api, search, esc, date, table, every, refreshNow, setStatus, route: () => route, current: mine => mine === route };
 }
@@ -608,5 +635,17 @@ api('/ui/config').then(answer => Object.assign(config, answer)).catch(() => {}).
   window.addEventListener('hashchange', show);
   show();
   importerState();
-  setInterval(() => { if (document.visibilityState === 'visible') importerState(); }, config.refreshIntervalMillis || 1000);
+  // a change on the stream reloads the view and the importer's state; without a stream both poll
+  live = connectLive({
+    onChange: () => {
+      if (document.visibilityState !== 'visible') return; // becoming visible reloads the view anyway
+      refreshNow();
+      importerState();
+    },
+    onState: state => {
+      document.body.dataset.live = state;
+      if (!live.isLive()) refreshNow(); // picks up its interval again
+    },
+  });
+  setInterval(() => { if (document.visibilityState === 'visible' && !live.isLive()) importerState(); }, config.refreshIntervalMillis || 1000);
 });

@@ -28,6 +28,7 @@ import dev.flowpipe.benchmarks.scenario.importer.ImportRestartSettings;
 import dev.flowpipe.benchmarks.scenario.importer.LegacyAvailability;
 import dev.flowpipe.benchmarks.scenario.importer.LegacyAvailabilitySettings;
 import dev.flowpipe.benchmarks.scenario.operations.OperationsScenario;
+import dev.flowpipe.benchmarks.scenario.live.LivePushScenario;
 import dev.flowpipe.benchmarks.scenario.migration.SchemaMigrationRun;
 import dev.flowpipe.benchmarks.report.Report;
 import java.nio.file.Path;
@@ -151,6 +152,16 @@ public final class Scenarios {
       double storeOps = a.number("store-operations-per-second", 45);
       a.requireAllKnown(names);
       return FlowControlScenario.run(root, rate, storeOps);
+    });
+    scenarios.put("live-push", (root, args) -> {
+      List<String> names = List.of("rate", "probes-per-second", "seconds", "idle-seconds");
+      ScenarioArguments a = arguments(args, names);
+      int rate = a.integer("rate", 50);
+      int probes = a.integer("probes-per-second", 5);
+      int seconds = a.integer("seconds", 60);
+      int idle = a.integer("idle-seconds", 60);
+      a.requireAllKnown(names);
+      return Report.of(LivePushScenario.run(root, rate, probes, seconds, idle));
     });
     scenarios.put("search-latency", (root, args) -> {
       List<String> names = List.of("instances", "runs");

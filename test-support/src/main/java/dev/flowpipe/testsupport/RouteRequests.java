@@ -124,12 +124,42 @@ public final class RouteRequests {
           (caller.user() + ":" + caller.password()).getBytes(StandardCharsets.UTF_8)));
     }
     try {
-      return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      return http.send(request.build(), RouteRequests::bodyOrStreamStart);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * The body as text; of an event stream (the UI's {@code /ui/live}, which stays open) none: the status and headers
+   * are what the checks read, and the connection is closed at once.
+   */
+  private static HttpResponse.BodySubscriber<String> bodyOrStreamStart(HttpResponse.ResponseInfo info) {
+    if (!info.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream")) {
+      return HttpResponse.BodySubscribers.ofString(StandardCharsets.UTF_8);
+    }
+    return new HttpResponse.BodySubscriber<>() {
+      @Override
+      public java.util.concurrent.CompletionStage<String> getBody() {
+        return java.util.concurrent.CompletableFuture.completedFuture("");
+      }
+
+      @Override
+      public void onSubscribe(java.util.concurrent.Flow.Subscription subscription) {
+        subscription.cancel();
+      }
+
+      @Override
+      public void onNext(List<java.nio.ByteBuffer> item) {}
+
+      @Override
+      public void onError(Throwable throwable) {}
+
+      @Override
+      public void onComplete() {}
+    };
   }
 }

@@ -18,6 +18,15 @@ import dev.flowpipe.webapp.batch.BatchOperations;
 import dev.flowpipe.webapp.cluster.ClusterController;
 import dev.flowpipe.webapp.config.SecurityConfiguration;
 import dev.flowpipe.webapp.config.WebappProperties;
+import dev.flowpipe.webapp.config.LiveProperties;
+import dev.flowpipe.webapp.config.ExportProperties;
+import dev.flowpipe.webapp.config.DurationsProperties;
+import dev.flowpipe.webapp.heatmap.ElementDurations;
+import dev.flowpipe.webapp.heatmap.HeatmapController;
+import dev.flowpipe.webapp.export.ExportController;
+import dev.flowpipe.webapp.export.InstanceExport;
+import dev.flowpipe.webapp.live.LiveController;
+import dev.flowpipe.webapp.live.LiveUpdates;
 import dev.flowpipe.webapp.config.StoreProperties;
 import dev.flowpipe.webapp.consistency.ReadYourWrites;
 import dev.flowpipe.webapp.audit.AuditLogController;
@@ -54,9 +63,11 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
  * standalone {@link WebappApplication} a store reached by URL, a gateway by address (or none) and no positions.
  */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties({WebappProperties.class, StoreProperties.class})
+@EnableConfigurationProperties({WebappProperties.class, StoreProperties.class, LiveProperties.class,
+    ExportProperties.class, DurationsProperties.class})
 @Import({SearchController.class, StatisticsController.class, OperationsController.class, ClusterController.class,
-    BatchController.class, AuditLogController.class, UiController.class,
+    BatchController.class, AuditLogController.class, UiController.class, LiveController.class, ExportController.class,
+    HeatmapController.class,
     ProblemHandler.class, ProblemErrorController.class,
     OperationProblems.class, SecurityConfiguration.class})
 public class WebappConfiguration {
@@ -83,9 +94,32 @@ public class WebappConfiguration {
         consistency.pollInterval(), consistency.maxWaits());
   }
 
+  /** The live updates' poller and keep-alive: one thread, however many pages are open. */
+  @Bean(destroyMethod = "shutdownNow")
+  ScheduledExecutorService livePoller() {
+    return Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("flowpipe-live-poller").daemon()
+        .factory());
+  }
+
+  @Bean(destroyMethod = "close")
+  LiveUpdates liveUpdates(ReadModel readModel, LiveProperties live, ScheduledExecutorService livePoller) {
+    return new LiveUpdates(readModel, livePoller, live.pollInterval(), live.keepAlive(), live.streamTimeout(),
+        live.reconnectDelay(), live.maxStreams());
+  }
+
   @Bean
   SearchService searchService(ReadModel readModel, WebappProperties properties, ReadYourWrites readYourWrites) {
     return new SearchService(readModel, properties, readYourWrites);
+  }
+
+  @Bean
+  InstanceExport instanceExport(SearchService searchService, ExportProperties export) {
+    return new InstanceExport(searchService, export.maxRows(), export.pageSize());
+  }
+
+  @Bean
+  ElementDurations elementDurations(SearchService searchService, DurationsProperties durations, Clock clock) {
+    return new ElementDurations(searchService, clock, durations.defaultWindow(), durations.maxSample());
   }
 
   @Bean

@@ -248,6 +248,8 @@ class WebappInBrowserTest {
   private Page pageRefreshingOnlyAfterOperations() {
     Page slow = browser.newContext(new Browser.NewContextOptions().setViewportSize(1400, 1000)).newPage();
     slow.setDefaultTimeout(20_000);
+    // no live stream either: it would reload the page on the operation's export, not the read after the operation
+    slow.route("**/ui/live*", Route::abort);
     slow.route("**/ui/config", route -> {
       APIResponse real = route.fetch();
       route.fulfill(new Route.FulfillOptions().setResponse(real)
@@ -388,6 +390,10 @@ class WebappInBrowserTest {
   @Order(11)
   void theProcessPageSendsOneRequestForItsCountsPerRefresh() {
     List<String> requests = java.util.Collections.synchronizedList(new ArrayList<>());
+    // a page without the live stream (refused): it polls every refresh interval, as before streams
+    Page page = browser.newContext(new Browser.NewContextOptions().setViewportSize(1400, 1000)).newPage();
+    page.setDefaultTimeout(20_000);
+    page.route("**/ui/live*", Route::abort);
     page.onRequest(request -> {
       if (request.url().contains("/v2/")) {
         requests.add(request.method() + " " + request.url().substring(request.url().indexOf("/v2/")));
@@ -414,6 +420,7 @@ class WebappInBrowserTest {
           .containsExactly("POST /v2/process-instances/search");
     }
     assertThat(seen).noneMatch(request -> request.contains("/element-instances/search"));
+    page.context().close();
   }
 
   @Test
@@ -507,6 +514,223 @@ class WebappInBrowserTest {
       return !found.isEmpty();
     });
     return found.getFirst();
+  }
+
+  // --- live updates: pushed over one stream, no polling (ADR 0020) ---
+
+  private static final BpmnModelInstance LIVE =
+      Bpmn.createExecutableProcess("webapp-live").name("Webapp live").startEvent("start")
+          .serviceTask("wait", t -> t.zeebeJobType("webapp-live-wait")).endEvent("end").done();
+
+  private long startLive(ZeebeClient client) {
+    return client.newCreateInstanceCommand().bpmnProcessId("webapp-live").latestVersion().send().join()
+        .getProcessInstanceKey();
+  }
+
+  /**
+   * An open list sends no request while nothing changes (counted over an idle 10 s, the stream aside: the stream's own
+   * client beside the browser saw no event in that window), shows a new instance pushed to it, and after its
+   * connection drops (a proxy cuts it) catches up with what happened meanwhile on its own, without reloading the page.
+   */
+  @Test
+  @Order(14)
+  void anOpenListSendsNoRequestWhileNothingChangesShowsAPushedChangeAndCatchesUpAfterADrop() throws Exception {
+    try (ZeebeClient client = runs.node().client();
+        CuttableProxy proxy = new CuttableProxy(Integer.parseInt(runs.baseUrl().replaceAll(".*:", "")));
+        LiveStreamClient stream = new LiveStreamClient(runs.baseUrl())) {
+      client.newDeployResourceCommand().addProcessModel(LIVE, "webapp-live.bpmn").send().join();
+      Page live = browser.newContext(new Browser.NewContextOptions().setViewportSize(1400, 1000)).newPage();
+      live.setDefaultTimeout(20_000);
+      List<String> requests = java.util.Collections.synchronizedList(new ArrayList<>());
+      live.onRequest(request -> requests.add(request.method() + " " + request.url()));
+      live.navigate(proxy.baseUrl() + "/#/instances?processDefinitionId=webapp-live");
+      assertThat(live.locator("body")).hasAttribute("data-live", "live");
+      Locator rows = live.locator("#instances-table tbody tr[data-key]");
+      assertThat(live.locator("#instances-table")).isVisible();
+      live.evaluate("window.loadedOnce = true");
+      // the reload timer set before the stream opened (the page polls until then) runs out once more
+      live.waitForTimeout(2_000);
+
+      // idle: a 10 s window in which the push client saw no event (the shared node may still move: a job timing out)
+      List<String> idle = new ArrayList<>();
+      await().atMost(Duration.ofSeconds(90)).pollInSameThread().pollInterval(Duration.ofMillis(200)).until(() -> {
+        int eventsBefore = stream.events().size();
+        int requestsBefore = requests.size();
+        live.waitForTimeout(10_000);
+        if (stream.events().size() != eventsBefore) {
+          return false;
+        }
+        idle.addAll(requests.subList(requestsBefore, requests.size()));
+        return true;
+      });
+      assertThat(idle).as("requests of an idle open page over 10 s").isEmpty();
+
+      // a change appears, pushed: the page had no timer running
+      int before = requests.size();
+      long started = System.nanoTime();
+      long first = startLive(client);
+      assertThat(live.locator("#instances-table tr[data-key='" + first + "']")).hasCount(1);
+      long shownMillis = (System.nanoTime() - started) / 1_000_000;
+      assertThat(requests.subList(before, requests.size())).as("the reload after the push")
+          .allMatch(r -> r.contains("/v2/") || r.contains("/actuator/health"));
+      screenshot(live, "live-list");
+
+      // the connection drops; meanwhile another instance starts; the page reconnects and shows it
+      proxy.cut();
+      assertThat(live.locator("body")).hasAttribute("data-live", "reconnecting");
+      long second = startLive(client);
+      long secondStarted = System.nanoTime();
+      // the read model holds it and the stream told its clients (the push client is not behind the proxy)
+      await().atMost(Duration.ofSeconds(20)).until(() -> stream.events().stream()
+          .anyMatch(e -> e.arrivedNanos() > secondStarted) && Http.post(runs.baseUrl() + "/v2/process-instances/search",
+              "{\"filter\": {\"processInstanceKey\": \"" + second + "\"}}").json().path("page").path("totalItems")
+              .asLong() == 1);
+      int beforeRestore = requests.size();
+      assertThat(live.locator("#instances-table tr[data-key='" + second + "']")).hasCount(0);
+      proxy.restore();
+      assertThat(live.locator("#instances-table tr[data-key='" + second + "']")).hasCount(1);
+      assertThat(rows).hasCount(2);
+      assertThat(live.evaluate("window.loadedOnce === true")).as("the page was not loaded again").isEqualTo(true);
+      assertThat(requests.subList(beforeRestore, requests.size())).as("the stream resumed, then the list reloaded once")
+          .first().matches(r -> r.contains("/ui/live"));
+      assertThat(live.locator("body")).hasAttribute("data-live", "live");
+      System.out.printf("live: instance shown %d ms after its creation was sent%n", shownMillis);
+      live.context().close();
+    }
+  }
+
+  /** The list's "Export CSV" downloads what its filter matches: as many rows as the list counts, the runs' among them. */
+  @Test
+  @Order(15)
+  void theListExportsWhatItsFilterMatchesAsCsv() throws Exception {
+    page.navigate(runs.baseUrl() + "/#/instances?processDefinitionId=webapp-order");
+    assertThat(page.locator("#page-info")).hasText(Pattern.compile("\\d+ instances"));
+    int listed = Integer.parseInt(page.locator("#page-info").textContent().replace(" instances", ""));
+
+    com.microsoft.playwright.Download download = page.waitForDownload(() -> page.click("#export-csv"));
+
+    List<String> lines = Files.readAllLines(download.path());
+    assertThat(download.suggestedFilename()).isEqualTo("process-instances.csv");
+    assertThat(lines.getFirst()).startsWith("processInstanceKey,processDefinitionId,");
+    assertThat(lines.subList(1, lines.size())).hasSize(listed)
+        .extracting(line -> Long.valueOf(line.split(",")[0])).containsAll(runs.orderInstances())
+        .doesNotHaveDuplicates();
+    screenshot("instance-list-export");
+  }
+
+  /**
+   * The stuck list: active instances with no record for a chosen time. The runs' two order instances waiting at
+   * {@code ship} have had none since the node's set-up (more than 20 s before this test), the completed one is not
+   * active; an instance started now has had progress within the hour. "Last updated" sorts both ways.
+   */
+  @Test
+  @Order(16)
+  void theStuckListShowsActiveInstancesWithoutProgressOldestFirstAndSortsByLastUpdated() {
+    long fresh;
+    try (ZeebeClient client = runs.node().client()) {
+      client.newDeployResourceCommand().addProcessModel(LIVE, "webapp-live.bpmn").send().join();
+      fresh = startLive(client);
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> Http.post(runs.baseUrl() + "/v2/process-instances/search",
+        "{\"filter\": {\"processInstanceKey\": \"" + fresh + "\"}}").json().path("items").path(0)
+        .path("lastUpdateDate").isTextual());
+
+    page.navigate(runs.baseUrl() + "/#/stuck?for=20s&processDefinitionId=webapp-order");
+    Locator rows = page.locator("#stuck-table tbody tr[data-key]");
+    for (long waiting : runs.orderInstances().subList(1, 3)) {
+      assertThat(page.locator("#stuck-table tr[data-key='" + waiting + "']")).hasCount(1);
+    }
+    assertThat(page.locator("#stuck-table tr[data-key='" + runs.orderInstances().getFirst() + "']")).hasCount(0);
+    assertSortedByLastUpdate(rows, true);
+    screenshot("stuck");
+
+    page.click("#stuck-table a.sort[data-sort='lastUpdateDate']");
+    assertThat(page.locator("#stuck-table a.sort[data-sort='lastUpdateDate']")).containsText("▼");
+    assertSortedByLastUpdate(rows, false);
+
+    page.navigate(runs.baseUrl() + "/#/stuck?for=1h&processDefinitionId=webapp-live");
+    assertThat(page.locator("#stuck-count")).hasText(Pattern.compile("^\\d+ instance"));
+    assertThat(page.locator("#stuck-table tr[data-key='" + fresh + "']")).hasCount(0);
+  }
+
+  private static void assertSortedByLastUpdate(Locator rows, boolean ascending) {
+    List<String> updates = rows.locator("[data-field='lastUpdateDate']").all().stream()
+        .map(cell -> cell.getAttribute("data-value")).toList();
+    assertThat(updates).isNotEmpty().doesNotContainNull();
+    List<java.time.Instant> times = updates.stream().map(java.time.Instant::parse).toList();
+    List<java.time.Instant> sorted = new ArrayList<>(times);
+    sorted.sort(ascending ? java.util.Comparator.naturalOrder() : java.util.Comparator.reverseOrder());
+    assertThat(times).isEqualTo(sorted);
+  }
+
+  private static final BpmnModelInstance SKEWED =
+      Bpmn.createExecutableProcess("webapp-skewed").name("Webapp skewed").startEvent("begin")
+          .serviceTask("quick", t -> t.zeebeJobType("webapp-quick"))
+          .serviceTask("slow", t -> t.zeebeJobType("webapp-slow")).endEvent("done").done();
+
+  /**
+   * The duration heat map on a process whose {@code slow} task takes far longer than its {@code quick} one (its jobs
+   * completed three seconds after they were activated, the quick ones at once): {@code slow} is the hot element, and its
+   * p95 is above quick's.
+   */
+  @Test
+  @Order(17)
+  void theHeatMapMarksTheSlowElementHot() {
+    long definition;
+    try (ZeebeClient client = runs.node().client()) {
+      definition = client.newDeployResourceCommand().addProcessModel(SKEWED, "webapp-skewed.bpmn").send().join()
+          .getProcesses().getFirst().getProcessDefinitionKey();
+      for (int i = 0; i < 3; i++) {
+        client.newCreateInstanceCommand().bpmnProcessId("webapp-skewed").latestVersion().send().join();
+      }
+      for (ActivatedJob job : SharedWebappNode.activate(client, "webapp-quick", 3)) {
+        client.newCompleteCommand(job).send().join();
+      }
+      List<ActivatedJob> slow = SharedWebappNode.activate(client, "webapp-slow", 3);
+      page.waitForTimeout(3_000); // the slow task's time: real, as the heat map reads it from the records' timestamps
+      for (ActivatedJob job : slow) {
+        client.newCompleteCommand(job).send().join();
+      }
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> Http.post(runs.baseUrl() + "/v2/process-instances/search",
+        "{\"filter\": {\"processDefinitionId\": \"webapp-skewed\", \"state\": \"COMPLETED\"}}").json()
+        .path("page").path("totalItems").asLong() == 3);
+
+    page.navigate(runs.baseUrl() + "/#/processes/" + definition + "?heat=1h");
+
+    Locator hot = page.locator("#diagram .heat.hot");
+    assertThat(hot).hasCount(1);
+    assertThat(hot).hasAttribute("data-element", "slow");
+    long slowP95 = Long.parseLong(hot.getAttribute("data-p95"));
+    long quickP95 = Long.parseLong(page.locator("#diagram .heat[data-element='quick']").getAttribute("data-p95"));
+    assertThat(slowP95).isGreaterThanOrEqualTo(3_000).isGreaterThan(quickP95);
+    screenshot("heat-map");
+  }
+
+  /**
+   * The dashboard's open incidents by error link to the list of that error's active instances (the runs' fragile
+   * instance, whose job failed with "card declined"); on the process page, clicking an element opens the list of the
+   * instances that have an instance of it.
+   */
+  @Test
+  @Order(18)
+  void theDashboardsErrorsAndTheDiagramsElementsLinkIntoFilteredLists() {
+    page.navigate(runs.baseUrl() + "/#/");
+    Locator declined = page.locator("#incidents-by-error a.error-link", new Page.LocatorOptions().setHasText("card declined"));
+    assertThat(declined).hasCount(1);
+    screenshot("dashboard-incidents-by-error");
+    declined.click();
+    assertThat(page.locator("#instances-table tr[data-key='" + runs.fragileInstance() + "']")).hasCount(1);
+    assertThat(page.locator("#filter-form input[name=errorMessage]")).hasValue("card declined");
+
+    page.navigate(runs.baseUrl() + "/#/processes/" + orderDefinitionKey());
+    assertThat(page.locator("#diagram .badges[data-element='ship']")).isVisible();
+    page.locator("#diagram g[data-element-id='ship']").first().click();
+    assertThat(page.locator("#filter-form input[name=elementId]")).hasValue("ship");
+    for (long order : runs.orderInstances()) {
+      assertThat(page.locator("#instances-table tr[data-key='" + order + "']")).hasCount(1);
+    }
+    screenshot("instance-list-by-clicked-element");
   }
 
   static void screenshot(Page on, String name) {

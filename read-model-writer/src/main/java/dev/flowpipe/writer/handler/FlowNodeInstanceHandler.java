@@ -63,6 +63,7 @@ public final class FlowNodeInstanceHandler implements ExportHandler {
         : DocumentChange.update(instances, value.getProcessInstanceKey(), record.getPosition())
             .edit(new FieldEdit.ElementCount(value.getElementId(), state.equals("ACTIVE") ? null : "ACTIVE", false, state,
                 false))
+            .put(ProcessInstanceHandler.LAST_UPDATE, date)
             .build();
     DocumentChange own =
         switch ((ProcessInstanceIntent) record.getIntent()) {

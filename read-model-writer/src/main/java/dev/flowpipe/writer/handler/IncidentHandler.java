@@ -86,7 +86,8 @@ public final class IncidentHandler implements ExportHandler {
             created && message != null ? List.of(VariableEntries.cut(message)) : List.of()))
         .edit(new FieldEdit.KeyedEntries(ElementEntries.INCIDENT_ERROR_HASH_CODE_ITEMS,
             ElementEntries.INCIDENT_ERROR_HASH_CODES, String.valueOf(key),
-            created ? List.of(String.valueOf(java.util.Objects.hashCode(message))) : List.of()));
+            created ? List.of(String.valueOf(java.util.Objects.hashCode(message))) : List.of()))
+        .put(ProcessInstanceHandler.LAST_UPDATE, Dates.of(record.getTimestamp()));
     // an incident on the process element itself has no flow-node document
     boolean onAnElement = elementInstanceKey != instanceKey;
     if (onAnElement) {

@@ -134,6 +134,7 @@ public final class JobHandler implements ExportHandler {
     return List.of(change.build(), DocumentChange.update(instances, job.getProcessInstanceKey(), position)
         .edit(new FieldEdit.KeyInList(ElementEntries.RETRIES_LEFT_JOB_KEYS, key, retriesLeft))
         .edit(new FieldEdit.FlagNotEmpty(ElementEntries.HAS_RETRIES_LEFT, ElementEntries.RETRIES_LEFT_JOB_KEYS))
+        .put(ProcessInstanceHandler.LAST_UPDATE, time)
         .build());
   }
 

@@ -29,6 +29,13 @@ public final class ProcessInstanceHandler implements ExportHandler {
   static final int STATE_ORDER_COMPLETED = 1;
   static final int STATE_ORDER_TERMINATED = 2;
 
+  /**
+   * When a record of the instance (its own, an element's, a variable's, an incident's, a job's failure or end) was
+   * last written to the log: the stuck-instance list's "last updated" (issue 36). Every handler that changes the
+   * instance document sets it, from the record's timestamp, so a replay sets the same value.
+   */
+  public static final String LAST_UPDATE = "lastUpdateDate";
+
   private final String index;
 
   public ProcessInstanceHandler(String indexPrefix) {
@@ -67,6 +74,7 @@ public final class ProcessInstanceHandler implements ExportHandler {
                   .put("stateOrder", STATE_ORDER_ACTIVE)
                   .put("incident", false)
                   .put("startDate", date)
+                  .put(LAST_UPDATE, date)
                   .put("parentProcessInstanceKey", Dates.key(value.getParentProcessInstanceKey()))
                   .put("parentElementInstanceKey", Dates.key(value.getParentElementInstanceKey()))
                   .put("tenantId", value.getTenantId())
@@ -74,7 +82,8 @@ public final class ProcessInstanceHandler implements ExportHandler {
                   .build();
           case ELEMENT_COMPLETED ->
               DocumentChange.update(index, key, record.getPosition())
-                  .put("state", "COMPLETED").put("stateOrder", STATE_ORDER_COMPLETED).put("endDate", date).build();
+                  .put("state", "COMPLETED").put("stateOrder", STATE_ORDER_COMPLETED).put("endDate", date)
+                  .put(LAST_UPDATE, date).build();
           case ELEMENT_MIGRATED ->
               DocumentChange.update(index, key, record.getPosition())
                   .put("processDefinitionKey", value.getProcessDefinitionKey())
@@ -82,10 +91,12 @@ public final class ProcessInstanceHandler implements ExportHandler {
                   .put("version", value.getVersion())
                   .edit(new FieldEdit.Remove("processDefinitionName"))
                   .edit(new FieldEdit.Remove("processDefinitionVersionTag"))
+                  .put(LAST_UPDATE, date)
                   .build();
           default ->
               DocumentChange.update(index, key, record.getPosition())
-                  .put("state", "CANCELED").put("stateOrder", STATE_ORDER_TERMINATED).put("endDate", date).build();
+                  .put("state", "CANCELED").put("stateOrder", STATE_ORDER_TERMINATED).put("endDate", date)
+                  .put(LAST_UPDATE, date).build();
         });
   }
 }

@@ -76,6 +76,7 @@ public final class VariableHandler implements ExportHandler {
             .edit(new FieldEdit.KeyedEntries(VariableEntries.SCOPED_FIELD, VariableEntries.FIELD,
                 variable.getScopeKey() + ":" + VariableEntries.namePrefix(variable.getName()),
                 List.of(VariableEntries.entry(variable.getName(), value))))
+            .put(ProcessInstanceHandler.LAST_UPDATE, Dates.of(record.getTimestamp()))
             .build());
   }
 }

@@ -5,6 +5,7 @@ import dev.flowpipe.schema.store.SearchTimedOutException;
 import dev.flowpipe.schema.store.StoreUnavailableException;
 import dev.flowpipe.webapp.config.WebappProperties;
 import dev.flowpipe.webapp.consistency.TooManyWaitsException;
+import dev.flowpipe.webapp.live.TooManyStreamsException;
 import dev.flowpipe.webapp.query.BadRequestException;
 import dev.flowpipe.webapp.query.LimitExceededException;
 import org.slf4j.Logger;
@@ -74,6 +75,12 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
     problem.setProperty("limit", TooManyWaitsException.LIMIT);
     problem.setProperty("maximum", e.maxWaits());
     return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS).header(HttpHeaders.RETRY_AFTER, "1").body(problem);
+  }
+
+  @ExceptionHandler(TooManyStreamsException.class)
+  ResponseEntity<ProblemDetail> tooManyStreams(TooManyStreamsException e) {
+    ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, e.getMessage());
+    return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS).header(HttpHeaders.RETRY_AFTER, "5").body(problem);
   }
 
   @ExceptionHandler(StoreUnavailableException.class)

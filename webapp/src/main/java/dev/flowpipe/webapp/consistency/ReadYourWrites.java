@@ -198,19 +198,7 @@ public final class ReadYourWrites implements AutoCloseable {
   }
 
   private void refresh(SearchStore store) {
-    // the entities share one physical index: refresh it once, not once per entity name
-    List<String> physical =
-        ReadModelIndex.entities().stream()
-            .map(index -> index.physicalIndexName(model.indexPrefix()))
-            .distinct()
-            .toList();
-    for (String index : physical) {
-      try {
-        store.refresh(index);
-      } catch (IllegalStateException e) {
-        // the index does not exist (yet): nothing in it to make searchable
-      }
-    }
+    model.refreshEntities(store);
   }
 
   @Override

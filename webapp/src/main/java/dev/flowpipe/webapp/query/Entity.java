@@ -61,6 +61,8 @@ public enum Entity {
       of("hasIncident", "incident", BOOLEAN),
       of("startDate", "startDate", DATE),
       of("endDate", "endDate", DATE),
+      // ours, not Camunda's: when a record of the instance was last written (the stuck list's "last updated")
+      of("lastUpdateDate", "lastUpdateDate", DATE),
       of("parentProcessInstanceKey", "parentProcessInstanceKey", KEY),
       of("parentElementInstanceKey", "parentElementInstanceKey", KEY),
       of("rootProcessInstanceKey", "rootProcessInstanceKey", KEY),

@@ -1,0 +1,174 @@
+package dev.flowpipe.webapp.live;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
+import dev.flowpipe.schema.SharedOpenSearch;
+import dev.flowpipe.schema.index.ReadModelIndex;
+import dev.flowpipe.schema.index.SchemaManager;
+import dev.flowpipe.schema.store.DocumentWrite;
+import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.webapp.TestWebapp;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The live stream ({@code GET /ui/live}) over a real store whose export positions the test moves as an exporter
+ * would (the same documents, written the same way): each stream hears of a move once, a reconnect with
+ * {@code Last-Event-ID} hears only of what it missed, and the store is read once per poll whatever the number of
+ * streams.
+ */
+@ExtendWith(SharedOpenSearch.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class LiveUpdatesTest {
+
+  private SearchStore store;
+  private String positions;
+  private TestWebapp app;
+  private long position = 100;
+
+  @BeforeAll
+  void start(SearchStore store, EmbeddedSearchStore node) {
+    this.store = store;
+    String prefix = SharedOpenSearch.uniquePrefix();
+    new SchemaManager(store, prefix, "1s").ensureSchema();
+    positions = ReadModelIndex.EXPORT_POSITION.indexName(prefix);
+    mark(1, position);
+    mark(2, 50);
+    store.refresh(positions);
+    app = TestWebapp.start(Map.of("flowpipe.store.url", node.url(), "flowpipe.store.index-prefix", prefix,
+        "flowpipe.webapp.live.poll-interval", "50ms"));
+  }
+
+  @AfterAll
+  void stop() {
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  /** What the exporter's ExportPositionMarker writes. */
+  private void mark(int partition, long at) {
+    assertThat(store.bulk(List.of(new DocumentWrite(positions, ReadModelIndex.exportPositionId(partition), at,
+        Map.of("partitionId", partition))), false).failures()).isEmpty();
+  }
+
+  /** A stream's events (name, id, data), read as they arrive. */
+  private final class Stream implements AutoCloseable {
+    final List<String> events = new CopyOnWriteArrayList<>();
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    Stream(String lastEventId) {
+      HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(app.baseUrl() + "/ui/live"))
+          .header("Accept", "text/event-stream");
+      if (lastEventId != null) {
+        request.header("Last-Event-ID", lastEventId);
+      }
+      Thread.ofPlatform().daemon().start(() -> {
+        try {
+          HttpResponse<java.io.InputStream> response = http.send(request.build(),
+              HttpResponse.BodyHandlers.ofInputStream());
+          BufferedReader lines = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
+          StringBuilder event = new StringBuilder();
+          String line;
+          while ((line = lines.readLine()) != null) {
+            if (line.isEmpty()) {
+              if (event.toString().contains("event:positions")) {
+                events.add(event.toString());
+              }
+              event.setLength(0);
+            } else {
+              event.append(line).append('\n');
+            }
+          }
+        } catch (IOException e) {
+          // closed
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+    }
+
+    @Override
+    public void close() {
+      http.shutdownNow();
+    }
+  }
+
+  @Nested
+  class AStream {
+
+    @Test
+    void startsWithWhereTheReadModelIsThenHearsOfEachMoveOnce() {
+      try (Stream stream = new Stream(null)) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> stream.events.size() == 1);
+        assertThat(stream.events.getFirst()).contains("id:1:" + position + ",2:50");
+
+        mark(1, ++position);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> stream.events.size() == 2);
+        assertThat(stream.events.get(1)).contains("id:1:" + position + ",2:50").contains("data:{\"moved\":{\"1\":"
+            + position + "}}");
+      }
+    }
+
+    @Test
+    void thatReconnectsHearsOnlyWhetherItMissedSomething() {
+      String current;
+      try (Stream first = new Stream(null)) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> first.events.size() == 1);
+        current = first.events.getFirst().replaceAll("(?s).*id:([^\n]*)\n.*", "$1");
+      }
+      try (Stream upToDate = new Stream(current)) {
+        mark(2, 60);
+        await().atMost(Duration.ofSeconds(10)).until(() -> upToDate.events.size() == 1);
+        assertThat(upToDate.events.getFirst()).contains("data:{\"moved\":{\"2\":60}}");
+      }
+      try (Stream behind = new Stream(current)) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> behind.events.size() == 1);
+        assertThat(behind.events.getFirst()).contains(",2:60").contains("data:{\"moved\":{\"2\":60}}");
+      }
+    }
+  }
+
+  @Nested
+  class ManyStreams {
+
+    @Test
+    void shareOnePollOfTheStore() {
+      LiveUpdates updates = app.context().getBean(LiveUpdates.class);
+      try (Stream a = new Stream(null); Stream b = new Stream(null); Stream c = new Stream(null)) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> updates.openStreams() >= 3);
+        long reads = updates.storeReads();
+        long polls = updates.polls();
+        mark(1, ++position);
+        await().atMost(Duration.ofSeconds(10)).until(() -> a.events.stream().anyMatch(e -> e.contains("1:" + position))
+            && b.events.stream().anyMatch(e -> e.contains("1:" + position))
+            && c.events.stream().anyMatch(e -> e.contains("1:" + position)));
+        // per round one multi-get for all three streams; besides, one refresh for the move (and the round that was
+        // under way when the counts were taken)
+        long rounds = updates.polls() - polls;
+        assertThat(rounds).isPositive();
+        assertThat(updates.storeReads() - reads).as("store reads in %d rounds with three streams", rounds)
+            .isBetween(rounds - 1, rounds + 2);
+      }
+    }
+  }
+}
