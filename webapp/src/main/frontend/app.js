@@ -475,6 +475,7 @@ function instance(key) {
     <h2>Audit trail</h2><div id="audit"></div></div>`;
   let viewer = null;
   let viewerDefinition = null; // the definition the diagram shows: a migration changes it
+  let shownActions = null;
   let editing = null; // the variable editor stays open across refreshes
   const ui = repairUi();
   const modification = instanceModification(ui, key, document.getElementById('modification-panel'));
@@ -547,11 +548,13 @@ function instance(key) {
       + `<span>Started ${date(pi.startDate)}</span>` + (pi.endDate ? `<span>Ended ${date(pi.endDate)}</span>` : '');
     const active = pi.state === 'ACTIVE' && config.canOperate;
     const running = pi.state === 'ACTIVE';
-    document.getElementById('instance-actions').innerHTML = (active
+    const actions = (active
       ? '<button data-action="cancel" id="cancel-instance">Cancel instance…</button> <button data-action="add-variable" id="add-variable">Add variable</button>'
         + ' <button data-action="modify" id="modify-instance">Modify…</button>' : '')
       + (running && config.canMigrate ? ' <button data-action="migrate" id="migrate-instance">Migrate…</button>' : '')
       + (!running && config.canDelete ? '<button data-action="delete" id="delete-instance">Delete instance…</button>' : '');
+    // drawn again only when it changes, so a refresh takes no keyboard focus from its buttons
+    if (actions !== shownActions) document.getElementById('instance-actions').innerHTML = shownActions = actions;
     const openIncidents = new Set(incidents.items.filter(i => i.state === 'ACTIVE').map(i => i.elementInstanceKey));
     document.getElementById('incidents').innerHTML = table('incidents-table', [
       { title: 'Element', html: r => esc(r.elementId) },
