@@ -95,7 +95,16 @@ class ReadOnlyUserInBrowserTest {
       // then none of them offers a control that acts
       assertThat(page.locator("#cancel-instance")).hasCount(0);
       assertThat(page.locator("#variables-table button.edit")).hasCount(0);
+      // nor the repair tools (issue 35): modification, migration; the audit trail is shown to readers
+      assertThat(page.locator("#modify-instance")).hasCount(0);
+      assertThat(page.locator("#migrate-instance")).hasCount(0);
+      assertThat(page.locator("#audit-table")).hasCount(1);
       WebappInBrowserTest.screenshot(page, "reader-instance");
+
+      // a finished instance offers no deletion
+      page.navigate(baseUrl + "/#/instances/" + runs.orderInstances().getFirst());
+      assertThat(page.locator("#instance-state")).hasText("COMPLETED");
+      assertThat(page.locator("#delete-instance")).hasCount(0);
 
       page.navigate(baseUrl + "/#/instances/" + runs.fragileInstance());
       assertThat(page.locator("#incidents-table")).containsText("card declined");
@@ -106,12 +115,23 @@ class ReadOnlyUserInBrowserTest {
       assertThat(page.locator("#cancel-matching")).hasCount(0);
       assertThat(page.locator("#cancel-selected")).hasCount(0);
       assertThat(page.locator("#instances-table input.select")).hasCount(0);
+      assertThat(page.locator("#delete-selected")).hasCount(0);
       WebappInBrowserTest.screenshot(page, "reader-instance-list");
 
       // when its browser sends the operations anyway, then they are refused, and the instance stays active
       assertThat(statusOfPost(page, "/v2/process-instances/" + waiting + "/cancellation", "{}")).isEqualTo(403);
       assertThat(statusOfPost(page, "/v2/process-instances/cancellation",
           "{\"filter\": {\"processDefinitionId\": \"webapp-order\"}}")).isEqualTo(403);
+      assertThat(statusOfPost(page, "/v2/process-instances/" + waiting + "/modification",
+          "{\"activateInstructions\": [{\"elementId\": \"shipped\"}]}")).isEqualTo(403);
+      assertThat(statusOfPost(page, "/v2/process-instances/" + waiting + "/migration",
+          "{\"targetProcessDefinitionKey\": \"1\", \"mappingInstructions\": [{\"sourceElementId\": \"ship\","
+              + " \"targetElementId\": \"ship\"}]}")).isEqualTo(403);
+      assertThat(statusOfPost(page, "/v2/process-instances/" + runs.orderInstances().getFirst() + "/deletion", "{}"))
+          .isEqualTo(403);
+      assertThat(statusOfPost(page, "/v2/process-instances/deletion",
+          "{\"filter\": {\"processDefinitionId\": \"webapp-order\"}}")).isEqualTo(403);
+      assertThat(statusOfPost(page, "/v2/audit-logs/search", "{}")).isEqualTo(200);
       page.navigate(baseUrl + "/#/instances/" + waiting);
       assertThat(page.locator("#instance-state")).hasText("ACTIVE");
     } finally {
@@ -127,6 +147,12 @@ class ReadOnlyUserInBrowserTest {
       assertThat(page.locator("#instance-state")).hasText("ACTIVE");
       assertThat(page.locator("#cancel-instance")).hasCount(1);
       assertThat(page.locator("#variables-table tr[data-name='orderId'] button.edit")).hasCount(1);
+      assertThat(page.locator("#modify-instance")).hasCount(1);
+      assertThat(page.locator("#migrate-instance")).hasCount(1);
+
+      page.navigate(baseUrl + "/#/instances/" + runs.orderInstances().getFirst());
+      assertThat(page.locator("#instance-state")).hasText("COMPLETED");
+      assertThat(page.locator("#delete-instance")).hasCount(1);
 
       page.navigate(baseUrl + "/#/instances/" + runs.fragileInstance());
       assertThat(page.locator("#incidents-table")).containsText("card declined");
@@ -134,6 +160,7 @@ class ReadOnlyUserInBrowserTest {
 
       page.navigate(baseUrl + "/#/instances");
       assertThat(page.locator("#cancel-matching")).hasCount(1);
+      assertThat(page.locator("#delete-selected")).hasCount(1);
       WebappInBrowserTest.screenshot(page, "writer-instance-list");
     } finally {
       page.context().close();
