@@ -7,8 +7,8 @@ import com.microsoft.playwright.Browser;
 import com.microsoft.playwright.BrowserContext;
 import com.microsoft.playwright.Page;
 import com.microsoft.playwright.Playwright;
+import com.microsoft.playwright.assertions.PlaywrightAssertions;
 import dev.flowpipe.node.webapp.SharedWebappNode.Runs;
-import dev.flowpipe.webapp.WebappApplication;
 import java.nio.file.Files;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -17,7 +17,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -40,30 +39,24 @@ class ReadOnlyUserInBrowserTest {
   void start(Runs runs) throws Exception {
     this.runs = runs;
     Map<String, Object> settings = new LinkedHashMap<>();
-    settings.put("server.port", 0);
-    // not the node's application.yaml on this class path (its readiness group names the node's broker)
-    settings.put("spring.config.name", "webapp-on-its-own");
-    settings.put("flowpipe.store.url", runs.node().store().connection().url());
-    settings.put("flowpipe.store.index-prefix", "flowpipe");
-    settings.put("flowpipe.webapp.operations.gateway-address", runs.node().gatewayAddress());
     settings.put("flowpipe.webapp.security.basic-auth", true);
     settings.put("flowpipe.webapp.security.users[0].username", "reader");
     settings.put("flowpipe.webapp.security.users[0].password", "r");
     settings.put("flowpipe.webapp.security.users[1].username", "operator");
     settings.put("flowpipe.webapp.security.users[1].password", "o");
     settings.put("flowpipe.webapp.security.users[1].roles", "read,write");
-    SpringApplication application = new SpringApplication(WebappApplication.class);
-    application.setDefaultProperties(WebappApplication.DEFAULTS);
-    webapp = application.run(settings.entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue())
-        .toArray(String[]::new));
+    webapp = SharedWebappNode.webappOnItsOwn(runs, runs.node().gatewayAddress(), settings);
     baseUrl = "http://127.0.0.1:" + webapp.getEnvironment().getProperty("local.server.port");
     Files.createDirectories(WebappInBrowserTest.SCREENSHOTS);
+    // an instance page's seven searches, the XML and the diagram take more than the default 5 s on a loaded machine
+    PlaywrightAssertions.setDefaultAssertionTimeout(30_000);
     playwright = Playwright.create();
     browser = HeadlessChromium.launch(playwright);
   }
 
   @AfterAll
   void stop() {
+    PlaywrightAssertions.setDefaultAssertionTimeout(5_000);
     if (browser != null) {
       browser.close();
     }

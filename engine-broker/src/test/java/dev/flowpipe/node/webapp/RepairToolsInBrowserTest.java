@@ -12,7 +12,6 @@ import com.microsoft.playwright.Playwright;
 import com.microsoft.playwright.assertions.LocatorAssertions;
 import dev.flowpipe.node.webapp.SharedWebappNode.Runs;
 import dev.flowpipe.testsupport.DelayingProxy;
-import dev.flowpipe.webapp.WebappApplication;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.ZeebeFuture;
 import io.camunda.zeebe.client.api.response.ActivatedJob;
@@ -23,7 +22,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -36,7 +34,6 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -110,21 +107,8 @@ class RepairToolsInBrowserTest {
     }
   }
 
-  /** The job of {@code type} the engine hands out for this instance, waiting until it does. */
   private static ActivatedJob jobOf(ZeebeClient client, String type, long instance) {
-    List<ActivatedJob> found = new ArrayList<>();
-    await().atMost(Duration.ofSeconds(30)).until(() -> {
-      for (ActivatedJob job : client.newActivateJobsCommand().jobType(type).maxJobsToActivate(10)
-          .timeout(Duration.ofMinutes(5)).send().join().getJobs()) {
-        if (job.getProcessInstanceKey() == instance) {
-          found.add(job);
-        } else {
-          client.newFailCommand(job).retries(job.getRetries()).retryBackoff(Duration.ZERO).send().join();
-        }
-      }
-      return !found.isEmpty();
-    });
-    return found.getFirst();
+    return SharedWebappNode.activateFor(client, type, instance);
   }
 
   private void awaitSearchable(String entity, String filter) {
@@ -457,19 +441,8 @@ class RepairToolsInBrowserTest {
     }
 
     private ConfigurableApplicationContext webappThrough(DelayingProxy gateway) {
-      Map<String, Object> settings = new LinkedHashMap<>();
-      settings.put("server.port", 0);
-      // not the node's application.yaml on this class path (its readiness group names the node's broker)
-      settings.put("spring.config.name", "webapp-on-its-own");
-      settings.put("flowpipe.store.url", runs.node().store().connection().url());
-      settings.put("flowpipe.store.index-prefix", "flowpipe");
-      settings.put("flowpipe.webapp.operations.enabled", true);
-      settings.put("flowpipe.webapp.operations.gateway-address", "127.0.0.1:" + gateway.port());
-      settings.put("flowpipe.webapp.operations.batch-parallelism", 1);
-      SpringApplication application = new SpringApplication(WebappApplication.class);
-      application.setDefaultProperties(WebappApplication.DEFAULTS);
-      return application.run(settings.entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue())
-          .toArray(String[]::new));
+      return SharedWebappNode.webappOnItsOwn(runs, "127.0.0.1:" + gateway.port(), Map.of(
+          "flowpipe.webapp.operations.enabled", true, "flowpipe.webapp.operations.batch-parallelism", 1));
     }
   }
 }

@@ -493,20 +493,7 @@ class WebappInBrowserTest {
   }
 
   private static ActivatedJob activateOne(ZeebeClient client, long instance) {
-    List<ActivatedJob> found = new ArrayList<>();
-    await().atMost(Duration.ofSeconds(30)).until(() -> {
-      for (ActivatedJob job : client.newActivateJobsCommand().jobType("ui-ops-work").maxJobsToActivate(10)
-          .timeout(Duration.ofMinutes(5)).send().join().getJobs()) {
-        if (job.getProcessInstanceKey() == instance) {
-          found.add(job);
-        } else {
-          // another test's job: back to the engine at once
-          client.newFailCommand(job).retries(job.getRetries()).retryBackoff(Duration.ZERO).send().join();
-        }
-      }
-      return !found.isEmpty();
-    });
-    return found.getFirst();
+    return SharedWebappNode.activateFor(client, "ui-ops-work", instance);
   }
 
   static void screenshot(Page on, String name) {
