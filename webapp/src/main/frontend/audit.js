@@ -6,7 +6,7 @@
 /** The details of an entry, each as a name and its value (lists joined, objects as JSON), escaped. */
 function details(esc, entry) {
   return Object.entries(entry.details || {}).map(([name, value]) => {
-    const shown = Array.isArray(value) ? value.map(v => typeof v === 'object' ? JSON.stringify(v) : v).join(', ')
+    const shown = Array.isArray(value) ? (value.length ? value.map(v => typeof v === 'object' ? JSON.stringify(v) : v).join(', ') : 'none')
       : value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
     return `<span class="detail" data-detail="${esc(name)}"><b>${esc(name)}</b> ${esc(shown)}</span>`;
   }).join(' ');
