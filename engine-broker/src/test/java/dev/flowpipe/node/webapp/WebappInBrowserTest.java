@@ -315,6 +315,8 @@ class WebappInBrowserTest {
     }
     page.navigate(runs.baseUrl() + "/#/instances/" + instance);
     assertThat(page.locator("#instance-state")).hasText("COMPLETED");
+    // the retry is in the instance's audit trail, though it named the incident, not the instance
+    assertThat(page.locator("#audit-table tr[data-operation='RESOLVE']")).containsText("SUCCESS");
     screenshot("instance-completed-after-retry");
   }
 
