@@ -528,14 +528,15 @@ function instance(key) {
   }
   every(async (mine, reads) => {
     const byInstance = { filter: { processInstanceKey: key }, page: { limit: 1000 } };
-    const [found, elements, variables, incidents, jobs, called, audit] = await Promise.all([
+    // the audit trail alongside, not awaited with the rest: the state and the tables show without waiting for it
+    const audit = instanceAuditTrail(ui, key).catch(e => `<p class="message error">${esc(e.message)}</p>`);
+    const [found, elements, variables, incidents, jobs, called] = await Promise.all([
       search('process-instances', { filter: { processInstanceKey: key }, page: { limit: 1 } }, reads),
       search('element-instances', { ...byInstance, sort: [{ field: 'startDate' }] }, reads),
       search('variables', { ...byInstance, sort: [{ field: 'name' }] }, reads),
       search('incidents', { ...byInstance, sort: [{ field: 'creationTime' }] }, reads),
       search('jobs', { ...byInstance, sort: [{ field: 'jobKey' }] }, reads),
       search('process-instances', { filter: { parentProcessInstanceKey: key }, sort: [{ field: 'startDate' }], page: { limit: 100 } }, reads),
-      instanceAuditTrail(ui, key),
     ]);
     if (mine !== route) return;
     const pi = found.items[0];
@@ -594,7 +595,6 @@ function instance(key) {
       { title: 'Started', html: r => date(r.startDate) },
       { title: 'Ended', html: r => date(r.endDate) },
     ], elements.items);
-    document.getElementById('audit').innerHTML = audit;
     if (viewerDefinition !== pi.processDefinitionKey) {
       // first load, or the instance was migrated: the diagram of the definition it runs in now
       viewer?.destroy();
@@ -620,6 +620,8 @@ function instance(key) {
       canvas.addMarker(elementId, s.incident ? 'element-incident' : s.active ? 'element-active' : 'element-completed');
       badges(viewer, elementId, s);
     }
+    const trail = await audit;
+    if (mine === route) document.getElementById('audit').innerHTML = trail;
   });
 }
 
