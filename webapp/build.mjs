@@ -24,6 +24,8 @@ cpSync('src/main/frontend/index.html', join(out, 'index.html'));
 cpSync('src/main/frontend/api.html', join(out, 'api.html'));
 cpSync('src/main/frontend/api.js', join(out, 'api.js'));
 cpSync('src/main/frontend/app.css', join(out, 'css', 'app.css'));
+// the repair tools' styles (modification, migration, deletion, audit log), apart from the pages' own
+cpSync('src/main/frontend/repair.css', join(out, 'css', 'repair.css'));
 for (const sheet of ['diagram-js.css', 'bpmn-js.css']) {
   cpSync(join('node_modules/bpmn-js/dist/assets', sheet), join(out, 'css', sheet));
 }

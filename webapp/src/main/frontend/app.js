@@ -7,10 +7,13 @@ import { exportLink } from './csv.js';
 import { stuckInstances } from './stuck.js';
 import { drawHeatmap, heatControls } from './heatmap.js';
 import { incidentsByError } from './incidents.js';
+import { instanceModification } from './modification.js';
+import { instanceMigration } from './migration.js';
+import { auditLogPage, instanceAuditTrail } from './audit.js';
 
 const view = document.getElementById('view');
 const status = document.getElementById('status');
-const config = { refreshIntervalMillis: 1000, canOperate: false };
+const config = { refreshIntervalMillis: 1000, canOperate: false, canMigrate: false, canDelete: false };
 let route = 0; // bumps on navigation, so answers of a left view are dropped
 let refresh = null; // the shown view's reload: {run, timer}
 
@@ -242,13 +245,48 @@ async function startBatch(kind, filter, what) {
 
 const LIST_SORT = [{ field: 'startDate', order: 'desc' }];
 
+// --- deletion of finished instances (from the read model: Zeebe 8.6 keeps their records in its log; ADR 0019) ---
+const FINISHED = ['COMPLETED', 'TERMINATED', 'CANCELED'];
+
+const finishedOf = (selected, states) => [...selected].filter(key => FINISHED.includes(states.get(key)));
+
+/** The deletion button counts the finished instances of the selection; a running one selected is explained. */
+function updateDeletion(button, note, selected, states) {
+  const finished = finishedOf(selected, states).length;
+  const running = selected.size - finished;
+  button.disabled = finished === 0;
+  button.textContent = 'Delete selected finished…' + (finished ? ` (${finished})` : '');
+  note.textContent = running ? `${running} selected instance${running > 1 ? 's are' : ' is'} still running and cannot be deleted: cancel first.` : '';
+}
+
+/**
+ * Deletes finished instances after a confirmation: one by its own route (the list then refreshes), several as a batch
+ * operation (its page then shows each item's outcome, a refused one with the reason). True when the deletion was sent.
+ */
+async function deleteInstances(keys) {
+  if (!keys.length) return false;
+  const text = keys.length === 1 ? `Delete finished process instance ${keys[0]}? Its history leaves the read model for good.`
+    : `Delete ${keys.length} finished process instances? Their history leaves the read model for good.`;
+  if (keys.length === 1) {
+    const done = await operate(text, () => api(`/v2/process-instances/${encodeURIComponent(keys[0])}/deletion`, {}), `process instance ${keys[0]} deleted`);
+    return done !== undefined;
+  }
+  const started = await operate(text, () => api('/v2/process-instances/deletion',
+    { filter: { processInstanceKey: { $in: keys } } }), 'deletion started');
+  if (started) location.hash = '#/batches/' + started.batchOperationKey;
+  return Boolean(started);
+}
+
 function instances(params) {
   const v = name => esc(params.get(name) || '');
   const option = (name, value, label) => `<option value="${value}" ${params.get(name) === value ? 'selected' : ''}>${label}</option>`;
-  const actions = config.canOperate ? `<div class="actions">
-      <button id="cancel-selected" disabled>Cancel selected</button> <button id="retry-selected" disabled>Retry selected</button>
+  const selectable = config.canOperate || config.canDelete;
+  const actions = selectable ? `<div class="actions">
+      ${config.canOperate ? `<button id="cancel-selected" disabled>Cancel selected</button> <button id="retry-selected" disabled>Retry selected</button>
       <span class="sep"></span>
-      <button id="cancel-matching">Cancel all matching…</button> <button id="retry-matching">Retry all matching…</button>
+      <button id="cancel-matching">Cancel all matching…</button> <button id="retry-matching">Retry all matching…</button>` : ''}
+      ${config.canDelete ? `<span class="sep"></span><button id="delete-selected" disabled>Delete selected finished…</button>
+      <span id="delete-note" class="hint" role="status"></span>` : ''}
     </div><div id="message" class="message"></div>` : '';
   view.innerHTML = `<h1>Process instances</h1>
     <form id="filter-form" class="filters">
@@ -281,30 +319,45 @@ function instances(params) {
   });
   const filter = instanceFilter(params);
   const selected = new Set();
+  const selectedStates = new Map(); // key -> state of a selected instance, as its row showed it (deletion takes finished ones)
   const updateSelection = () => {
     for (const id of ['cancel-selected', 'retry-selected']) {
       const button = document.getElementById(id);
       if (button) { button.disabled = selected.size === 0; button.textContent = button.textContent.replace(/ \(\d+\)$/, '') + (selected.size ? ` (${selected.size})` : ''); }
     }
+    if (config.canDelete) updateDeletion(document.getElementById('delete-selected'), document.getElementById('delete-note'), selected, selectedStates);
   };
+  if (config.canDelete) {
+    document.getElementById('delete-selected').addEventListener('click', async () => {
+      const keys = finishedOf(selected, selectedStates);
+      const deleted = await deleteInstances(keys);
+      if (deleted) for (const key of keys) { selected.delete(key); selectedStates.delete(key); }
+      updateSelection();
+    });
+  }
+  if (selectable) {
+    document.getElementById('instances').addEventListener('change', event => {
+      const box = event.target;
+      const pick = row => {
+        if (row.checked) { selected.add(row.value); selectedStates.set(row.value, row.dataset.state); } else { selected.delete(row.value); selectedStates.delete(row.value); }
+      };
+      if (box.id === 'select-all') {
+        for (const row of document.querySelectorAll('#instances-table input.select:not(:disabled)')) {
+          row.checked = box.checked;
+          pick(row);
+        }
+      } else if (box.classList.contains('select')) {
+        pick(box);
+      }
+      updateSelection();
+    });
+  }
   if (config.canOperate) {
     const selection = () => ({ processInstanceKey: { $in: [...selected] } });
     document.getElementById('cancel-selected').addEventListener('click', () => startBatch('cancel', selection(), 'the selected'));
     document.getElementById('retry-selected').addEventListener('click', () => startBatch('retry', selection(), 'the selected'));
     document.getElementById('cancel-matching').addEventListener('click', () => startBatch('cancel', filter, 'all matching the filter'));
     document.getElementById('retry-matching').addEventListener('click', () => startBatch('retry', filter, 'all matching the filter'));
-    document.getElementById('instances').addEventListener('change', event => {
-      const box = event.target;
-      if (box.id === 'select-all') {
-        for (const row of document.querySelectorAll('#instances-table input.select')) {
-          row.checked = box.checked;
-          if (box.checked) selected.add(row.value); else selected.delete(row.value);
-        }
-      } else if (box.classList.contains('select')) {
-        if (box.checked) selected.add(box.value); else selected.delete(box.value);
-      }
-      updateSelection();
-    });
   }
   const limit = 20;
   let page = { limit };
@@ -317,7 +370,10 @@ function instances(params) {
     if (mine !== route) return;
     if (answer.items.length === 0 && (page.after || page.before)) { page = { limit }; return reload(mine, reads); }
     last = answer;
-    const select = config.canOperate ? [{ head: '<input type="checkbox" id="select-all" title="select all on this page">', html: r => `<input type="checkbox" class="select" value="${esc(r.processInstanceKey)}" ${selected.has(String(r.processInstanceKey)) ? 'checked' : ''}>` }] : [];
+    // with the deletion role alone, only finished instances can be picked (nothing else could be done with a running one)
+    const pickable = r => config.canOperate || FINISHED.includes(r.state);
+    const select = selectable ? [{ head: '<input type="checkbox" id="select-all" title="select all on this page" aria-label="select all on this page">', html: r => `<input type="checkbox" class="select" value="${esc(r.processInstanceKey)}" data-state="${esc(r.state)}" aria-label="select ${esc(r.processInstanceKey)}"`
+      + (pickable(r) ? '' : ' disabled title="running: only finished instances can be deleted"') + ` ${selected.has(String(r.processInstanceKey)) ? 'checked' : ''}>` }] : [];
     document.getElementById('instances').innerHTML = table('instances-table', [
       ...select,
       { title: 'Key', html: r => `<a href="#/instances/${esc(r.processInstanceKey)}">${esc(r.processInstanceKey)}</a>` },
@@ -327,7 +383,7 @@ function instances(params) {
       { title: 'Incident', html: r => r.hasIncident ? '<span class="incident">yes</span>' : '' },
       { title: 'Started', html: r => date(r.startDate) },
       { title: 'Ended', html: r => date(r.endDate) },
-    ], answer.items, r => `data-key="${esc(r.processInstanceKey)}"`);
+    ], answer.items, r => `data-key="${esc(r.processInstanceKey)}" data-state="${esc(r.state)}"`);
     document.getElementById('page-info').textContent = answer.page.totalItems + ' instances';
   });
 }
@@ -426,15 +482,21 @@ function instance(key) {
   view.innerHTML = `<div id="instance-page"><h1>Process instance <span id="instance-key">${esc(key)}</span></h1>
     <div id="instance-facts" class="facts"></div>
     <div class="actions" id="instance-actions"></div><div id="message" class="message"></div>
-    <div id="diagram" class="diagram"></div>
+    <div id="diagram" class="diagram"></div><div id="modification-panel"></div><div id="migration-panel"></div>
     <h2>Incidents</h2><div id="incidents"></div>
     <h2>Variables</h2><div id="variables"></div><div id="variable-editor"></div>
     <h2>Jobs</h2><div id="jobs"></div>
     <h2>Called instances</h2><div id="called"></div>
-    <h2>Element history</h2><div id="history"></div></div>`;
+    <h2>Element history</h2><div id="history"></div>
+    <h2>Audit trail</h2><div id="audit"></div></div>`;
   let viewer = null;
+  let viewerDefinition = null; // the definition the diagram shows: a migration changes it
+  let shownActions = null;
   let editing = null; // the variable editor stays open across refreshes
-  if (config.canOperate) {
+  const ui = repairUi();
+  const modification = instanceModification(ui, key, document.getElementById('modification-panel'));
+  const migration = instanceMigration(ui, key, document.getElementById('migration-panel'));
+  if (config.canOperate || config.canMigrate || config.canDelete) {
     document.getElementById('instance-page').addEventListener('click', event => {
       const button = event.target.closest('button[data-action]');
       if (!button) return;
@@ -447,6 +509,12 @@ function instance(key) {
         editVariable(button.dataset);
       } else if (action === 'add-variable') {
         editVariable({ name: '', scope: key, variableKey: '' });
+      } else if (action === 'modify') {
+        modification.open();
+      } else if (action === 'migrate') {
+        migration.open();
+      } else if (action === 'delete') {
+        deleteInstances([key]).then(sent => { if (sent) location.hash = '#/instances'; });
       }
     });
   }
@@ -476,6 +544,8 @@ function instance(key) {
   }
   every(async (mine, reads) => {
     const byInstance = { filter: { processInstanceKey: key }, page: { limit: 1000 } };
+    // the audit trail alongside, not awaited with the rest: the state and the tables show without waiting for it
+    const audit = instanceAuditTrail(ui, key).catch(e => `<p class="message error">${esc(e.message)}</p>`);
     const [found, elements, variables, incidents, jobs, called] = await Promise.all([
       search('process-instances', { filter: { processInstanceKey: key }, page: { limit: 1 } }, reads),
       search('element-instances', { ...byInstance, sort: [{ field: 'startDate' }] }, reads),
@@ -494,8 +564,14 @@ function instance(key) {
       + (pi.parentProcessInstanceKey ? `<span>Called by <a id="parent-link" href="#/instances/${esc(pi.parentProcessInstanceKey)}">${esc(pi.parentProcessInstanceKey)}</a></span>` : '')
       + `<span>Started ${date(pi.startDate)}</span>` + (pi.endDate ? `<span>Ended ${date(pi.endDate)}</span>` : '');
     const active = pi.state === 'ACTIVE' && config.canOperate;
-    document.getElementById('instance-actions').innerHTML = active
-      ? '<button data-action="cancel" id="cancel-instance">Cancel instance…</button> <button data-action="add-variable" id="add-variable">Add variable</button>' : '';
+    const running = pi.state === 'ACTIVE';
+    const actions = (active
+      ? '<button data-action="cancel" id="cancel-instance">Cancel instance…</button> <button data-action="add-variable" id="add-variable">Add variable</button>'
+        + ' <button data-action="modify" id="modify-instance">Modify…</button>' : '')
+      + (running && config.canMigrate ? ' <button data-action="migrate" id="migrate-instance">Migrate…</button>' : '')
+      + (!running && config.canDelete ? '<button data-action="delete" id="delete-instance">Delete instance…</button>' : '');
+    // drawn again only when it changes, so a refresh takes no keyboard focus from its buttons
+    if (actions !== shownActions) document.getElementById('instance-actions').innerHTML = shownActions = actions;
     const openIncidents = new Set(incidents.items.filter(i => i.state === 'ACTIVE').map(i => i.elementInstanceKey));
     document.getElementById('incidents').innerHTML = table('incidents-table', [
       { title: 'Element', html: r => esc(r.elementId) },
@@ -535,8 +611,16 @@ function instance(key) {
       { title: 'Started', html: r => date(r.startDate) },
       { title: 'Ended', html: r => date(r.endDate) },
     ], elements.items);
-    if (!viewer) viewer = await diagram(document.getElementById('diagram'), pi.processDefinitionKey);
+    if (viewerDefinition !== pi.processDefinitionKey) {
+      // first load, or the instance was migrated: the diagram of the definition it runs in now
+      viewer?.destroy();
+      viewer = null;
+      viewer = await diagram(document.getElementById('diagram'), pi.processDefinitionKey);
+      viewerDefinition = pi.processDefinitionKey;
+    }
     if (mine !== route) return;
+    modification.update(viewer, elements.items, pi.state === 'ACTIVE');
+    migration.update(pi, elements.items);
     const canvas = viewer.get('canvas');
     const states = new Map();
     for (const e of elements.items) {
@@ -552,6 +636,8 @@ function instance(key) {
       canvas.addMarker(elementId, s.incident ? 'element-incident' : s.active ? 'element-active' : 'element-completed');
       badges(viewer, elementId, s);
     }
+    const trail = await audit;
+    if (mine === route) document.getElementById('audit').innerHTML = trail;
   });
 }
 
@@ -608,12 +694,18 @@ function show() {
   else if (parts[0] === 'batches') batchesList();
   else if (parts[0] === 'decisions' && parts[1]) decisionInstance(decisionUi(), parts[1]);
   else if (parts[0] === 'decisions') decisionInstances(decisionUi(), params);
+  else if (parts[0] === 'audit') auditLogPage(repairUi(), params);
   else dashboard();
 }
 
 /** What the views of other modules (decisions.js, stuck.js) use of this module. */
 function decisionUi() {
   return { view, api, search, esc, date, table, every, refreshNow, setStatus, route: () => route, current: mine => mine === route };
+}
+
+/** What the repair tools (modification.js, migration.js, audit.js) use of this module. */
+function repairUi() {
+  return { ...decisionUi(), operate, showMessage };
 }
 
 // Where the node runs the importer (the legacy path), whether it has caught up with the raw records, from its health.

@@ -140,6 +140,8 @@ class AuditLogTest {
       JsonNode entry = only("{\"entityType\": \"VARIABLE\"}");
 
       assertThat(entry.path("entityKey").asText()).isEqualTo("1003");
+      // the scope is the instance itself (no element instance has the key): the instance's trail lists it
+      assertThat(entry.path("processInstanceKey").asText()).isEqualTo("1003");
       assertThat(entry.path("details").path("variableNames").get(0).asText()).isEqualTo("secretName");
       assertThat(entry.toString()).doesNotContain("s3cr3t-value");
     }

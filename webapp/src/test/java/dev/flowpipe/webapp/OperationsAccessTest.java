@@ -31,6 +31,17 @@ class OperationsAccessTest {
   private static final String MIGRATE_A = "{\"targetProcessDefinitionKey\": \"2251799813685253\","
       + " \"mappingInstructions\": [{\"sourceElementId\": \"a\", \"targetElementId\": \"a2\"}]}";
 
+  /** What the UI is told this user may do ({@code /ui/config}): it shows the controls of those only. */
+  private static Map<String, Object> uiConfig(TestWebapp app) {
+    TestWebapp.Answer config = app.get("/ui/config");
+    assertThat(config.status()).isEqualTo(200);
+    Map<String, Object> may = new LinkedHashMap<>();
+    for (String name : java.util.List.of("canOperate", "canMigrate", "canDelete")) {
+      may.put(name, config.json().path(name).asBoolean());
+    }
+    return may;
+  }
+
   private static TestWebapp start(EmbeddedSearchStore node, SearchStore store, Map<String, Object> settings) {
     String prefix = SharedOpenSearch.uniquePrefix();
     ReadModelFixture.write(store, prefix, "1s");
@@ -194,11 +205,15 @@ class OperationsAccessTest {
       app.as("operator", "o");
       assertThat(app.post(MIGRATE, MIGRATE_A).status()).isEqualTo(403);
       assertThat(app.post(MODIFY, ACTIVATE_A).status()).isEqualTo(501);
+      // and the UI offers what the rules allow: modification, no migration
+      assertThat(uiConfig(app)).containsEntry("canOperate", true).containsEntry("canMigrate", false);
     }
 
     @Test
     void theMigrateRoleMayMigrateAndReadButNothingElse() {
       app.as("migrator", "m");
+      assertThat(uiConfig(app)).containsEntry("canOperate", false).containsEntry("canMigrate", true)
+          .containsEntry("canDelete", false);
       assertThat(app.post(MIGRATE, MIGRATE_A).status()).isEqualTo(501);
       assertThat(app.post(MODIFY, ACTIVATE_A).status()).isEqualTo(403);
       assertThat(app.post(CANCEL, "{}").status()).isEqualTo(403);
@@ -239,11 +254,14 @@ class OperationsAccessTest {
       assertThat(app.post(DELETE_ACTIVE, "{}").status()).isEqualTo(403);
       assertThat(app.post("/v2/process-instances/deletion", "{\"filter\": {}}").status()).isEqualTo(403);
       assertThat(app.post(CANCEL, "{}").status()).isEqualTo(501);
+      assertThat(uiConfig(app)).containsEntry("canOperate", true).containsEntry("canDelete", false);
     }
 
     @Test
     void theDeleteRoleMayDeleteAndReadButNothingElse() {
       app.as("deleter", "d");
+      assertThat(uiConfig(app)).containsEntry("canOperate", false).containsEntry("canMigrate", false)
+          .containsEntry("canDelete", true);
       // past the access rules: the fixture's instance 1001 is active, which the deletion refuses
       assertThat(app.post(DELETE_ACTIVE, "{}").status()).isEqualTo(409);
       assertThat(app.post(CANCEL, "{}").status()).isEqualTo(403);

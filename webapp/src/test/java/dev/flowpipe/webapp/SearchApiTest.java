@@ -157,6 +157,8 @@ class SearchApiTest {
       // without authentication the operations are off unless switched on: the UI shows no controls for them
       assertThat(config.path("operationsEnabled").asBoolean()).isFalse();
       assertThat(config.path("canOperate").asBoolean()).isFalse();
+      assertThat(config.path("canMigrate").asBoolean()).isFalse();
+      assertThat(config.path("canDelete").asBoolean()).isFalse();
     }
   }
 

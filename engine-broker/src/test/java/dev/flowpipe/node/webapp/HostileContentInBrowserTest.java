@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.microsoft.playwright.Browser;
+import com.microsoft.playwright.Locator;
 import com.microsoft.playwright.BrowserContext;
 import com.microsoft.playwright.Page;
 import com.microsoft.playwright.Playwright;
@@ -241,6 +242,49 @@ class HostileContentInBrowserTest {
 
       page.navigate(baseUrl + "/#/instances?processDefinitionId=hostile");
       assertThat(page.locator("#instances-table tr[data-key='" + targetInstance + "']")).hasCount(1);
+
+      assertThat(hits).as("calls of the payloads").isEmpty();
+      assertThat(cspViolations).as("the UI works under its Content-Security-Policy").isEmpty();
+    } finally {
+      page.context().close();
+    }
+  }
+
+  /**
+   * The repair tools (issue 35): the modification mode lists the task by its hostile name, its review shows a hostile
+   * variable value, and the audit trail shows the engine's refusal of a hostile element id: all as text.
+   */
+  @Test
+  @Order(2)
+  void theRepairToolsShowHostileNamesValuesAndRefusalsAsText() throws Exception {
+    // a modification the engine refuses, naming the hostile element id in its message (recorded as a FAIL)
+    HttpResponse<String> refused = HTTP.send(asOperator("/v2/process-instances/" + incidentInstance + "/modification")
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
+            JSON.writeValueAsString(Map.of("activateInstructions", List.of(Map.of("elementId", img("element-id")))))))
+        .build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+    List<String> cspViolations = new CopyOnWriteArrayList<>();
+    Page page = operatorPage(cspViolations);
+    try {
+      page.navigate(baseUrl + "/#/instances/" + incidentInstance);
+      assertThat(page.locator("#diagram .djs-element[data-element-id='work']")).hasCount(1);
+      page.click("#modify-instance");
+      assertThat(page.locator("#modify-element option[value='work']")).hasText(img("task-name") + " (work)");
+      page.selectOption("#modify-element", "work");
+      page.fill("#modify-variables", JSON.writeValueAsString(Map.of("note", script("modification-variable"))));
+      page.click("#modify-activate");
+      assertThat(page.locator("#modification-table tr[data-kind='activate']")).containsText("<script>fetch(");
+      Locator failed = page.locator("#audit-table tr[data-operation='MODIFY']");
+      assertThat(failed).containsText("FAIL");
+      assertThat(failed).containsText("onerror");
+      assertThat(page.locator("#view img")).hasCount(0);
+      assertThat(page.locator("#view script")).hasCount(0);
+      WebappInBrowserTest.screenshot(page, "hostile-modification-mode");
+      page.click("#modify-close");
+
+      page.navigate(baseUrl + "/#/audit?processInstanceKey=" + incidentInstance);
+      assertThat(page.locator("#audit-log-table tr[data-operation='MODIFY']")).containsText("onerror");
+      assertThat(page.locator("#view img")).hasCount(0);
 
       assertThat(hits).as("calls of the payloads").isEmpty();
       assertThat(cspViolations).as("the UI works under its Content-Security-Policy").isEmpty();

@@ -7,8 +7,8 @@ import com.microsoft.playwright.Browser;
 import com.microsoft.playwright.BrowserContext;
 import com.microsoft.playwright.Page;
 import com.microsoft.playwright.Playwright;
+import com.microsoft.playwright.assertions.PlaywrightAssertions;
 import dev.flowpipe.node.webapp.SharedWebappNode.Runs;
-import dev.flowpipe.webapp.WebappApplication;
 import java.nio.file.Files;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -17,7 +17,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -40,30 +39,24 @@ class ReadOnlyUserInBrowserTest {
   void start(Runs runs) throws Exception {
     this.runs = runs;
     Map<String, Object> settings = new LinkedHashMap<>();
-    settings.put("server.port", 0);
-    // not the node's application.yaml on this class path (its readiness group names the node's broker)
-    settings.put("spring.config.name", "webapp-on-its-own");
-    settings.put("flowpipe.store.url", runs.node().store().connection().url());
-    settings.put("flowpipe.store.index-prefix", "flowpipe");
-    settings.put("flowpipe.webapp.operations.gateway-address", runs.node().gatewayAddress());
     settings.put("flowpipe.webapp.security.basic-auth", true);
     settings.put("flowpipe.webapp.security.users[0].username", "reader");
     settings.put("flowpipe.webapp.security.users[0].password", "r");
     settings.put("flowpipe.webapp.security.users[1].username", "operator");
     settings.put("flowpipe.webapp.security.users[1].password", "o");
     settings.put("flowpipe.webapp.security.users[1].roles", "read,write");
-    SpringApplication application = new SpringApplication(WebappApplication.class);
-    application.setDefaultProperties(WebappApplication.DEFAULTS);
-    webapp = application.run(settings.entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue())
-        .toArray(String[]::new));
+    webapp = SharedWebappNode.webappOnItsOwn(runs, runs.node().gatewayAddress(), settings);
     baseUrl = "http://127.0.0.1:" + webapp.getEnvironment().getProperty("local.server.port");
     Files.createDirectories(WebappInBrowserTest.SCREENSHOTS);
+    // an instance page's seven searches, the XML and the diagram take more than the default 5 s on a loaded machine
+    PlaywrightAssertions.setDefaultAssertionTimeout(30_000);
     playwright = Playwright.create();
     browser = HeadlessChromium.launch(playwright);
   }
 
   @AfterAll
   void stop() {
+    PlaywrightAssertions.setDefaultAssertionTimeout(5_000);
     if (browser != null) {
       browser.close();
     }
@@ -95,7 +88,16 @@ class ReadOnlyUserInBrowserTest {
       // then none of them offers a control that acts
       assertThat(page.locator("#cancel-instance")).hasCount(0);
       assertThat(page.locator("#variables-table button.edit")).hasCount(0);
+      // nor the repair tools (issue 35): modification, migration; the audit trail is shown to readers
+      assertThat(page.locator("#modify-instance")).hasCount(0);
+      assertThat(page.locator("#migrate-instance")).hasCount(0);
+      assertThat(page.locator("#audit-table")).hasCount(1);
       WebappInBrowserTest.screenshot(page, "reader-instance");
+
+      // a finished instance offers no deletion
+      page.navigate(baseUrl + "/#/instances/" + runs.orderInstances().getFirst());
+      assertThat(page.locator("#instance-state")).hasText("COMPLETED");
+      assertThat(page.locator("#delete-instance")).hasCount(0);
 
       page.navigate(baseUrl + "/#/instances/" + runs.fragileInstance());
       assertThat(page.locator("#incidents-table")).containsText("card declined");
@@ -106,12 +108,23 @@ class ReadOnlyUserInBrowserTest {
       assertThat(page.locator("#cancel-matching")).hasCount(0);
       assertThat(page.locator("#cancel-selected")).hasCount(0);
       assertThat(page.locator("#instances-table input.select")).hasCount(0);
+      assertThat(page.locator("#delete-selected")).hasCount(0);
       WebappInBrowserTest.screenshot(page, "reader-instance-list");
 
       // when its browser sends the operations anyway, then they are refused, and the instance stays active
       assertThat(statusOfPost(page, "/v2/process-instances/" + waiting + "/cancellation", "{}")).isEqualTo(403);
       assertThat(statusOfPost(page, "/v2/process-instances/cancellation",
           "{\"filter\": {\"processDefinitionId\": \"webapp-order\"}}")).isEqualTo(403);
+      assertThat(statusOfPost(page, "/v2/process-instances/" + waiting + "/modification",
+          "{\"activateInstructions\": [{\"elementId\": \"shipped\"}]}")).isEqualTo(403);
+      assertThat(statusOfPost(page, "/v2/process-instances/" + waiting + "/migration",
+          "{\"targetProcessDefinitionKey\": \"1\", \"mappingInstructions\": [{\"sourceElementId\": \"ship\","
+              + " \"targetElementId\": \"ship\"}]}")).isEqualTo(403);
+      assertThat(statusOfPost(page, "/v2/process-instances/" + runs.orderInstances().getFirst() + "/deletion", "{}"))
+          .isEqualTo(403);
+      assertThat(statusOfPost(page, "/v2/process-instances/deletion",
+          "{\"filter\": {\"processDefinitionId\": \"webapp-order\"}}")).isEqualTo(403);
+      assertThat(statusOfPost(page, "/v2/audit-logs/search", "{}")).isEqualTo(200);
       page.navigate(baseUrl + "/#/instances/" + waiting);
       assertThat(page.locator("#instance-state")).hasText("ACTIVE");
     } finally {
@@ -127,6 +140,12 @@ class ReadOnlyUserInBrowserTest {
       assertThat(page.locator("#instance-state")).hasText("ACTIVE");
       assertThat(page.locator("#cancel-instance")).hasCount(1);
       assertThat(page.locator("#variables-table tr[data-name='orderId'] button.edit")).hasCount(1);
+      assertThat(page.locator("#modify-instance")).hasCount(1);
+      assertThat(page.locator("#migrate-instance")).hasCount(1);
+
+      page.navigate(baseUrl + "/#/instances/" + runs.orderInstances().getFirst());
+      assertThat(page.locator("#instance-state")).hasText("COMPLETED");
+      assertThat(page.locator("#delete-instance")).hasCount(1);
 
       page.navigate(baseUrl + "/#/instances/" + runs.fragileInstance());
       assertThat(page.locator("#incidents-table")).containsText("card declined");
@@ -134,6 +153,7 @@ class ReadOnlyUserInBrowserTest {
 
       page.navigate(baseUrl + "/#/instances");
       assertThat(page.locator("#cancel-matching")).hasCount(1);
+      assertThat(page.locator("#delete-selected")).hasCount(1);
       WebappInBrowserTest.screenshot(page, "writer-instance-list");
     } finally {
       page.context().close();

@@ -3,6 +3,7 @@ package dev.flowpipe.node.webapp;
 import static org.awaitility.Awaitility.await;
 
 import dev.flowpipe.node.TestNode;
+import dev.flowpipe.webapp.WebappApplication;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.response.ActivatedJob;
 import io.camunda.zeebe.model.bpmn.Bpmn;
@@ -12,11 +13,14 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
+import org.springframework.boot.SpringApplication;
+import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * One real node for the web app's tests in this JVM, with data from real BPMN runs: three {@code webapp-order}
@@ -113,5 +117,42 @@ public final class SharedWebappNode implements ParameterResolver {
       return jobs.size() >= count;
     });
     return jobs;
+  }
+
+  /** The job of {@code type} the engine hands out for this instance, waiting until it does; others go back at once. */
+  static ActivatedJob activateFor(ZeebeClient client, String type, long instance) {
+    List<ActivatedJob> found = new ArrayList<>();
+    await().atMost(Duration.ofSeconds(30)).until(() -> {
+      for (ActivatedJob job : client.newActivateJobsCommand().jobType(type).maxJobsToActivate(10)
+          .timeout(Duration.ofMinutes(5)).send().join().getJobs()) {
+        if (job.getProcessInstanceKey() == instance) {
+          found.add(job);
+        } else {
+          // another test's job: back to the engine at once
+          client.newFailCommand(job).retries(job.getRetries()).retryBackoff(Duration.ZERO).send().join();
+        }
+      }
+      return !found.isEmpty();
+    });
+    return found.getFirst();
+  }
+
+  /**
+   * A web app on its own (a Spring context on a free port) over the node's store, sending its commands to
+   * {@code gatewayAddress}, with {@code settings} besides.
+   */
+  static ConfigurableApplicationContext webappOnItsOwn(Runs runs, String gatewayAddress, Map<String, Object> settings) {
+    Map<String, Object> all = new LinkedHashMap<>();
+    all.put("server.port", 0);
+    // not the node's application.yaml on this class path (its readiness group names the node's broker)
+    all.put("spring.config.name", "webapp-on-its-own");
+    all.put("flowpipe.store.url", runs.node().store().connection().url());
+    all.put("flowpipe.store.index-prefix", "flowpipe");
+    all.put("flowpipe.webapp.operations.gateway-address", gatewayAddress);
+    all.putAll(settings);
+    SpringApplication application = new SpringApplication(WebappApplication.class);
+    application.setDefaultProperties(WebappApplication.DEFAULTS);
+    return application.run(all.entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue())
+        .toArray(String[]::new));
   }
 }

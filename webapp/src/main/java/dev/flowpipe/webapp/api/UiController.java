@@ -16,13 +16,11 @@ import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
- * What the browser UI reads besides the API: how often its pages reload, whether this user may use the operations (so
- * it shows their controls only where they would be allowed), and the API's description for its API page.
+ * What the browser UI reads besides the API: how often its pages reload, whether this user may use the operations,
+ * migrate and delete (so it shows their controls only where they would be allowed), and the API's description for its API page.
  */
 @RestController
 public class UiController {
-
-  private static final String WRITE_AUTHORITY = "ROLE_" + WebappProperties.Role.WRITE.name();
 
   private final WebappProperties properties;
   private final Map<String, Object> openApi;
@@ -37,16 +35,22 @@ public class UiController {
     return Map.of(
         "refreshIntervalMillis", properties.ui().refreshInterval().toMillis(),
         "operationsEnabled", properties.operationsEnabled(),
-        "canOperate", properties.operationsEnabled() && mayWrite());
+        "canOperate", properties.operationsEnabled() && mayAct(WebappProperties.Role.WRITE),
+        "canMigrate", properties.operationsEnabled() && mayAct(properties.operations().migrationRole()),
+        "canDelete", properties.operationsEnabled() && mayAct(properties.operations().deletionRole()));
   }
 
-  /** Mirrors the security rules: without authentication anyone may; with it, users with the write role. */
-  private boolean mayWrite() {
+  /**
+   * Mirrors the security rules: without authentication anyone may; with it, users with the role (write for the
+   * operations, the configured roles for migration and deletion).
+   */
+  private boolean mayAct(WebappProperties.Role role) {
     if (!properties.security().basicAuth()) {
       return true;
     }
+    String authority = "ROLE_" + role.name();
     Authentication user = SecurityContextHolder.getContext().getAuthentication();
-    return user != null && user.getAuthorities().stream().anyMatch(a -> WRITE_AUTHORITY.equals(a.getAuthority()));
+    return user != null && user.getAuthorities().stream().anyMatch(a -> authority.equals(a.getAuthority()));
   }
 
   /** The OpenAPI document ({@code /openapi.yaml}) as JSON: the browser reads JSON, not YAML. */

@@ -47,6 +47,12 @@ public record AuditedOperation(String operationType, String entityType, String e
         batchOperationType, details);
   }
 
+  /** The process instance the entity belongs to (null: not known), so the instance's trail lists the operation. */
+  public AuditedOperation withProcessInstanceKey(String key) {
+    return new AuditedOperation(operationType, entityType, entityKey, key, batchOperationKey, batchOperationType,
+        details);
+  }
+
   public AuditedOperation withBatchKey(Object key) {
     return new AuditedOperation(operationType, entityType, key == null ? entityKey : key.toString(), processInstanceKey,
         key == null ? null : key.toString(), batchOperationType, details);

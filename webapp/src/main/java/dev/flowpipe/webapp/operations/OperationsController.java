@@ -1,9 +1,11 @@
 package dev.flowpipe.webapp.operations;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flowpipe.webapp.api.NotFoundException;
 import dev.flowpipe.webapp.api.SearchService;
 import dev.flowpipe.webapp.audit.AuditLog;
 import dev.flowpipe.webapp.audit.AuditedOperation;
+import dev.flowpipe.webapp.query.Entity;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +38,7 @@ public class OperationsController {
 
   private final EngineCommands engine;
   private final WrittenPositions positions;
+  private final SearchService readModel;
   private final IncidentResolution incidents;
   private final InstanceDeletion deletion;
   private final AuditLog audit;
@@ -45,6 +48,7 @@ public class OperationsController {
     this.audit = audit;
     this.engine = engine;
     this.positions = positions;
+    this.readModel = readModel;
     this.incidents = new IncidentResolution(engine, readModel);
     this.deletion = deletion;
   }
@@ -81,7 +85,9 @@ public class OperationsController {
   public ResponseEntity<Void> resolveIncident(@PathVariable String incidentKey,
       @RequestBody(required = false) JsonNode ignoredBody) {
     long key = OperationRequests.key("incidentKey", incidentKey);
-    return OperationAudit.audited(audit, AuditedOperation.on("RESOLVE", "INCIDENT", key), "resolve incident", key,
+    AuditedOperation what = AuditedOperation.on("RESOLVE", "INCIDENT", key)
+        .withProcessInstanceKey(instanceOf(key, Entity.INCIDENTS));
+    return OperationAudit.audited(audit, what, "resolve incident", key,
         () -> {
       incidents.resolve(key);
       return noContent(key);
@@ -94,7 +100,7 @@ public class OperationsController {
       @RequestBody(required = false) JsonNode body) {
     long key = OperationRequests.key("jobKey", jobKey);
     OperationRequests.JobChange change = OperationRequests.JobChange.of(body);
-    AuditedOperation what = AuditedOperation.on("UPDATE", "JOB", key);
+    AuditedOperation what = AuditedOperation.on("UPDATE", "JOB", key).withProcessInstanceKey(instanceOf(key, Entity.JOBS));
     what = change.retries() == null ? what : what.withDetail("retries", change.retries());
     what = change.timeout() == null ? what : what.withDetail("timeout", change.timeout());
     return OperationAudit.audited(audit, what, "update job " + change, key, () -> {
@@ -109,7 +115,9 @@ public class OperationsController {
     long key = OperationRequests.key("elementInstanceKey", elementInstanceKey);
     OperationRequests.VariablesChange change = OperationRequests.VariablesChange.of(body);
     // the names, never the values (they may be personal data)
+    // the scope is an element instance or the process instance itself
     AuditedOperation what = AuditedOperation.on("UPDATE", "VARIABLE", key)
+        .withProcessInstanceKey(instanceOf(key, Entity.ELEMENT_INSTANCES, Entity.PROCESS_INSTANCES))
         .withDetail("variableNames", java.util.List.copyOf(change.variables().keySet()))
         .withDetail("local", change.local());
     return OperationAudit.audited(audit, what,
@@ -154,6 +162,25 @@ public class OperationsController {
           engine.migrateProcessInstance(key, migration);
           return noContent(key);
         });
+  }
+
+  /**
+   * The process instance of an incident, a job or a variable scope, as the read model holds it (the first entity that
+   * knows the key), for the audit log; null where none does yet or the store cannot say now: the engine decides on
+   * the operation either way, and the entry then names no instance.
+   */
+  private String instanceOf(long key, Entity... entities) {
+    for (Entity entity : entities) {
+      try {
+        Object instance = readModel.get(entity, Long.toString(key)).get("processInstanceKey");
+        return instance == null ? null : instance.toString();
+      } catch (NotFoundException e) {
+        // not this entity's key: the next one may know it
+      } catch (RuntimeException e) {
+        return null; // the store unreachable for now: the operation goes on without it
+      }
+    }
+    return null;
   }
 
   @PostMapping("/process-instances")
