@@ -1,5 +1,6 @@
 package dev.flowpipe.server.flowcontrol;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flowpipe.server.config.FlowControllerProperties;
 import java.io.IOException;
@@ -123,6 +124,35 @@ public final class BrokerMonitoring {
       throw new IOException("POST " + base + "/actuator/flowControl answered " + response.statusCode() + ": "
           + abbreviate(response.body()));
     }
+  }
+
+  /**
+   * The write limit per partition as the broker's {@code GET /actuator/flowControl} reports it (each partition's
+   * leader's, as this broker knows the leaders; empty: no limit). The 8.6 endpoint fails as a whole when any
+   * partition's leader does not answer.
+   */
+  public Map<Integer, OptionalInt> writeLimits(URI base) throws IOException, InterruptedException {
+    HttpResponse<String> response = http.send(
+        HttpRequest.newBuilder(base.resolve("/actuator/flowControl")).timeout(settings.requestTimeout()).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() != 200) {
+      throw new IOException("GET " + base + "/actuator/flowControl answered " + response.statusCode());
+    }
+    return writeLimits(json.readTree(response.body()));
+  }
+
+  static Map<Integer, OptionalInt> writeLimits(JsonNode answer) throws IOException {
+    Map<Integer, OptionalInt> limits = new HashMap<>();
+    for (Map.Entry<String, JsonNode> partition : answer.properties()) {
+      JsonNode write = partition.getValue().path("writeRateLimit");
+      try {
+        limits.put(Integer.parseInt(partition.getKey()),
+            write.path("enabled").asBoolean() ? OptionalInt.of(write.path("limit").asInt()) : OptionalInt.empty());
+      } catch (NumberFormatException e) {
+        throw new IOException("GET /actuator/flowControl named a partition '" + partition.getKey() + "'", e);
+      }
+    }
+    return limits;
   }
 
   /** The request of the 8.6 endpoint: a {@code FlowControlCfg} with only {@code write} (the request limiter stays). */

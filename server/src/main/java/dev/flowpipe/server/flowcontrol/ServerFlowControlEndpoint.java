@@ -7,8 +7,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
- * {@code GET /actuator/flowControl} of the server: the controller's settings, the write limit in force on the cluster
- * and, per partition, its leader, the limit it asks for, the rates and the lag. Settings change through the server's
+ * {@code GET /actuator/flowControl} of the server: the controller's settings, whether it is within its warm-up, the
+ * write limit in force on the cluster and, per partition, its leader, the limit it asks for, the rates and the lag. Settings change through the server's
  * configuration (a restart), not here.
  */
 @Endpoint(id = "flowControl")
@@ -37,6 +37,7 @@ public class ServerFlowControlEndpoint {
     settings.put("warmUp", s.warmUp().toString());
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("settings", settings);
+    body.put("warmingUp", controller.warmingUp());
     body.put("clusterWriteLimit", applier.inForce().isPresent() ? applier.inForce().getAsInt() : null);
     body.put("partitions", controller.report());
     return body;

@@ -154,6 +154,14 @@ public final class StockClusterFlowController implements AutoCloseable {
     return settings;
   }
 
+  /**
+   * Whether the controller is within its {@code warm-up} (from the server's start): it engages only at twice the
+   * target then, so a store degraded within it is throttled later.
+   */
+  public boolean warmingUp() {
+    return Duration.between(started, clock.instant()).compareTo(settings.warmUp()) < 0;
+  }
+
   /** Per partition: leader, the limit it asks for, throttling, rates and lag. */
   public List<Map<String, Object>> report() {
     List<Map<String, Object>> report = new ArrayList<>();

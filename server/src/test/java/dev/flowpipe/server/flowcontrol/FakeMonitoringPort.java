@@ -11,7 +11,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A broker's monitoring port as far as the server uses it, our own fake: {@code GET /actuator/prometheus} answers the
- * text it is given, {@code POST /actuator/flowControl} records the body and answers with the status it is given.
+ * text it is given, {@code POST /actuator/flowControl} records the body and answers with the status it is given,
+ * {@code GET /actuator/flowControl} answers the limits per partition it is given.
  */
 final class FakeMonitoringPort implements AutoCloseable {
 
@@ -19,6 +20,8 @@ final class FakeMonitoringPort implements AutoCloseable {
   final List<String> posted = new CopyOnWriteArrayList<>();
   volatile String prometheus = "";
   volatile int postStatus = 200;
+  /** What {@code GET /actuator/flowControl} answers: the 8.6 endpoint's shape, one entry per partition. */
+  volatile String flowControl = "{}";
 
   FakeMonitoringPort() throws IOException {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -31,17 +34,28 @@ final class FakeMonitoringPort implements AutoCloseable {
     });
     server.createContext("/actuator/flowControl", exchange -> {
       String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-      if ("POST".equals(exchange.getRequestMethod())
-          && "application/json".equals(exchange.getRequestHeaders().getFirst("Content-Type"))) {
+      boolean post = "POST".equals(exchange.getRequestMethod());
+      if (post && "application/json".equals(exchange.getRequestHeaders().getFirst("Content-Type"))) {
         posted.add(body);
       }
-      byte[] answer = "{}".getBytes(StandardCharsets.UTF_8);
-      exchange.sendResponseHeaders(postStatus, answer.length);
+      byte[] answer = (post ? "{}" : flowControl).getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(post ? postStatus : 200, answer.length);
       try (OutputStream out = exchange.getResponseBody()) {
         out.write(answer);
       }
     });
     server.start();
+  }
+
+  /** Makes {@code GET /actuator/flowControl} report these write limits (null: none) for partitions 1, 2, ... */
+  void holding(Integer... limits) {
+    StringBuilder json = new StringBuilder("{");
+    for (int i = 0; i < limits.length; i++) {
+      json.append(i == 0 ? "" : ",").append('"').append(i + 1).append("\":{\"writeRateLimit\":")
+          .append(limits[i] == null ? "{\"enabled\":false,\"limit\":0}"
+              : "{\"enabled\":true,\"limit\":" + limits[i] + "}").append('}');
+    }
+    flowControl = json.append('}').toString();
   }
 
   URI url() {

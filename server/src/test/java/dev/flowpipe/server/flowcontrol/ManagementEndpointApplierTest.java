@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
@@ -25,6 +26,7 @@ class ManagementEndpointApplierTest {
 
   private FakeMonitoringPort broker0;
   private FakeMonitoringPort broker1;
+  private final AtomicReference<ClusterView> view = new AtomicReference<>();
   private ManagementEndpointApplier applier;
 
   @BeforeEach
@@ -33,8 +35,8 @@ class ManagementEndpointApplierTest {
     broker1 = new FakeMonitoringPort();
     FlowControllerProperties settings = settings(List.of(new FlowControllerProperties.Broker(0, broker0.url()),
         new FlowControllerProperties.Broker(1, broker1.url())));
-    ClusterView view = new ClusterView(Map.of(1, 0, 2, 1), Map.of(0, "zeebe-0", 1, "zeebe-1"), Set.of(1, 2));
-    applier = new ManagementEndpointApplier(new BrokerMonitoring(settings, HttpClient.newHttpClient()), () -> view);
+    view.set(new ClusterView(Map.of(1, 0, 2, 1), Map.of(0, "zeebe-0", 1, "zeebe-1"), Set.of(1, 2)));
+    applier = new ManagementEndpointApplier(new BrokerMonitoring(settings, HttpClient.newHttpClient()), view::get);
   }
 
   @AfterEach
@@ -93,8 +95,29 @@ class ManagementEndpointApplierTest {
 
       assertThat(broker1.posted).hasSize(1);
       assertThat(write(broker1.posted.getFirst()).path("limit").asInt()).isEqualTo(300);
-      assertThat(write(broker0.posted.getLast()).path("limit").asInt())
-          .as("partition 1 asks 900, partition 2 still 300").isEqualTo(300);
+      assertThat(broker0.posted).as("partition 1 asks 900, partition 2 still 300: 300 stays, not posted again")
+          .hasSize(1);
+      assertThat(applier.inForce()).hasValue(300);
+    }
+
+    @Test
+    void aPartitionAskingForTheLimitInForceOnItsLeaderIsNotPostedAgain() throws Exception {
+      applier.apply(1, OptionalInt.of(500));
+      applier.apply(2, OptionalInt.of(500));
+      applier.apply(1, OptionalInt.of(500));
+
+      assertThat(broker0.posted).hasSize(1);
+      assertThat(broker1.posted).as("the broadcast reached partition 2's leader").isEmpty();
+    }
+
+    @Test
+    void aPartitionWhoseLeaderChangedSinceIsPostedAgain() throws Exception {
+      applier.apply(1, OptionalInt.of(500));
+      view.set(new ClusterView(Map.of(1, 1, 2, 1), Map.of(0, "zeebe-0", 1, "zeebe-1"), Set.of(1, 2)));
+
+      applier.apply(1, OptionalInt.of(500));
+
+      assertThat(broker1.posted).as("the new leader built its limiter from its own configuration").hasSize(1);
     }
 
     @Test
@@ -120,6 +143,67 @@ class ManagementEndpointApplierTest {
 
       assertThat(write(broker1.posted.getFirst()).path("limit").asInt()).isEqualTo(250);
       assertThat(applier.inForce()).hasValue(250);
+    }
+
+    @Test
+    void anErrorAnswerWhileEveryLeaderHoldsTheLimitIsTakenAsAppliedAndNotPostedAgain() throws Exception {
+      // given a broker that takes the limit on every live member but answers 500 (a killed member in its topology)
+      broker0.postStatus = 500;
+      broker0.holding(250, 250);
+
+      // when the limit is applied, and applied again for the other partition
+      applier.apply(1, OptionalInt.of(250));
+      applier.apply(2, OptionalInt.of(250));
+
+      // then it was posted once: a second POST would only rebuild every live limiter without stored permits
+      assertThat(broker0.posted).hasSize(1);
+      assertThat(broker1.posted).as("no other broker is asked").isEmpty();
+      assertThat(applier.inForce()).hasValue(250);
+    }
+
+    @Test
+    void anErrorAnswerConfirmedOnlyAtTheNextAttemptIsNotPostedAgainThen() throws Exception {
+      // given both brokers answering 500 and the limit not yet shown on partition 2's leader
+      broker0.postStatus = 500;
+      broker1.postStatus = 500;
+      broker0.holding(250, null);
+      broker1.holding(250, null);
+      assertThatThrownBy(() -> applier.apply(1, OptionalInt.of(250))).isInstanceOf(IllegalStateException.class);
+      int posts = broker0.posted.size() + broker1.posted.size();
+
+      // when the brokers show it on every leader by the next attempt
+      broker0.holding(250, 250);
+      applier.apply(1, OptionalInt.of(250));
+
+      // then the attempt asks and does not post
+      assertThat(broker0.posted.size() + broker1.posted.size()).isEqualTo(posts);
+      assertThat(applier.inForce()).hasValue(250);
+    }
+
+    @Test
+    void anErrorAnswerWhileALeaderLacksTheLimitGoesOnToAnotherBroker() throws Exception {
+      broker0.postStatus = 500;
+      broker0.holding(250, null);
+
+      applier.apply(1, OptionalInt.of(250));
+
+      assertThat(broker1.posted).hasSize(1);
+      assertThat(applier.inForce()).hasValue(250);
+    }
+
+    @Test
+    void aChangedLimitIsPostedWhateverTheBrokersHold() throws Exception {
+      broker0.postStatus = 500;
+      broker0.holding(250, 250);
+      applier.apply(1, OptionalInt.of(250));
+      broker0.postStatus = 200;
+
+      applier.apply(1, OptionalInt.of(200));
+      applier.apply(2, OptionalInt.of(200));
+
+      assertThat(broker0.posted).hasSize(2);
+      assertThat(write(broker0.posted.getLast()).path("limit").asInt()).isEqualTo(200);
+      assertThat(broker1.posted).isEmpty();
     }
 
     @Test

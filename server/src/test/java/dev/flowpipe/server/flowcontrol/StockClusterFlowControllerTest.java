@@ -59,6 +59,39 @@ class StockClusterFlowControllerTest {
     return controller.report().stream().filter(p -> p.get("partitionId").equals(partitionId)).findFirst().orElseThrow();
   }
 
+  @Test
+  void itReportsBeingWithinItsWarmUpUntilTheWarmUpHasPassedSinceItsStart() {
+    // given a controller with a warm-up of 60 s and a clock the test moves
+    Instant start = Instant.parse("2026-11-27T00:00:00Z");
+    Clock[] now = {Clock.fixed(start, ZoneOffset.UTC)};
+    Clock moving = new Clock() {
+      @Override
+      public java.time.ZoneId getZone() {
+        return ZoneOffset.UTC;
+      }
+
+      @Override
+      public Clock withZone(java.time.ZoneId zone) {
+        return this;
+      }
+
+      @Override
+      public Instant instant() {
+        return now[0].instant();
+      }
+    };
+    ControlSettings warmingUp = new ControlSettings(true, ControlSettings.Mode.TIME, Duration.ofSeconds(2), 100_000,
+        100, Duration.ofMillis(250), 0, Duration.ofSeconds(5), Duration.ofSeconds(60));
+    StockClusterFlowController fresh =
+        new StockClusterFlowController(lag, applier, warmingUp, moving, scheduler, new SimpleMeterRegistry());
+
+    // then
+    now[0] = Clock.fixed(start.plusSeconds(59), ZoneOffset.UTC);
+    assertThat(fresh.warmingUp()).isTrue();
+    now[0] = Clock.fixed(start.plusSeconds(60), ZoneOffset.UTC);
+    assertThat(fresh.warmingUp()).isFalse();
+  }
+
   @Nested
   class WhenOnePartitionsApplyFails {
 
