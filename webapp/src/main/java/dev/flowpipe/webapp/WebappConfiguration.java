@@ -1,5 +1,7 @@
 package dev.flowpipe.webapp;
 
+import dev.flowpipe.webapp.alert.AlertConfiguration;
+import dev.flowpipe.webapp.alert.AlertProperties;
 import dev.flowpipe.webapp.api.ElementStatistics;
 import dev.flowpipe.webapp.api.ProblemErrorController;
 import dev.flowpipe.webapp.api.ProblemHandler;
@@ -54,11 +56,11 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
  * standalone {@link WebappApplication} a store reached by URL, a gateway by address (or none) and no positions.
  */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties({WebappProperties.class, StoreProperties.class})
+@EnableConfigurationProperties({WebappProperties.class, StoreProperties.class, AlertProperties.class})
 @Import({SearchController.class, StatisticsController.class, OperationsController.class, ClusterController.class,
     BatchController.class, AuditLogController.class, UiController.class,
     ProblemHandler.class, ProblemErrorController.class,
-    OperationProblems.class, SecurityConfiguration.class})
+    OperationProblems.class, SecurityConfiguration.class, AlertConfiguration.class})
 public class WebappConfiguration {
 
   /** The poller of the read-your-writes waits: one thread, whatever the number of waits. */

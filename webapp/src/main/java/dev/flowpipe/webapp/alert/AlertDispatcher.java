@@ -1,0 +1,312 @@
+package dev.flowpipe.webapp.alert;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends the alerts the writer armed (issue 36, ADR 0020), from the web app of any node or server: each round it turns
+ * new alerts into one delivery per endpoint, then claims the deliveries that are due and POSTs them, signed. It never
+ * touches the exporter: an endpoint that is down or slow delays only its own deliveries (at most
+ * {@code max-in-flight} POSTs each), never the read model.
+ *
+ * <p>Once across restarts and failovers: a delivery is claimed with a compare-and-set write before its POST, so two
+ * processes never both send it; it is marked after the answer (delivered on a 2xx, else retried after a doubling wait,
+ * or failed after the last attempt). A graceful stop claims nothing more and waits for the POSTs in flight to be
+ * marked. A process that dies between a POST and its mark leaves the claim to expire, and the delivery is sent again:
+ * at least once there, with the same {@link AlertSignature#ALERT_ID_HEADER} for receivers that deduplicate.
+ *
+ * <p>Rounds run on one scheduler thread; POST answers are settled on {@code completions} (the same thread in the
+ * product). Time comes from the injected clock only.
+ */
+public final class AlertDispatcher implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(AlertDispatcher.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  /** New alerts armed per round at most; the rest wait for the next round. */
+  private static final int ARM_BATCH = 100;
+  /** How often the stored counts behind the gauges and the health details are refreshed. */
+  private static final Duration COUNT_INTERVAL = Duration.ofSeconds(5);
+
+  private final AlertStore store;
+  private final AlertProperties settings;
+  private final WebhookSender sender;
+  private final AlertSignature signature;
+  private final AlertMetrics metrics;
+  private final Clock clock;
+  private final ScheduledExecutorService scheduler;
+  private final Executor completions;
+  private final String owner;
+  private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
+  private final Map<CompletableFuture<Void>, Boolean> unsettled = new ConcurrentHashMap<>();
+  private final Map<Long, Object> versions = new ConcurrentHashMap<>(); // process definition key -> version
+  private volatile boolean stopping;
+  private volatile ScheduledFuture<?> rounds;
+  private Instant countedAt;
+
+  AlertDispatcher(AlertStore store, AlertProperties settings, WebhookSender sender, AlertMetrics metrics, Clock clock,
+      ScheduledExecutorService scheduler, Executor completions, String owner) {
+    this.store = store;
+    this.settings = settings;
+    this.sender = sender;
+    this.signature = new AlertSignature(settings.secret());
+    this.metrics = metrics;
+    this.clock = clock;
+    this.scheduler = scheduler;
+    this.completions = completions;
+    this.owner = owner;
+  }
+
+  /** Starts the rounds, one every poll interval after the last ended. */
+  public void start() {
+    rounds = scheduler.scheduleWithFixedDelay(this::roundLogged, 0, settings.pollInterval().toMillis(),
+        TimeUnit.MILLISECONDS);
+    LOG.info("incident alerts on: {} endpoint(s), as {}", settings.endpoints().size(), owner);
+  }
+
+  private void roundLogged() {
+    try {
+      round();
+    } catch (RuntimeException e) {
+      // the store unreachable or refusing: nothing was lost (claims expire, new alerts stay NEW); the next round tries
+      LOG.warn("alert round failed, trying again in {}: {}", settings.pollInterval(), e.toString());
+    }
+  }
+
+  /** One round: arm new alerts, then claim and send what is due for each endpoint. */
+  void round() {
+    if (stopping) {
+      return;
+    }
+    Instant now = clock.instant();
+    armNewAlerts(now);
+    for (AlertProperties.Endpoint endpoint : settings.endpoints()) {
+      int free = settings.maxInFlight() - inFlight(endpoint).get();
+      if (free > 0) {
+        for (AlertStore.Found delivery : store.dueDeliveries(endpoint.name(), now, free)) {
+          if (stopping) {
+            return;
+          }
+          claimAndSend(endpoint, delivery, now);
+        }
+      }
+    }
+    if (countedAt == null || !now.isBefore(countedAt.plus(COUNT_INTERVAL))) {
+      countedAt = now;
+      metrics.stored(store.countDeliveries(AlertStates.PENDING) + store.countDeliveries(AlertStates.SENDING),
+          store.countDeliveries(AlertStates.FAILED));
+    }
+  }
+
+  /**
+   * Gives each new alert its deliveries (version 1 each: a second process arming the same alert is refused) and then
+   * marks it armed; one that stopped in between arms it again, and its deliveries' creations are refused as done.
+   */
+  private void armNewAlerts(Instant now) {
+    for (AlertStore.Found alert : store.newAlerts(ARM_BATCH)) {
+      Map<String, Object> source = alert.source();
+      Instant created = Instant.parse((String) source.get("creationTime"));
+      boolean alerts = settings.alerts(String.valueOf(source.get("errorType")))
+          && !created.isBefore(now.minus(settings.maxAge()));
+      if (alerts) {
+        Map<String, Object> payload = payload(alert);
+        for (AlertProperties.Endpoint endpoint : settings.endpoints()) {
+          Map<String, Object> delivery = new LinkedHashMap<>();
+          delivery.put("key", source.get("key"));
+          delivery.put("processInstanceKey", source.get("processInstanceKey"));
+          delivery.put("endpoint", endpoint.name());
+          delivery.put("state", AlertStates.PENDING);
+          delivery.put("attempts", 0);
+          delivery.put("nextAttemptAt", now.toString());
+          delivery.put("creationTime", source.get("creationTime"));
+          delivery.put("payload", payload);
+          store.createDelivery(alert, endpoint.name(), delivery);
+        }
+      }
+      Map<String, Object> armed = new LinkedHashMap<>(source);
+      armed.put("state", alerts ? AlertStates.ARMED : AlertStates.SKIPPED);
+      store.replace(alert, armed);
+    }
+  }
+
+  /** The webhook's body: what a receiver needs to act, with a link to the instance's page. */
+  private Map<String, Object> payload(AlertStore.Found alert) {
+    Map<String, Object> source = alert.source();
+    Map<String, Object> payload = new LinkedHashMap<>();
+    payload.put("alertId", alert.id());
+    payload.put("incidentKey", String.valueOf(source.get("key")));
+    payload.put("processInstanceKey", String.valueOf(source.get("processInstanceKey")));
+    payload.put("processDefinitionKey", String.valueOf(source.get("processDefinitionKey")));
+    payload.put("bpmnProcessId", source.get("bpmnProcessId"));
+    payload.put("processVersion", processVersion(source.get("processDefinitionKey")));
+    payload.put("elementId", source.get("elementId"));
+    payload.put("elementInstanceKey", String.valueOf(source.get("elementInstanceKey")));
+    payload.put("errorType", source.get("errorType"));
+    payload.put("errorMessage", source.get("errorMessage"));
+    payload.put("creationTime", source.get("creationTime"));
+    payload.put("tenantId", source.get("tenantId"));
+    String base = settings.uiBaseUrl().toString().replaceAll("/+$", "");
+    payload.put("link", base + "/#/instances/" + source.get("processInstanceKey"));
+    return payload;
+  }
+
+  private Object processVersion(Object definitionKey) {
+    if (!(definitionKey instanceof Number key)) {
+      return null;
+    }
+    return versions.computeIfAbsent(key.longValue(), k -> store.processDefinition(k)
+        .map(definition -> definition.get("version")).orElse(null));
+  }
+
+  private void claimAndSend(AlertProperties.Endpoint endpoint, AlertStore.Found delivery, Instant now) {
+    Map<String, Object> claim = new LinkedHashMap<>(delivery.source());
+    claim.put("state", AlertStates.SENDING);
+    claim.put("claimOwner", owner);
+    claim.put("claimExpiresAt", now.plus(settings.claimTimeout()).toString());
+    if (!store.replace(delivery, claim)) {
+      return; // another process claimed it first (or the search showed an older version): it is not ours to send
+    }
+    AlertStore.Found claimed = AlertStore.replaced(delivery, claim);
+    byte[] body;
+    try {
+      body = JSON.writeValueAsBytes(claim.get("payload"));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("an alert's payload is plain JSON data", e);
+    }
+    long timestamp = now.getEpochSecond();
+    Map<String, String> headers = Map.of(
+        AlertSignature.ALERT_ID_HEADER, String.valueOf(claim.get("key")),
+        AlertSignature.TIMESTAMP_HEADER, String.valueOf(timestamp),
+        AlertSignature.SIGNATURE_HEADER, signature.sign(timestamp, body));
+    inFlight(endpoint).incrementAndGet();
+    CompletableFuture<Void> settled = new CompletableFuture<>();
+    unsettled.put(settled, Boolean.TRUE);
+    CompletableFuture<Integer> answer;
+    try {
+      answer = sender.post(endpoint.url(), headers, body);
+    } catch (RuntimeException e) {
+      answer = CompletableFuture.failedFuture(e);
+    }
+    answer.whenCompleteAsync((status, error) -> {
+      try {
+        settle(endpoint, claimed, status, error);
+      } catch (RuntimeException e) {
+        LOG.warn("marking alert delivery {} failed; it is sent again once its claim expires: {}", claimed.id(),
+            e.toString());
+      } finally {
+        inFlight(endpoint).decrementAndGet();
+        unsettled.remove(settled);
+        settled.complete(null);
+      }
+    }, completions);
+  }
+
+  /** Marks a claimed delivery after its POST: delivered, to be retried after a wait, or failed. */
+  private void settle(AlertProperties.Endpoint endpoint, AlertStore.Found claimed, Integer status, Throwable error) {
+    Instant now = clock.instant();
+    Map<String, Object> mark = new LinkedHashMap<>(claimed.source());
+    int attempts = ((Number) mark.get("attempts")).intValue() + 1;
+    mark.put("attempts", attempts);
+    mark.remove("claimOwner");
+    mark.remove("claimExpiresAt");
+    boolean ok = error == null && status != null && status >= 200 && status < 300;
+    if (ok) {
+      mark.put("state", AlertStates.DELIVERED);
+      mark.put("deliveredAt", now.toString());
+      mark.remove("lastError");
+    } else {
+      String why = error != null ? String.valueOf(unwrapped(error)) : "HTTP " + status;
+      mark.put("lastError", why.length() > 500 ? why.substring(0, 500) : why);
+      if (attempts >= settings.maxAttempts()) {
+        mark.put("state", AlertStates.FAILED);
+      } else {
+        mark.put("state", AlertStates.PENDING);
+        mark.put("nextAttemptAt", now.plus(settings.backoffAfter(attempts)).toString());
+      }
+    }
+    if (!store.replace(claimed, mark)) {
+      LOG.warn("alert delivery {} was taken over by another process before it was marked here", claimed.id());
+      return;
+    }
+    if (ok) {
+      metrics.sent(endpoint.name(), Duration.between(Instant.parse((String) mark.get("creationTime")), now));
+    } else if (AlertStates.FAILED.equals(mark.get("state"))) {
+      metrics.failed(endpoint.name());
+      LOG.warn("alert delivery {} failed for good after {} attempt(s): {}", claimed.id(), attempts,
+          mark.get("lastError"));
+    } else {
+      metrics.retried(endpoint.name());
+    }
+  }
+
+  private static Throwable unwrapped(Throwable error) {
+    return error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+        ? error.getCause() : error;
+  }
+
+  private AtomicInteger inFlight(AlertProperties.Endpoint endpoint) {
+    return inFlight.computeIfAbsent(endpoint.name(), name -> new AtomicInteger());
+  }
+
+  /** POSTs sent and not yet marked. */
+  int inFlight() {
+    return unsettled.size();
+  }
+
+  /**
+   * A graceful stop: no new round or claim, and the POSTs in flight are answered (or time out) and marked before it
+   * returns, so a restart sends none of them again.
+   */
+  @Override
+  public void close() {
+    stopping = true;
+    ScheduledFuture<?> current = rounds;
+    if (current != null) {
+      current.cancel(false);
+    }
+    long budget = settings.requestTimeout().plusSeconds(5).toMillis();
+    try {
+      // a round running now ends before this turn of the (single) scheduler thread: its claims are in unsettled then
+      scheduler.submit(() -> { }).get(budget, TimeUnit.MILLISECONDS);
+      CompletableFuture<?>[] waiting = unsettled.keySet().toArray(CompletableFuture[]::new);
+      CompletableFuture.allOf(waiting).get(budget, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException | java.util.concurrent.RejectedExecutionException e) {
+      LOG.warn("{} alert POST(s) not marked at stop; their claims expire and they are sent again", unsettled.size());
+    } finally {
+      scheduler.shutdown();
+    }
+  }
+
+  /** For the health details. */
+  Map<String, Object> details() {
+    Map<String, Object> details = new LinkedHashMap<>();
+    details.put("endpoints", settings.endpoints().stream().map(AlertProperties.Endpoint::name).toList());
+    details.put("pending", metrics.pending());
+    details.put("failed", metrics.failedStored());
+    details.put("sentHere", metrics.sentHere());
+    details.put("inFlight", inFlight());
+    return details;
+  }
+
+  List<AlertProperties.Endpoint> endpoints() {
+    return settings.endpoints();
+  }
+}
