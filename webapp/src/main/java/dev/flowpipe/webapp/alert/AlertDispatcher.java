@@ -141,7 +141,9 @@ public final class AlertDispatcher implements AutoCloseable {
       }
       Map<String, Object> armed = new LinkedHashMap<>(source);
       armed.put("state", alerts ? AlertStates.ARMED : AlertStates.SKIPPED);
-      store.replace(alert, armed);
+      if (store.replace(alert, armed)) {
+        metrics.armed(alerts);
+      }
     }
   }
 

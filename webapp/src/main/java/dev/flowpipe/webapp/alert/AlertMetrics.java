@@ -10,7 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The alerts' meters, per endpoint where it matters: {@code flowpipe.alerts.sent} (2xx answers),
+ * The alerts' meters, per endpoint where it matters: {@code flowpipe.alerts.armed} (new incidents seen, counted once
+ * in a cluster, tagged {@code outcome} armed or skipped), {@code flowpipe.alerts.sent} (2xx answers),
  * {@code flowpipe.alerts.retries} (failed attempts with attempts left), {@code flowpipe.alerts.failed} (deliveries
  * given up), {@code flowpipe.alerts.latency} (incident creation to the 2xx, with a histogram for percentiles), and the
  * gauges {@code flowpipe.alerts.pending} and {@code flowpipe.alerts.failed.stored} (deliveries in the store pending or
@@ -40,6 +41,12 @@ final class AlertMetrics {
     latency.computeIfAbsent(endpoint, e -> Timer.builder("flowpipe.alerts.latency").tag("endpoint", e)
         .description("from the incident's creation to the endpoint's 2xx").publishPercentileHistogram()
         .register(registry)).record(sinceIncident.isNegative() ? Duration.ZERO : sinceIncident);
+  }
+
+  /** A new incident's alert armed (deliveries made) or skipped (error type or age), by the one process that did it. */
+  void armed(boolean sent) {
+    Counter.builder("flowpipe.alerts.armed").tag("outcome", sent ? "armed" : "skipped")
+        .description("new incidents turned into alert deliveries, or skipped").register(registry).increment();
   }
 
   void retried(String endpoint) {
