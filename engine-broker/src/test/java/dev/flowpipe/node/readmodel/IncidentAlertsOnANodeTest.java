@@ -33,7 +33,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Incident alerts (issue 36) on a real node: a job failed without retries makes an incident, and the test webhook
  * server ({@link WebhookReceiver}, which checks each signature itself) receives its alert once; after a graceful
- * restart of the node it is not sent again; an endpoint answering 503 gets it after retries once it answers 200; and
+ * restart of the node, whose broker then re-exports its log from the start, it is not sent again, nor is one whose
+ * POST was in flight when the stop began; an endpoint answering 503 gets it after retries once it answers 200; and
  * while the endpoint holds a request unanswered the exporter goes on writing the read model.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -52,7 +53,9 @@ class IncidentAlertsOnANodeTest {
       Map.entry("flowpipe.alerts.first-backoff", "200ms"),
       Map.entry("flowpipe.alerts.max-backoff", "1s"),
       Map.entry("flowpipe.alerts.request-timeout", "20s"),
-      Map.entry("flowpipe.alerts.claim-timeout", "1m")));
+      Map.entry("flowpipe.alerts.claim-timeout", "1m"),
+      // no snapshot: a restarted broker re-exports its log from the start, the alerts' creations too
+      Map.entry("zeebe.broker.data.snapshot-period", "1h")));
 
   /** A service task whose job type each instance names, so each test fails jobs of its own. */
   private static final BpmnModelInstance FRAGILE = Bpmn.createExecutableProcess("alerting").startEvent()
@@ -161,6 +164,74 @@ class IncidentAlertsOnANodeTest {
   }
 
   @Nested
+  class AnAlertInFlight {
+
+    @Test
+    void whenTheNodeStopsIsAnsweredAndMarkedBeforeItStopsAndNotSentAgainAfterTheRestart() throws Exception {
+      RECEIVER.hang();
+      long instance;
+      try {
+        int before = RECEIVER.arrived().size();
+        instance = incident("alert-stop-in-flight");
+        Awaitility.await("the POST arrives and is held").atMost(Duration.ofSeconds(60))
+            .pollInterval(Duration.ofMillis(20)).until(() -> RECEIVER.arrived().size() == before + 1);
+        TestNode node = NODE.node();
+        var context = node.context();
+        var stopping = java.util.concurrent.CompletableFuture.runAsync(node::stop);
+        Awaitility.await("the stop has begun").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
+            .until(() -> !context.isActive());
+        RECEIVER.release();
+        stopping.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      } finally {
+        RECEIVER.release();
+      }
+      assertThat(deliveredOf(instance)).as("answered while the node stopped").hasSize(1);
+
+      NODE.node().start();
+      long afterRestart = incident("alert-after-stop-in-flight");
+      awaitDelivered(afterRestart);
+
+      assertThat(alertsOf(instance)).hasSize(1);
+      assertThat(deliveryState(alertsOf(instance).getFirst().alertId())).isEqualTo("DELIVERED");
+    }
+  }
+
+  @Nested
+  class TwoHundredIncidents {
+
+    /**
+     * Each of 200 incidents alerted exactly once with a valid signature; prints the latency from the incident's
+     * creation (the record's timestamp, in the body) to the POST's arrival, p50/p99, with the load average
+     * (docs/measurements/alert-latency.md).
+     */
+    @Test
+    void areEachAlertedOnceAndTheLatencyIsReported() throws IOException {
+      List<Long> instances = incidents("alert-many", 200);
+      for (long instance : instances) {
+        awaitDelivered(instance);
+      }
+
+      List<Long> latencies = new ArrayList<>();
+      for (long instance : instances) {
+        List<WebhookReceiver.Received> alerts = alertsOf(instance);
+        assertThat(alerts).as("alerts of instance %s", instance).hasSize(1)
+            .allMatch(WebhookReceiver.Received::signatureValid);
+        Instant created = Instant.parse(json(alerts.getFirst().body()).path("creationTime").asText());
+        latencies.add(alerts.getFirst().arrivedMillis() - created.toEpochMilli());
+      }
+      latencies.sort(null);
+      String metrics = get("/actuator/prometheus");
+      assertThat(metrics).contains("flowpipe_alerts_sent_total{endpoint=\"test\"", "flowpipe_alerts_armed_total",
+          "flowpipe_alerts_latency_seconds_bucket{endpoint=\"test\"", "flowpipe_alerts_pending ");
+      assertThat(json(get("/actuator/health/alerts")).path("status").asText()).isEqualTo("UP");
+      String load = Files.readString(Path.of("/proc/loadavg")).trim();
+      System.out.printf("[alert-latency] %d incidents: p50 %d ms, p99 %d ms, max %d ms; load average %s%n",
+          latencies.size(), latencies.get((int) Math.ceil(0.50 * latencies.size()) - 1),
+          latencies.get((int) Math.ceil(0.99 * latencies.size()) - 1), latencies.getLast(), load);
+    }
+  }
+
+  @Nested
   class AnEndpoint {
 
     @Test
@@ -212,6 +283,18 @@ class IncidentAlertsOnANodeTest {
       } finally {
         RECEIVER.release();
       }
+    }
+  }
+
+  private static String get(String path) {
+    try (var http = java.net.http.HttpClient.newHttpClient()) {
+      return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
+          + NODE.node().httpPort() + path)).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
     }
   }
 

@@ -32,6 +32,7 @@ final class WebhookReceiver implements AutoCloseable {
   private final HttpServer server;
   private final ExecutorService threads = Executors.newCachedThreadPool();
   private final List<Received> received = new CopyOnWriteArrayList<>();
+  private final List<String> arrived = new CopyOnWriteArrayList<>();
   private volatile int status = 200;
   private volatile CountDownLatch hold = new CountDownLatch(0);
 
@@ -49,6 +50,7 @@ final class WebhookReceiver implements AutoCloseable {
       String timestamp = exchange.getRequestHeaders().getFirst("X-Flowpipe-Timestamp");
       String signature = exchange.getRequestHeaders().getFirst("X-Flowpipe-Signature");
       String alertId = exchange.getRequestHeaders().getFirst("X-Flowpipe-Alert-Id");
+      arrived.add(String.valueOf(alertId));
       try {
         hold.await(60, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
@@ -90,6 +92,11 @@ final class WebhookReceiver implements AutoCloseable {
 
   void release() {
     hold.countDown();
+  }
+
+  /** The alert ids of every POST that arrived, answered or still held. */
+  List<String> arrived() {
+    return List.copyOf(arrived);
   }
 
   /** Every POST so far (a held one only once answered). */
