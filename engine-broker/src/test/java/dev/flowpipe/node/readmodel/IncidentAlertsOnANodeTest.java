@@ -176,10 +176,11 @@ class IncidentAlertsOnANodeTest {
         Awaitility.await("the POST arrives and is held").atMost(Duration.ofSeconds(60))
             .pollInterval(Duration.ofMillis(20)).until(() -> RECEIVER.arrived().size() == before + 1);
         TestNode node = NODE.node();
-        var context = node.context();
+        // closed is set as the stop begins; active only once it has ended, which waits for the held POST
+        var context = (org.springframework.context.support.AbstractApplicationContext) node.context();
         var stopping = java.util.concurrent.CompletableFuture.runAsync(node::stop);
         Awaitility.await("the stop has begun").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
-            .until(() -> !context.isActive());
+            .until(context::isClosed);
         RECEIVER.release();
         stopping.get(60, java.util.concurrent.TimeUnit.SECONDS);
       } finally {

@@ -45,7 +45,7 @@ final class WebhookReceiver implements AutoCloseable {
     }
     server.setExecutor(threads);
     server.createContext("/hook", exchange -> {
-      long arrived = System.currentTimeMillis();
+      long arrivedAt = System.currentTimeMillis();
       byte[] body = exchange.getRequestBody().readAllBytes();
       String timestamp = exchange.getRequestHeaders().getFirst("X-Flowpipe-Timestamp");
       String signature = exchange.getRequestHeaders().getFirst("X-Flowpipe-Signature");
@@ -59,7 +59,7 @@ final class WebhookReceiver implements AutoCloseable {
       int answer = status;
       received.add(new Received(alertId, timestamp == null ? -1 : Long.parseLong(timestamp), signature,
           new String(body, StandardCharsets.UTF_8), signature != null && timestamp != null
-              && signature.equals(expected(timestamp, body)), arrived, answer));
+              && signature.equals(expected(timestamp, body)), arrivedAt, answer));
       exchange.sendResponseHeaders(answer, -1);
       exchange.close();
     });

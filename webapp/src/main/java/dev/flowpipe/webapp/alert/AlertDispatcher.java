@@ -4,12 +4,18 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Clock;
 import java.time.Duration;
+import dev.flowpipe.schema.store.DocumentWrite;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -32,8 +38,10 @@ import org.slf4j.LoggerFactory;
  * marked. A process that dies between a POST and its mark leaves the claim to expire, and the delivery is sent again:
  * at least once there, with the same {@link AlertSignature#ALERT_ID_HEADER} for receivers that deduplicate.
  *
- * <p>Rounds run on one scheduler thread; POST answers are settled on {@code completions} (the same thread in the
- * product). Time comes from the injected clock only.
+ * <p>Rounds run on one scheduler thread; POST answers are marked on {@code completions} (the same thread in the
+ * product), those that came in together in one write. Each round's arming and claims are one write each too: a store
+ * request per document made the alerts of a burst of incidents wait behind each other's refreshes. Time comes from
+ * the injected clock only.
  */
 public final class AlertDispatcher implements AutoCloseable {
 
@@ -55,6 +63,7 @@ public final class AlertDispatcher implements AutoCloseable {
   private final String owner;
   private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
   private final Map<CompletableFuture<Void>, Boolean> unsettled = new ConcurrentHashMap<>();
+  private final Queue<Answer> answers = new ConcurrentLinkedQueue<>();
   private final Map<Long, Object> versions = new ConcurrentHashMap<>(); // process definition key -> version
   private volatile boolean stopping;
   private volatile ScheduledFuture<?> rounds;
@@ -98,13 +107,8 @@ public final class AlertDispatcher implements AutoCloseable {
     armNewAlerts(now);
     for (AlertProperties.Endpoint endpoint : settings.endpoints()) {
       int free = settings.maxInFlight() - inFlight(endpoint).get();
-      if (free > 0) {
-        for (AlertStore.Found delivery : store.dueDeliveries(endpoint.name(), now, free)) {
-          if (stopping) {
-            return;
-          }
-          claimAndSend(endpoint, delivery, now);
-        }
+      if (free > 0 && !stopping) {
+        claimAndSend(endpoint, store.dueDeliveries(endpoint.name(), now, free), now);
       }
     }
     if (countedAt == null || !now.isBefore(countedAt.plus(COUNT_INTERVAL))) {
@@ -119,12 +123,16 @@ public final class AlertDispatcher implements AutoCloseable {
    * marks it armed; one that stopped in between arms it again, and its deliveries' creations are refused as done.
    */
   private void armNewAlerts(Instant now) {
-    for (AlertStore.Found alert : store.newAlerts(ARM_BATCH)) {
+    List<AlertStore.Found> alerts = store.newAlerts(ARM_BATCH);
+    List<DocumentWrite> deliveries = new ArrayList<>();
+    List<DocumentWrite> marks = new ArrayList<>();
+    Map<DocumentWrite, Boolean> sends = new IdentityHashMap<>();
+    for (AlertStore.Found alert : alerts) {
       Map<String, Object> source = alert.source();
       Instant created = Instant.parse((String) source.get("creationTime"));
-      boolean alerts = settings.alerts(String.valueOf(source.get("errorType")))
+      boolean sent = settings.alerts(String.valueOf(source.get("errorType")))
           && !created.isBefore(now.minus(settings.maxAge()));
-      if (alerts) {
+      if (sent) {
         Map<String, Object> payload = payload(alert);
         for (AlertProperties.Endpoint endpoint : settings.endpoints()) {
           Map<String, Object> delivery = new LinkedHashMap<>();
@@ -136,14 +144,19 @@ public final class AlertDispatcher implements AutoCloseable {
           delivery.put("nextAttemptAt", now.toString());
           delivery.put("creationTime", source.get("creationTime"));
           delivery.put("payload", payload);
-          store.createDelivery(alert, endpoint.name(), delivery);
+          deliveries.add(AlertStore.newDelivery(alert, endpoint.name(), delivery));
         }
       }
       Map<String, Object> armed = new LinkedHashMap<>(source);
-      armed.put("state", alerts ? AlertStates.ARMED : AlertStates.SKIPPED);
-      if (store.replace(alert, armed)) {
-        metrics.armed(alerts);
-      }
+      armed.put("state", sent ? AlertStates.ARMED : AlertStates.SKIPPED);
+      DocumentWrite mark = AlertStore.replacing(alert, armed);
+      marks.add(mark);
+      sends.put(mark, sent);
+    }
+    // the deliveries first: an alert marked armed always has them (a creation refused as existing is one made before)
+    store.writeAll(deliveries);
+    for (DocumentWrite taken : store.writeAll(marks)) {
+      metrics.armed(sends.get(taken));
     }
   }
 
@@ -176,15 +189,26 @@ public final class AlertDispatcher implements AutoCloseable {
         .map(definition -> definition.get("version")).orElse(null));
   }
 
-  private void claimAndSend(AlertProperties.Endpoint endpoint, AlertStore.Found delivery, Instant now) {
-    Map<String, Object> claim = new LinkedHashMap<>(delivery.source());
-    claim.put("state", AlertStates.SENDING);
-    claim.put("claimOwner", owner);
-    claim.put("claimExpiresAt", now.plus(settings.claimTimeout()).toString());
-    if (!store.replace(delivery, claim)) {
-      return; // another process claimed it first (or the search showed an older version): it is not ours to send
+  /** Claims the due deliveries in one write, and POSTs those this process got (another may have got the rest). */
+  private void claimAndSend(AlertProperties.Endpoint endpoint, List<AlertStore.Found> due, Instant now) {
+    List<DocumentWrite> claims = new ArrayList<>(due.size());
+    for (AlertStore.Found delivery : due) {
+      Map<String, Object> claim = new LinkedHashMap<>(delivery.source());
+      claim.put("state", AlertStates.SENDING);
+      claim.put("claimOwner", owner);
+      claim.put("claimExpiresAt", now.plus(settings.claimTimeout()).toString());
+      claims.add(AlertStore.replacing(delivery, claim));
     }
-    AlertStore.Found claimed = AlertStore.replaced(delivery, claim);
+    Set<DocumentWrite> taken = store.writeAll(claims);
+    for (DocumentWrite claim : claims) {
+      if (taken.contains(claim)) {
+        send(endpoint, AlertStore.written(claim), now);
+      }
+    }
+  }
+
+  private void send(AlertProperties.Endpoint endpoint, AlertStore.Found claimed, Instant now) {
+    Map<String, Object> claim = claimed.source();
     byte[] body;
     try {
       body = JSON.writeValueAsBytes(claim.get("payload"));
@@ -205,55 +229,88 @@ public final class AlertDispatcher implements AutoCloseable {
     } catch (RuntimeException e) {
       answer = CompletableFuture.failedFuture(e);
     }
-    answer.whenCompleteAsync((status, error) -> {
-      try {
-        settle(endpoint, claimed, status, error);
-      } catch (RuntimeException e) {
-        LOG.warn("marking alert delivery {} failed; it is sent again once its claim expires: {}", claimed.id(),
-            e.toString());
-      } finally {
-        inFlight(endpoint).decrementAndGet();
-        unsettled.remove(settled);
-        settled.complete(null);
-      }
-    }, completions);
+    answer.whenComplete((status, error) -> {
+      answers.add(new Answer(endpoint, claimed, status, error, settled));
+      completions.execute(this::settleAnswers);
+    });
   }
 
-  /** Marks a claimed delivery after its POST: delivered, to be retried after a wait, or failed. */
-  private void settle(AlertProperties.Endpoint endpoint, AlertStore.Found claimed, Integer status, Throwable error) {
+  /** A POST's outcome, waiting to be marked with the others that came in meanwhile. */
+  private record Answer(AlertProperties.Endpoint endpoint, AlertStore.Found claimed, Integer status, Throwable error,
+      CompletableFuture<Void> settled) {}
+
+  /** Marks every answer that came in since the last time, in one write. */
+  private void settleAnswers() {
+    List<Answer> batch = new ArrayList<>();
+    for (Answer answer; (answer = answers.poll()) != null; ) {
+      batch.add(answer);
+    }
+    if (batch.isEmpty()) {
+      return;
+    }
     Instant now = clock.instant();
-    Map<String, Object> mark = new LinkedHashMap<>(claimed.source());
+    List<DocumentWrite> marks = new ArrayList<>(batch.size());
+    for (Answer answer : batch) {
+      marks.add(AlertStore.replacing(answer.claimed(), mark(answer, now)));
+    }
+    try {
+      Set<DocumentWrite> taken = store.writeAll(marks);
+      for (int i = 0; i < batch.size(); i++) {
+        Answer answer = batch.get(i);
+        if (taken.contains(marks.get(i))) {
+          count(answer.endpoint(), marks.get(i).document(), now);
+        } else {
+          LOG.warn("alert delivery {} was taken over by another process before it was marked here",
+              answer.claimed().id());
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("marking {} alert deliveries failed; they are sent again once their claims expire: {}", batch.size(),
+          e.toString());
+    } finally {
+      for (Answer answer : batch) {
+        inFlight(answer.endpoint()).decrementAndGet();
+        unsettled.remove(answer.settled());
+        answer.settled().complete(null);
+      }
+    }
+  }
+
+  /** A claimed delivery as its POST's answer leaves it: delivered, to be retried after a wait, or failed. */
+  private Map<String, Object> mark(Answer answer, Instant now) {
+    Map<String, Object> mark = new LinkedHashMap<>(answer.claimed().source());
     int attempts = ((Number) mark.get("attempts")).intValue() + 1;
     mark.put("attempts", attempts);
     mark.remove("claimOwner");
     mark.remove("claimExpiresAt");
-    boolean ok = error == null && status != null && status >= 200 && status < 300;
-    if (ok) {
+    Integer status = answer.status();
+    if (answer.error() == null && status != null && status >= 200 && status < 300) {
       mark.put("state", AlertStates.DELIVERED);
       mark.put("deliveredAt", now.toString());
       mark.remove("lastError");
+      return mark;
+    }
+    String why = answer.error() != null ? String.valueOf(unwrapped(answer.error())) : "HTTP " + status;
+    mark.put("lastError", why.length() > 500 ? why.substring(0, 500) : why);
+    if (attempts >= settings.maxAttempts()) {
+      mark.put("state", AlertStates.FAILED);
     } else {
-      String why = error != null ? String.valueOf(unwrapped(error)) : "HTTP " + status;
-      mark.put("lastError", why.length() > 500 ? why.substring(0, 500) : why);
-      if (attempts >= settings.maxAttempts()) {
-        mark.put("state", AlertStates.FAILED);
-      } else {
-        mark.put("state", AlertStates.PENDING);
-        mark.put("nextAttemptAt", now.plus(settings.backoffAfter(attempts)).toString());
+      mark.put("state", AlertStates.PENDING);
+      mark.put("nextAttemptAt", now.plus(settings.backoffAfter(attempts)).toString());
+    }
+    return mark;
+  }
+
+  private void count(AlertProperties.Endpoint endpoint, Map<String, Object> mark, Instant now) {
+    switch ((String) mark.get("state")) {
+      case AlertStates.DELIVERED -> metrics.sent(endpoint.name(),
+          Duration.between(Instant.parse((String) mark.get("creationTime")), now));
+      case AlertStates.FAILED -> {
+        metrics.failed(endpoint.name());
+        LOG.warn("alert delivery {}-{} failed for good after {} attempt(s): {}", mark.get("key"), endpoint.name(),
+            mark.get("attempts"), mark.get("lastError"));
       }
-    }
-    if (!store.replace(claimed, mark)) {
-      LOG.warn("alert delivery {} was taken over by another process before it was marked here", claimed.id());
-      return;
-    }
-    if (ok) {
-      metrics.sent(endpoint.name(), Duration.between(Instant.parse((String) mark.get("creationTime")), now));
-    } else if (AlertStates.FAILED.equals(mark.get("state"))) {
-      metrics.failed(endpoint.name());
-      LOG.warn("alert delivery {} failed for good after {} attempt(s): {}", claimed.id(), attempts,
-          mark.get("lastError"));
-    } else {
-      metrics.retried(endpoint.name());
+      default -> metrics.retried(endpoint.name());
     }
   }
 

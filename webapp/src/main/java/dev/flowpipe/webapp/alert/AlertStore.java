@@ -8,9 +8,14 @@ import dev.flowpipe.schema.store.BulkOutcome;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.webapp.readmodel.ReadModel;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The alerts and their deliveries in the read model (ADR 0020). Every change is a compare-and-set: a document is
@@ -19,13 +24,16 @@ import java.util.Optional;
  * OpenSearch and Elasticsearch, as {@link dev.flowpipe.schema.lease.StoreLease} uses it. A search that shows an older
  * version than the store holds (not yet refreshed) only leads to a refused write.
  *
- * <p>Writes go to the index the document was found in: with retention (ADR 0011) that is its period's own name, so a
+ * <p>Writes of a round go in one bulk each (arming, claiming, marking), not one request per document. Writes go to the
+ * index the document was found in: with retention (ADR 0011) that is its period's own name, so a
  * delivery lives and is deleted with its alert's instance.
  */
 final class AlertStore {
 
   /** A document as found: where it is, its version (its {@code position}), its fields. */
   record Found(String index, String id, long version, Map<String, Object> source) {}
+
+  private static final Logger LOG = LoggerFactory.getLogger(AlertStore.class);
 
   // "-alert-v2": what an alert's index name ends with, whatever the period
   private static final String ALERT_SUFFIX = ReadModelIndex.ALERT.indexName("");
@@ -69,36 +77,44 @@ final class AlertStore {
     return readModel.store().get(readModel.index(ReadModelIndex.PROCESS_DEFINITION), String.valueOf(key));
   }
 
-  /** The delivery of {@code alert} to {@code endpoint}, created at version 1 if no one created it before. */
-  boolean createDelivery(Found alert, String endpoint, Map<String, Object> source) {
+  /** The write that creates the delivery of {@code alert} to {@code endpoint} at version 1, in the alert's period. */
+  static DocumentWrite newDelivery(Found alert, String endpoint, Map<String, Object> source) {
     String index = alert.index().substring(0, alert.index().length() - ALERT_SUFFIX.length())
         + ReadModelIndex.ALERT_DELIVERY.indexName("");
-    return write(new DocumentWrite(index, deliveryId(alert.id(), endpoint), 1, source));
+    return new DocumentWrite(index, deliveryId(alert.id(), endpoint), 1, source);
   }
 
-  /** Replaces the document with {@code source} if the store still holds the version it was found at. */
-  boolean replace(Found found, Map<String, Object> source) {
-    return write(new DocumentWrite(found.index(), found.id(), found.version() + 1, source));
+  /** The write that replaces the document with {@code source} if the store still holds the version it was found at. */
+  static DocumentWrite replacing(Found found, Map<String, Object> source) {
+    return new DocumentWrite(found.index(), found.id(), found.version() + 1, source);
   }
 
-  /** The found document as it is after a successful {@link #replace}. */
-  static Found replaced(Found found, Map<String, Object> source) {
-    return new Found(found.index(), found.id(), found.version() + 1, source);
+  /** The document as it is once {@code write} (a {@link #replacing}) is taken. */
+  static Found written(DocumentWrite write) {
+    return new Found(write.index(), write.id(), write.position(), write.document());
   }
 
   static String deliveryId(String alertId, String endpoint) {
     return alertId + "-" + endpoint;
   }
 
-  private boolean write(DocumentWrite write) {
-    // refreshed at once: the next round's search (on any process) sees the change and does not try again
-    BulkOutcome outcome = readModel.store().bulk(List.of(write), true);
-    if (!outcome.failures().isEmpty()) {
-      BulkOutcome.ItemFailure failure = outcome.failures().getFirst();
-      throw new IllegalStateException("writing " + write.index() + "/" + write.id() + " failed (" + failure.status()
-          + "): " + failure.reason());
+  /**
+   * Writes in one request (refreshed at once, so the next round's search on any process sees them) and answers
+   * the writes the store took; the others were refused as older than what it holds (another process was first). A
+   * write the store failed is logged and counts as not taken: its document is tried again in a later round.
+   */
+  Set<DocumentWrite> writeAll(List<DocumentWrite> writes) {
+    if (writes.isEmpty()) {
+      return Set.of();
     }
-    return !outcome.written().isEmpty();
+    BulkOutcome outcome = readModel.store().bulk(writes, true);
+    for (BulkOutcome.ItemFailure failure : outcome.failures()) {
+      LOG.warn("writing {}/{} failed ({}): {}", failure.write().index(), failure.write().id(), failure.status(),
+          failure.reason());
+    }
+    Set<DocumentWrite> taken = Collections.newSetFromMap(new IdentityHashMap<>());
+    taken.addAll(outcome.written());
+    return taken;
   }
 
   private List<Found> find(String index, List<Criterion> criteria, List<SortField> sort, int max) {
