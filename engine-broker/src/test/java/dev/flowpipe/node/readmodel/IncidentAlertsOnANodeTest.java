@@ -178,7 +178,12 @@ class IncidentAlertsOnANodeTest {
         TestNode node = NODE.node();
         // closed is set as the stop begins; active only once it has ended, which waits for the held POST
         var context = (org.springframework.context.support.AbstractApplicationContext) node.context();
-        var stopping = java.util.concurrent.CompletableFuture.runAsync(node::stop);
+        // on a thread of its own: the broker's close, called from a common-pool thread, never ended (seen: 13 min)
+        var stopping = new java.util.concurrent.CompletableFuture<Void>();
+        Thread.ofPlatform().name("test-node-stop").start(() -> {
+          node.stop();
+          stopping.complete(null);
+        });
         Awaitility.await("the stop has begun").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
             .until(context::isClosed);
         RECEIVER.release();
