@@ -12,6 +12,7 @@ import dev.flowpipe.writer.handler.DeploymentHandler;
 import dev.flowpipe.writer.handler.DocumentChange;
 import dev.flowpipe.writer.handler.ExportHandler;
 import dev.flowpipe.writer.handler.FlowNodeInstanceHandler;
+import dev.flowpipe.writer.handler.IncidentAlertHandler;
 import dev.flowpipe.writer.handler.IncidentHandler;
 import dev.flowpipe.writer.handler.JobHandler;
 import dev.flowpipe.writer.handler.MessageSubscriptionHandler;
@@ -96,6 +97,7 @@ public final class ReadModelWriter {
         new FlowNodeInstanceHandler(prefix),
         new VariableHandler(prefix, variableValueLimit),
         new IncidentHandler(prefix),
+        new IncidentAlertHandler(prefix),
         new JobHandler(prefix),
         new SequenceFlowHandler(prefix),
         new MessageSubscriptionHandler(prefix),

@@ -1,5 +1,7 @@
 package dev.flowpipe.webapp;
 
+import dev.flowpipe.webapp.alert.AlertConfiguration;
+import dev.flowpipe.webapp.alert.AlertProperties;
 import dev.flowpipe.webapp.api.ElementStatistics;
 import dev.flowpipe.webapp.api.ProblemErrorController;
 import dev.flowpipe.webapp.api.ProblemHandler;
@@ -64,12 +66,12 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties({WebappProperties.class, StoreProperties.class, LiveProperties.class,
-    ExportProperties.class, DurationsProperties.class})
+    ExportProperties.class, DurationsProperties.class, AlertProperties.class})
 @Import({SearchController.class, StatisticsController.class, OperationsController.class, ClusterController.class,
     BatchController.class, AuditLogController.class, UiController.class, LiveController.class, ExportController.class,
     HeatmapController.class,
     ProblemHandler.class, ProblemErrorController.class,
-    OperationProblems.class, SecurityConfiguration.class})
+    OperationProblems.class, SecurityConfiguration.class, AlertConfiguration.class})
 public class WebappConfiguration {
 
   /** The poller of the read-your-writes waits: one thread, whatever the number of waits. */

@@ -52,6 +52,17 @@ public enum ReadModelIndex {
    * task's evaluation gives one per decision of the DRD it evaluated.
    */
   DECISION_INSTANCE("decision-instance"),
+  /**
+   * An incident alert (issue 36): one per incident, written by the writer with the incident in the same bulk and
+   * versioned by the incident's position, so a replay never re-arms it (ADR 0021). Routed by retention with its
+   * instance.
+   */
+  ALERT("alert"),
+  /**
+   * One alert's delivery to one configured webhook endpoint ({@code <incidentKey>-<endpoint>}): claimed, retried and
+   * marked by the alert dispatcher with compare-and-set writes (ADR 0021); in its alert's period.
+   */
+  ALERT_DELIVERY("alert-delivery"),
   /** Documents the store refused for good (mapping conflict, too large), kept with the reason; an index of its own. */
   DEAD_LETTER("dead-letter"),
   /**

@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flowpipe.schema.SharedOpenSearch;
+import dev.flowpipe.webapp.ManualClock;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.webapp.readmodel.ReadModel;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -146,30 +144,6 @@ class ReadYourWritesPollerTest {
 
       assertThat(outcome.join().reached()).isFalse();
       assertThat(waits.waiting()).isZero();
-    }
-  }
-
-  /** A clock the test moves. */
-  private static final class ManualClock extends Clock {
-    private Instant now = Instant.parse("2026-11-27T10:00:00Z");
-
-    void advance(Duration duration) {
-      now = now.plus(duration);
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-
-    @Override
-    public java.time.ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
     }
   }
 }
