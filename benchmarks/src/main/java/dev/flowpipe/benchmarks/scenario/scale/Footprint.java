@@ -156,7 +156,7 @@ public final class Footprint {
   }
 
   /** Refreshes the indices, reads their sizes, force-merges them to one segment each and reads them again. */
-  private static Section merged(HttpClient http, String url, String indices, int instances) throws Exception {
+  static Section merged(HttpClient http, String url, String indices, int instances) throws Exception {
     send(http, url, "POST", "/" + indices + "/_refresh");
     JsonNode before = send(http, url, "GET", "/" + indices + "/_stats/store,docs,segments");
     long liveBefore = liveSegmentBytes(http, url, indices);
@@ -192,7 +192,7 @@ public final class Footprint {
         .figure("liveSegmentBytesPerInstance", liveSegmentBytes / instances, Unit.BYTES);
   }
 
-  private static JsonNode send(HttpClient http, String url, String method, String path) throws Exception {
+  static JsonNode send(HttpClient http, String url, String method, String path) throws Exception {
     HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(url + path))
         .method(method, HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofMinutes(10)).build(),
         HttpResponse.BodyHandlers.ofString());
