@@ -13,6 +13,8 @@ import dev.flowpipe.benchmarks.scenario.exporter.ExporterSlowLink;
 import dev.flowpipe.benchmarks.scenario.store.RefreshLayoutRun;
 import dev.flowpipe.benchmarks.scenario.store.StoreSettingsAB;
 import dev.flowpipe.benchmarks.scenario.store.SearchLatencyRun;
+import dev.flowpipe.benchmarks.scenario.scale.FieldFootprint;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.benchmarks.scenario.scale.Footprint;
 import dev.flowpipe.benchmarks.scenario.scale.RetentionCost;
 import dev.flowpipe.benchmarks.scenario.scale.ScaleRun;
@@ -187,6 +189,18 @@ public final class Scenarios {
       int instances = a.integer("instances", 2_000);
       a.requireAllKnown(names);
       return Footprint.run(root, instances);
+    });
+    scenarios.put("footprint-fields", (root, args) -> {
+      List<String> names = List.of("instances", "engine");
+      ScenarioArguments a = arguments(args, names);
+      int instances = a.integer("instances", 2_000);
+      String engine = a.text("engine", "elasticsearch");
+      a.requireAllKnown(names);
+      return FieldFootprint.run(root, instances, switch (engine) {
+        case "elasticsearch" -> EmbeddedSearchStore.Engine.ELASTICSEARCH;
+        case "opensearch" -> EmbeddedSearchStore.Engine.OPENSEARCH;
+        default -> throw a.bad("engine", engine, "elasticsearch or opensearch");
+      });
     });
     scenarios.put("retention-cost", (root, args) -> {
       List<String> names = List.of("instances", "periods");

@@ -88,7 +88,7 @@ public final class JsonStore implements SearchStore {
   @Override
   public boolean createIndex(String index, String bodyJson) {
     String what = "creating index " + index;
-    StoreAnswer answer = send(what, StoreRequest.json("PUT", "/" + segment(index), bodyJson));
+    StoreAnswer answer = send(what, StoreRequest.json("PUT", "/" + segment(index), product.indexBody(bodyJson)));
     if (AnswerClass.ofAnswer(answer.status(), answer.text()) == AnswerClass.CONFLICT) {
       return false;
     }

@@ -1,6 +1,9 @@
 package dev.flowpipe.schema.store;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URI;
 import java.util.Optional;
 
@@ -14,6 +17,7 @@ public enum StoreProduct {
   ELASTICSEARCH;
 
   private static final String ELASTICSEARCH_TAGLINE = "You Know, for Search";
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
    * Which product answered {@code GET /}: OpenSearch names its distribution ({@code version.distribution}),
@@ -37,6 +41,31 @@ public enum StoreProduct {
       return Optional.of(ELASTICSEARCH);
     }
     return Optional.empty();
+  }
+
+  /**
+   * An index body as this product takes it. OpenSearch keeps the read model's stored fields with
+   * {@code best_compression} (DEFLATE, in Java). Elasticsearch's {@code best_compression} is zstd through a native
+   * library that an Elasticsearch started from its artifacts (as the embedded one is) does not have: its shard fails at
+   * the first flush. So for Elasticsearch the codec setting is left out (its default, LZ4); everything else is sent as
+   * it is.
+   */
+  public String indexBody(String bodyJson) {
+    if (this == OPENSEARCH || bodyJson == null || !bodyJson.contains("\"codec\"")) {
+      return bodyJson;
+    }
+    try {
+      JsonNode body = JSON.readTree(bodyJson);
+      if (body.path("settings").path("index") instanceof ObjectNode index) {
+        index.remove("codec");
+      }
+      if (body.path("settings") instanceof ObjectNode settings) {
+        settings.remove("index.codec");
+      }
+      return JSON.writeValueAsString(body);
+    } catch (JsonProcessingException e) {
+      return bodyJson; // not JSON: the store says so in its answer
+    }
   }
 
   /** Fails naming the URL and the version when this build is not made for this version of the product. */

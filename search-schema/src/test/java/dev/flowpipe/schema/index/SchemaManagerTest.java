@@ -53,6 +53,63 @@ class SchemaManagerTest {
   }
 
   /**
+   * Footprint (issue 32): the shared index and every period index keep their stored fields with best compression (on
+   * OpenSearch; Elasticsearch's is zstd, see {@code StoreProduct.indexBody}) and their documents sorted by entity and
+   * instance, so that an instance's documents of one entity lie together.
+   */
+  @Test
+  void createsTheSharedIndexAndItsPeriodsCompressedAndSortedByEntityAndInstance(
+      dev.flowpipe.embeddedstore.EmbeddedSearchStore node) throws Exception {
+    String prefix = SharedOpenSearch.uniquePrefix();
+    new SchemaManager(store, prefix, "1s").ensureSchema();
+    dev.flowpipe.schema.retention.Period period = new dev.flowpipe.schema.retention.Period(
+        java.time.Instant.parse("2026-01-01T00:00:00Z"), java.time.Duration.ofDays(1));
+    new dev.flowpipe.schema.retention.PeriodIndices(store, prefix, IndexLayout.singleNode("1s")).ensure(period);
+
+    for (String index : java.util.List.of(ReadModelIndex.sharedIndexName(prefix), period.indexName(prefix))) {
+      JsonNode settings = indexSettings(node, index);
+      assertThat(settings.path("codec").asText()).as(index).isEqualTo("best_compression");
+      assertThat(settings.path("sort").path("field").toString()).as(index)
+          .isEqualTo("[\"kind\",\"processInstanceKey\"]");
+    }
+  }
+
+  /**
+   * Codec and index sort are fixed when an index is created: a read model created before them (the default codec,
+   * unsorted) is accepted as it is at the next start, its documents read and new ones written.
+   */
+  @Test
+  void anExistingReadModelCreatedWithoutTheCompressionAndSortIsAcceptedAsItIs(
+      dev.flowpipe.embeddedstore.EmbeddedSearchStore node) throws Exception {
+    String prefix = SharedOpenSearch.uniquePrefix();
+    ObjectMapper json = new ObjectMapper();
+    var older = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(
+        ReadModelIndex.sharedIndexBody(prefix, "1s"));
+    ((com.fasterxml.jackson.databind.node.ObjectNode) older.path("settings").path("index"))
+        .remove(java.util.List.of("codec", "sort.field", "sort.order"));
+    store.createIndex(ReadModelIndex.sharedIndexName(prefix), older.toString());
+    store.put(ReadModelIndex.VARIABLE.indexName(prefix), "1", java.util.Map.of("key", 1, "name", "x"));
+
+    new SchemaManager(store, prefix, "1s").ensureSchema();
+
+    assertThat(indexSettings(node, ReadModelIndex.sharedIndexName(prefix)).has("sort")).isFalse();
+    assertThat(store.get(ReadModelIndex.VARIABLE.indexName(prefix), "1")).get().extracting(d -> d.get("name"))
+        .isEqualTo("x");
+    var written = store.bulk(java.util.List.of(new DocumentWrite(ReadModelIndex.VARIABLE.indexName(prefix), "2", 1,
+        java.util.Map.of("key", 2, "name", "y", "processInstanceKey", 3))), true);
+    assertThat(written.failures()).isEmpty();
+    assertThat(store.findByField(ReadModelIndex.VARIABLE.indexName(prefix), "name", "y", 10)).hasSize(1);
+  }
+
+  private static JsonNode indexSettings(dev.flowpipe.embeddedstore.EmbeddedSearchStore node, String index)
+      throws Exception {
+    String answer = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create(node.url() + "/" + index + "/_settings")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    return new ObjectMapper().readTree(answer).path(index).path("settings").path("index");
+  }
+
+  /**
    * A read model of this schema version written by an earlier build (without the entities and fields added since, a
    * period index of retention among it) gains them in place at the next start: its documents stay, new documents of the
    * new entities are written and read through their names, in the base and in the period.

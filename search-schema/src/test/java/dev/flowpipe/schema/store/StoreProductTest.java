@@ -53,4 +53,19 @@ class StoreProductTest {
     StoreProduct.ELASTICSEARCH.requireSupported("9.5.2", url);
     StoreProduct.OPENSEARCH.requireSupported("2.19.0", url);
   }
+
+  @Test
+  void elasticsearchTakesAnIndexBodyWithoutTheCodecAndOpenSearchAsItIs() throws Exception {
+    // given the read model's settings with best_compression (zstd on Elasticsearch, whose embedded node lacks it)
+    String body = """
+        {"settings": {"index": {"number_of_shards": 1, "codec": "best_compression"}},
+         "mappings": {"properties": {"kind": {"type": "keyword"}}}}""";
+
+    // when / then
+    assertThat(StoreProduct.OPENSEARCH.indexBody(body)).isEqualTo(body);
+    JsonNode elasticsearch = json(StoreProduct.ELASTICSEARCH.indexBody(body));
+    assertThat(elasticsearch.path("settings").path("index").has("codec")).isFalse();
+    assertThat(elasticsearch.path("settings").path("index").path("number_of_shards").asInt()).isEqualTo(1);
+    assertThat(elasticsearch.path("mappings")).isEqualTo(json(body).path("mappings"));
+  }
 }

@@ -25,17 +25,18 @@ class ScaleReportShapeTest {
 
     @Test
     void givesTheSizesOfAnIndexWholeAndPerInstanceUnderTheSavedKeys() throws Exception {
-      // given the _stats answer of our read model before its merge, 2,000 instances in it
+      // given the _stats answer of our read model before its merge, 2,000 instances in it, and its live segments
       var stats = JSON.readTree("""
           {"_all": {"primaries": {"store": {"size_in_bytes": 12638067}, "docs": {"count": 56001},
             "segments": {"count": 7}}}}""");
 
       // when
-      Section sizes = Footprint.sizes(stats, 12657589, 2000);
+      Section sizes = Footprint.sizes(stats, new Footprint.Segments(12657589, 4210), 2000);
 
       // then
       assertThat(written(sizes)).isEqualTo(compact("""
-          {"storeBytes": 12638067, "liveSegmentBytes": 12657589, "luceneDocuments": 56001, "segments": 7,
+          {"storeBytes": 12638067, "liveSegmentBytes": 12657589, "deletedDocumentsHeld": 4210,
+           "luceneDocuments": 56001, "segments": 7,
            "bytesPerInstance": 6319, "liveSegmentBytesPerInstance": 6328}"""));
       assertThat(ReportWriter.markdown(Report.of(sizes)))
           .contains("- storeBytes: 12638067 B", "- segments: 7\n", "- bytesPerInstance: 6319 B");
