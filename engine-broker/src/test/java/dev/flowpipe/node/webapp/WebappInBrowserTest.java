@@ -517,8 +517,8 @@ class WebappInBrowserTest {
   }
 
   /**
-   * An open list sends no request while nothing changes (counted over an idle 10 s, the stream aside: the stream's own
-   * client beside the browser saw no event in that window), shows a new instance pushed to it, and after its
+   * An open list sends no request while nothing changes (counted over an idle 5 s, in which the old polling sent five;
+   * the stream aside: the stream's own client beside the browser saw no event in that window), shows a new instance pushed to it, and after its
    * connection drops (a proxy cuts it) catches up with what happened meanwhile on its own, without reloading the page.
    */
   @Test
@@ -540,19 +540,19 @@ class WebappInBrowserTest {
       // the reload timer set before the stream opened (the page polls until then) runs out once more
       live.waitForTimeout(2_000);
 
-      // idle: a 10 s window in which the push client saw no event (the shared node may still move: a job timing out)
+      // idle: a 5 s window in which the push client saw no event (the shared node may still move: a job timing out)
       List<String> idle = new ArrayList<>();
       await().atMost(Duration.ofSeconds(90)).pollInSameThread().pollInterval(Duration.ofMillis(200)).until(() -> {
         int eventsBefore = stream.events().size();
         int requestsBefore = requests.size();
-        live.waitForTimeout(10_000);
+        live.waitForTimeout(5_000);
         if (stream.events().size() != eventsBefore) {
           return false;
         }
         idle.addAll(requests.subList(requestsBefore, requests.size()));
         return true;
       });
-      assertThat(idle).as("requests of an idle open page over 10 s").isEmpty();
+      assertThat(idle).as("requests of an idle open page over 5 s").isEmpty();
 
       // a change appears, pushed: the page had no timer running
       int before = requests.size();
