@@ -18,7 +18,8 @@ import java.util.Set;
  * Fields a document takes from other documents, filled in just before a bulk writes it: the names the deployed BPMN
  * gives (an instance's {@code processDefinitionName} and {@code processDefinitionVersionTag}, an element instance's
  * {@code elementName}) and the root of the call hierarchy ({@code rootProcessInstanceKey} on instances, element
- * instances and jobs). Zeebe 8.6 records carry none of them.
+ * instances, jobs, incidents, variables, sequence flows and decision instances of a process instance). Zeebe 8.6
+ * records carry none of them.
  *
  * <p>Why here and not in the handlers: a handler sees one record, on the broker's thread, and must not wait for the
  * store; a definition deployed before the exporter's resume point is in no record it will see again. The bulk thread
@@ -40,7 +41,8 @@ public final class DerivedFields implements DeployedDefinitions {
   private final String definitions;
   private final String instances;
   private final String elements;
-  private final String jobs;
+  /** The indices whose documents belong to one process instance and take its root (and nothing else). */
+  private final Set<String> ofInstance;
   private final Map<Long, Definition> definitionCache = lru(MAX_DEFINITIONS);
   private final Map<Long, Long> rootCache = lru(MAX_ROOTS);
 
@@ -51,7 +53,9 @@ public final class DerivedFields implements DeployedDefinitions {
     this.definitions = ReadModelIndex.PROCESS_DEFINITION.indexName(indexPrefix);
     this.instances = ReadModelIndex.PROCESS_INSTANCE.indexName(indexPrefix);
     this.elements = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(indexPrefix);
-    this.jobs = ReadModelIndex.JOB.indexName(indexPrefix);
+    this.ofInstance = Set.of(ReadModelIndex.JOB.indexName(indexPrefix),
+        ReadModelIndex.INCIDENT.indexName(indexPrefix), ReadModelIndex.VARIABLE.indexName(indexPrefix),
+        ReadModelIndex.SEQUENCE_FLOW.indexName(indexPrefix), ReadModelIndex.DECISION_INSTANCE.indexName(indexPrefix));
   }
 
   @Override
@@ -59,8 +63,11 @@ public final class DerivedFields implements DeployedDefinitions {
     cacheDefinition(definitionKey, new Definition(name, versionTag, names));
   }
 
-  /** Which of the documents that take derived fields a document is. */
-  private enum Kind { INSTANCE, ELEMENT, JOB }
+  /**
+   * Which of the documents that take derived fields a document is: an instance, an element instance (both also take
+   * names), or another document of one instance (a job, incident, variable, sequence flow or decision instance).
+   */
+  private enum Kind { INSTANCE, ELEMENT, OF_INSTANCE }
 
   private record Target(Kind kind, Map<String, Object> state) {}
 
@@ -71,10 +78,18 @@ public final class DerivedFields implements DeployedDefinitions {
     List<Target> targets = new ArrayList<>();
     for (PendingDocument document : documents) {
       Map<String, Object> state = document.state();
+      String index = document.index();
+      if (ofInstance.contains(index)) {
+        // keyed by the instance (sequence flows and decision instances have no "key"); a partial document (an
+        // update of one the store does not hold) or a standalone decision evaluation names none: nothing to derive
+        if (state != null && key(state, "processInstanceKey") != null) {
+          targets.add(new Target(Kind.OF_INSTANCE, state));
+        }
+        continue;
+      }
       if (state == null || key(state, "key") == null) {
         continue; // a partial document (an update of one the store does not hold): nothing to derive from
       }
-      String index = document.index();
       if (index.equals(definitions) && state.get("bpmnXml") != null) {
         batchDefinitions.put(key(state, "key"), definition(state));
       } else if (index.equals(instances)) {
@@ -82,8 +97,6 @@ public final class DerivedFields implements DeployedDefinitions {
         targets.add(new Target(Kind.INSTANCE, state));
       } else if (index.equals(elements)) {
         targets.add(new Target(Kind.ELEMENT, state));
-      } else if (index.equals(jobs)) {
-        targets.add(new Target(Kind.JOB, state));
       }
     }
     Set<Long> missingDefinitions = new LinkedHashSet<>();
@@ -116,7 +129,7 @@ public final class DerivedFields implements DeployedDefinitions {
           });
     }
     batchDefinitions.forEach(this::cacheDefinition);
-    // instances first: an element instance or a job of an instance in this bulk takes that instance's root
+    // instances first: an element instance or another document of an instance in this bulk takes that instance's root
     for (Target target : targets) {
       if (target.kind() == Kind.INSTANCE) {
         fillOne(target, batchDefinitions, batchInstances);
@@ -153,18 +166,18 @@ public final class DerivedFields implements DeployedDefinitions {
     }
   }
 
-  /** An instance lacking its definition's name, or an element instance lacking its element's; never a job. */
+  /** An instance lacking its definition's name, or an element instance lacking its element's; never another. */
   private static boolean needsDefinition(Target target) {
     return switch (target.kind()) {
       case INSTANCE -> !target.state().containsKey("processDefinitionName");
       case ELEMENT -> !target.state().containsKey("elementName");
-      case JOB -> false;
+      case OF_INSTANCE -> false;
     };
   }
 
   /**
-   * The instance whose root this document takes: an instance's parent (an instance without one is its own root), an
-   * element instance's or a job's instance; null when the document has its root or names no such instance.
+   * The instance whose root this document takes: an instance's parent (an instance without one is its own root), any
+   * other document's instance; null when the document has its root or names no such instance.
    */
   private static Long rootSource(Target target) {
     if (target.state().containsKey("rootProcessInstanceKey")) {

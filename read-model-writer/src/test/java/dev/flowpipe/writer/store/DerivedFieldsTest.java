@@ -23,6 +23,10 @@ class DerivedFieldsTest {
   private static final String INSTANCES = ReadModelIndex.PROCESS_INSTANCE.indexName(PREFIX);
   private static final String ELEMENTS = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(PREFIX);
   private static final String JOBS = ReadModelIndex.JOB.indexName(PREFIX);
+  private static final String INCIDENTS = ReadModelIndex.INCIDENT.indexName(PREFIX);
+  private static final String VARIABLES = ReadModelIndex.VARIABLE.indexName(PREFIX);
+  private static final String FLOWS = ReadModelIndex.SEQUENCE_FLOW.indexName(PREFIX);
+  private static final String DECISIONS = ReadModelIndex.DECISION_INSTANCE.indexName(PREFIX);
   private static final String BPMN = """
       <bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
         <bpmn:process id="order" name="Order" isExecutable="true">
@@ -78,7 +82,12 @@ class DerivedFieldsTest {
       Map<String, Object> fields = (Map<String, Object>) indexAndFields[i + 1];
       DocumentChange.Builder change =
           DocumentChange.create((String) indexAndFields[i], String.valueOf(fields.get("key")), position);
-      fields.forEach(change::put);
+      // a text "key" is only the id (sequence flows and decision instances have no key field)
+      fields.forEach((name, value) -> {
+        if (!(name.equals("key") && value instanceof String)) {
+          change.put(name, value);
+        }
+      });
       buffer.add(List.of(change.build()), position, 0, 0);
       position++;
     }
@@ -158,6 +167,56 @@ class DerivedFieldsTest {
       assertThat(states.get(INSTANCES + "/20")).containsEntry("rootProcessInstanceKey", 5L);
       assertThat(states.get(JOBS + "/21")).containsEntry("rootProcessInstanceKey", 5L)
           .doesNotContainKey("elementName");
+    }
+
+    @Test
+    void incidentsVariablesSequenceFlowsAndDecisionInstancesTakeTheRootOfTheirInstance() {
+      Map<String, Object> child = new HashMap<>(instance(20, 10L));
+      child.put("rootProcessInstanceKey", 5L);
+      stored.put(INSTANCES, Map.of("20", child));
+
+      var states = flush(INCIDENTS, Map.of("key", 31L, "processInstanceKey", 20L, "state", "ACTIVE"),
+          VARIABLES, Map.of("key", 32L, "processInstanceKey", 20L, "scopeKey", 20L, "name", "x", "value", "1"),
+          FLOWS, Map.of("key", "20_f1", "sequenceFlowId", "20_f1", "processInstanceKey", 20L, "elementId", "f1"),
+          DECISIONS, Map.of("key", "40-1", "decisionInstanceId", "40-1", "processInstanceKey", 20L, "state",
+              "EVALUATED"));
+
+      assertThat(states.get(INCIDENTS + "/31")).containsEntry("rootProcessInstanceKey", 5L);
+      assertThat(states.get(VARIABLES + "/32")).containsEntry("rootProcessInstanceKey", 5L);
+      assertThat(states.get(FLOWS + "/20_f1")).containsEntry("rootProcessInstanceKey", 5L);
+      assertThat(states.get(DECISIONS + "/40-1")).containsEntry("rootProcessInstanceKey", 5L);
+      // the instance was read once for all four
+      assertThat(reads).containsExactly(INSTANCES);
+    }
+
+    @Test
+    void aStandaloneDecisionEvaluationHasNoRootAndReadsNothing() {
+      var states = flush(DECISIONS, Map.of("key", "41-1", "decisionInstanceId", "41-1", "processInstanceKey", -1L,
+          "state", "EVALUATED"));
+
+      assertThat(states.get(DECISIONS + "/41-1")).doesNotContainKey("rootProcessInstanceKey");
+      assertThat(reads).isEmpty();
+    }
+
+    @Test
+    void aVariableOfAnInstanceInTheSameBulkTakesItsRootWithoutReadingTheStore() {
+      var states = flush(INSTANCES, instance(10, null), VARIABLES, Map.of("key", 32L, "processInstanceKey", 10L,
+          "scopeKey", 10L, "name", "x", "value", "1"));
+
+      assertThat(states.get(VARIABLES + "/32")).containsEntry("rootProcessInstanceKey", 10L);
+      assertThat(reads).doesNotContain(INSTANCES);
+    }
+
+    @Test
+    void anUpdateOfAnIncidentTheStoreDoesNotHoldGetsNothingDerived() {
+      DocumentBuffer buffer = new DocumentBuffer(new RecentDocuments(100));
+      buffer.add(List.of(DocumentChange.update(INCIDENTS, 31, 5).put("state", "RESOLVED").build()), 5, 0, 0);
+      buffer.withoutBase().forEach(document -> buffer.resolve(document, null));
+
+      derived.fill(buffer.documents(), store);
+
+      assertThat(buffer.documents().iterator().next().state()).containsOnlyKeys("state");
+      assertThat(reads).isEmpty();
     }
 
     @Test

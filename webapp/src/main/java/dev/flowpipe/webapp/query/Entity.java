@@ -126,6 +126,7 @@ public enum Entity {
       of("scopeKey", "scopeKey", KEY),
       of("processInstanceKey", "processInstanceKey", KEY),
       of("lastUpdate", "lastUpdate", DATE),
+      of("rootProcessInstanceKey", "rootProcessInstanceKey", KEY),
       of("tenantId", "tenantId", STRING)),
   INCIDENTS(
       "incidents",
@@ -143,6 +144,7 @@ public enum Entity {
       of("jobKey", "jobKey", KEY),
       oneOf("state", "state", V2Values.INCIDENT_STATE),
       of("creationTime", "creationTime", DATE),
+      of("rootProcessInstanceKey", "rootProcessInstanceKey", KEY),
       of("tenantId", "tenantId", STRING)),
   JOBS(
       "jobs",
@@ -263,6 +265,7 @@ public enum Entity {
       of("processInstanceKey", "processInstanceKey", KEY),
       of("decisionDefinitionKey", "decisionKey", KEY),
       of("elementInstanceKey", "elementInstanceKey", KEY),
+      of("rootProcessInstanceKey", "rootProcessInstanceKey", KEY),
       // the decision the evaluation was asked for (8.9); evaluations written before this build lack it
       of("rootDecisionDefinitionKey", "rootDecisionKey", KEY),
       of("evaluatedInputs", "evaluatedInputs", TEXT),

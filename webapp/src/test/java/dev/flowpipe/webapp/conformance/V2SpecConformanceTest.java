@@ -130,7 +130,8 @@ class V2SpecConformanceTest {
    * 1001, both decisions) and 7002 (instance 1002, failed at dish) and by the standalone 7003 (season only);
    * subscriptions 3001 (CORRELATED, by messages 4001 and 4002), 3002 (CREATED), 3003 (DELETED); instance 1001's flows
    * f1 to f3; open incidents with their error hashes on the active instances 1013, 1016 and 1022; instance 1030 of
-   * definition 4 (refund), called by 1001, with two element instances, a variable and a job.
+   * definition 4 (refund), called by 1001, with two element instances, a variable and a job. The root instance is on
+   * these documents as the writer derives it (ReadModelFixture's older documents lack it: answered null).
    */
   private static List<DocumentWrite> moreDocuments(String prefix) {
     List<DocumentWrite> writes = new ArrayList<>();
@@ -163,7 +164,8 @@ class V2SpecConformanceTest {
     for (int i = 1; i <= 3; i++) {
       String id = "1001_f" + i;
       writes.add(new DocumentWrite(flows, id, i, Map.of("sequenceFlowId", id, "processInstanceKey", 1001,
-          "processDefinitionKey", 1, "bpmnProcessId", "order", "elementId", "f" + i, "tenantId", "<default>")));
+          "processDefinitionKey", 1, "bpmnProcessId", "order", "elementId", "f" + i, "tenantId", "<default>",
+          "rootProcessInstanceKey", 1001)));
     }
     writes.add(ReadModelFixture.doc(requirements, 520, Map.of("decisionRequirementsId", "third-drd",
         "name", "Third", "version", 1, "resourceName", "third.dmn", "dmnXml", "<definitions/>",
@@ -197,7 +199,7 @@ class V2SpecConformanceTest {
     }
     writes.add(ReadModelFixture.doc(ReadModelIndex.VARIABLE.indexName(prefix), 6004, Map.of("scopeKey", 1030,
         "processInstanceKey", 1030, "name", "amount", "value", "12", "truncated", false, "lastUpdate",
-        ReadModelFixture.date(31), "tenantId", "<default>")));
+        ReadModelFixture.date(31), "tenantId", "<default>", "rootProcessInstanceKey", 1001)));
     Map<String, Object> job = new HashMap<>(Map.of("processInstanceKey", 1030, "processDefinitionKey", 4,
         "bpmnProcessId", "refund", "elementInstanceKey", 5004, "elementId", "pay", "type", "pay", "worker", "w3",
         "retries", 1, "state", "ERROR_THROWN", "tenantId", "<default>"));
@@ -216,7 +218,8 @@ class V2SpecConformanceTest {
         definition, "bpmnProcessId", definition == 3 ? "payment" : "order", "elementInstanceKey", key - 2000,
         "elementId", "task", "errorType", "JOB_NO_RETRIES", "errorMessage", message, "state", "ACTIVE"));
     incident.putAll(Map.of("errorMessageHash", message.hashCode(), "creationTime",
-        ReadModelFixture.date((int) (instance - 1000)), "jobKey", job, "tenantId", "<default>"));
+        ReadModelFixture.date((int) (instance - 1000)), "jobKey", job, "tenantId", "<default>",
+        "rootProcessInstanceKey", instance));
     return ReadModelFixture.doc(index, key, incident);
   }
 
@@ -251,6 +254,9 @@ class V2SpecConformanceTest {
     document.put("processDefinitionKey", processInstance == -1 ? -1 : 900);
     document.put("processInstanceKey", processInstance);
     document.put("elementInstanceKey", processInstance == -1 ? -1 : processInstance + 10);
+    if (processInstance != -1) {
+      document.put("rootProcessInstanceKey", processInstance);
+    }
     document.put("tenantId", "<default>");
     document.put("partitionId", 1);
     return new DocumentWrite(index, id, evaluation * 10 + n, document);
