@@ -1,21 +1,20 @@
 package dev.flowpipe.webapp.conformance;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.schema.SharedOpenSearch;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.testsupport.v2spec.V2SpecChecks;
+import dev.flowpipe.testsupport.v2spec.V2SpecRun;
+import dev.flowpipe.testsupport.v2spec.V2SpecTable;
 import dev.flowpipe.webapp.ReadModelFixture;
 import dev.flowpipe.webapp.TestWebapp;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,7 +23,7 @@ import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Camunda's REST API v2 as our tables in {@code src/test/resources/v2-spec/} transcribe it, checked against the web app
+ * Camunda's REST API v2 as our tables in test-support's {@code v2-spec/} transcribe it, checked against the web app
  * on a real OpenSearch: every check is generated from the tables (every field's presence and type, every filter with
  * every operator its kind takes, every enum value, every sort in both orders, the page modes, the limit and the cursor
  * pattern), none is written by hand. The data: {@link ReadModelFixture} plus decisions, message subscriptions, sequence
@@ -32,15 +31,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <p>A check listed in {@code known-differences.yaml} must fail (with the reason there, which the README repeats): when
  * the product is fixed, the check passes and this test says to take it off the list. The counts are printed at the end.
+ * The same checks run on a node's real runs in client-compatibility's {@code V2SpecConformanceOnNodeTest}.
  */
 @ExtendWith(SharedOpenSearch.class)
 class V2SpecConformanceTest {
 
   private static TestWebapp app;
-  private static final AtomicInteger PASSED = new AtomicInteger();
-  private static final AtomicInteger KNOWN = new AtomicInteger();
-  private static final AtomicInteger UNEXPECTED = new AtomicInteger();
-  private static final Map<String, String> FAILURES = new TreeMap<>();
+  private static V2SpecRun run;
 
   @BeforeAll
   static void start(SearchStore store, EmbeddedSearchStore node) {
@@ -51,6 +48,21 @@ class V2SpecConformanceTest {
       throw new IllegalStateException("data not written: " + outcome.failures());
     }
     app = TestWebapp.start(Map.of("flowpipe.store.url", node.url(), "flowpipe.store.index-prefix", prefix));
+    V2SpecChecks.Api api = new V2SpecChecks.Api() {
+      @Override
+      public V2SpecChecks.Answer post(String path, String json) {
+        TestWebapp.Answer answer = app.post(path, json);
+        return new V2SpecChecks.Answer(answer.status(), answer.body());
+      }
+
+      @Override
+      public V2SpecChecks.Answer get(String path) {
+        TestWebapp.Answer answer = app.get(path);
+        return new V2SpecChecks.Answer(answer.status(), answer.body());
+      }
+    };
+    run = new V2SpecRun(api, filterSamples(), placeholders(), V2SpecTable.knownDifferences(),
+        "known-differences.yaml");
   }
 
   @AfterAll
@@ -58,45 +70,14 @@ class V2SpecConformanceTest {
     if (app != null) {
       app.close();
     }
-    int total = PASSED.get() + KNOWN.get() + UNEXPECTED.get();
-    System.out.printf("v2 spec conformance: %d checks generated, %d passed, %d failed (%d known differences, %d"
-        + " unexpected)%n", total, PASSED.get(), KNOWN.get() + UNEXPECTED.get(), KNOWN.get(), UNEXPECTED.get());
-    FAILURES.forEach((name, why) -> System.out.println("  failed: " + name + ": " + why));
+    if (run != null) {
+      System.out.print(run.summary("the web app test's documents"));
+    }
   }
 
   @TestFactory
   Stream<DynamicTest> everyCheckTheSpecTablesGive() {
-    V2SpecChecks generator = new V2SpecChecks(app, V2SpecTable.common(), filterSamples(), placeholders());
-    List<V2SpecChecks.Check> checks = new ArrayList<>();
-    V2SpecTable.ENTITIES.forEach(entity -> checks.addAll(generator.forEntity(V2SpecTable.load(entity))));
-    V2SpecTable.answers().forEach(answer -> checks.addAll(generator.forAnswer(answer)));
-    Map<String, String> known = V2SpecTable.knownDifferences();
-    List<String> names = checks.stream().map(V2SpecChecks.Check::name).toList();
-    assertThat(names).as("check names are unique").doesNotHaveDuplicates();
-    assertThat(names).as("every known difference names a generated check").containsAll(known.keySet());
-    return checks.stream().map(check -> DynamicTest.dynamicTest(check.name(), () -> run(check, known)));
-  }
-
-  private static void run(V2SpecChecks.Check check, Map<String, String> known) {
-    String failure;
-    try {
-      failure = check.run().get();
-    } catch (AssertionError | RuntimeException e) {
-      failure = e.toString();
-    }
-    if (failure == null) {
-      assertThat(known).as("passes now: take '%s' off known-differences.yaml and the README", check.name())
-          .doesNotContainKey(check.name());
-      PASSED.incrementAndGet();
-      return;
-    }
-    FAILURES.put(check.name(), failure);
-    if (known.containsKey(check.name())) {
-      KNOWN.incrementAndGet();
-      return;
-    }
-    UNEXPECTED.incrementAndGet();
-    throw new AssertionError(check.name() + ": " + failure);
+    return run.checks().stream().map(check -> DynamicTest.dynamicTest(check.name(), () -> run.run(check)));
   }
 
   /** Values of the data for filters on what the answers do not carry (the checks cannot read them from answers). */
