@@ -18,8 +18,9 @@ import java.util.Set;
  * Fields a document takes from other documents, filled in just before a bulk writes it: the names the deployed BPMN
  * gives (an instance's {@code processDefinitionName} and {@code processDefinitionVersionTag}, an element instance's
  * {@code elementName}) and the root of the call hierarchy ({@code rootProcessInstanceKey} on instances, element
- * instances, jobs, incidents, variables, sequence flows and decision instances of a process instance). Zeebe 8.6
- * records carry none of them.
+ * instances, jobs, incidents, variables, sequence flows and decision instances of a process instance), and a decision
+ * definition's DRD name and version ({@code decisionRequirementsName}, {@code decisionRequirementsVersion}, kept for
+ * sorting). Zeebe 8.6 records carry none of them.
  *
  * <p>Why here and not in the handlers: a handler sees one record, on the broker's thread, and must not wait for the
  * store; a definition deployed before the exporter's resume point is in no record it will see again. The bulk thread
@@ -29,7 +30,8 @@ import java.util.Set;
  *
  * <p>Sources, in order: the documents of the same bulk, a bounded cache of what was read before or learned from the
  * partition's own deployment records ({@link dev.flowpipe.writer.handler.DeploymentHandler}: every partition sees a
- * deployment before any instance of it, so a partition never depends on another's exporter for the names), one
+ * deployment before any instance of it, so a partition never depends on another's exporter for the names; a DRD's
+ * record comes before its decisions'), one
  * multi-get per index for the rest (after a restart past the deployment's record). Where the source is not in the store yet (a definition another partition's exporter has not
  * written), the field stays absent and the next flush of that document tries again.
  */
@@ -41,18 +43,26 @@ public final class DerivedFields implements DeployedDefinitions {
   private final String definitions;
   private final String instances;
   private final String elements;
+  private final String requirements;
+  private final String decisions;
   /** The indices whose documents belong to one process instance and take its root (and nothing else). */
   private final Set<String> ofInstance;
   private final Map<Long, Definition> definitionCache = lru(MAX_DEFINITIONS);
   private final Map<Long, Long> rootCache = lru(MAX_ROOTS);
+  private final Map<Long, Requirements> requirementsCache = lru(MAX_DEFINITIONS);
 
   /** What an instance takes from its definition. */
   record Definition(String name, String versionTag, BpmnNames names) {}
+
+  /** What a decision takes from its DRD. */
+  record Requirements(String name, int version) {}
 
   public DerivedFields(String indexPrefix) {
     this.definitions = ReadModelIndex.PROCESS_DEFINITION.indexName(indexPrefix);
     this.instances = ReadModelIndex.PROCESS_INSTANCE.indexName(indexPrefix);
     this.elements = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(indexPrefix);
+    this.requirements = ReadModelIndex.DECISION_REQUIREMENTS.indexName(indexPrefix);
+    this.decisions = ReadModelIndex.DECISION_DEFINITION.indexName(indexPrefix);
     this.ofInstance = Set.of(ReadModelIndex.JOB.indexName(indexPrefix),
         ReadModelIndex.INCIDENT.indexName(indexPrefix), ReadModelIndex.VARIABLE.indexName(indexPrefix),
         ReadModelIndex.SEQUENCE_FLOW.indexName(indexPrefix), ReadModelIndex.DECISION_INSTANCE.indexName(indexPrefix));
@@ -61,6 +71,11 @@ public final class DerivedFields implements DeployedDefinitions {
   @Override
   public void deployed(long definitionKey, String name, String versionTag, BpmnNames names) {
     cacheDefinition(definitionKey, new Definition(name, versionTag, names));
+  }
+
+  @Override
+  public void requirementsDeployed(long requirementsKey, String name, int version) {
+    cacheRequirements(requirementsKey, new Requirements(name, version));
   }
 
   /**
@@ -73,6 +88,7 @@ public final class DerivedFields implements DeployedDefinitions {
 
   /** Fills in what the documents lack and their sources give, reading missing sources from {@code store}. */
   public void fill(Collection<PendingDocument> documents, SearchStore store) {
+    fillRequirements(documents, store);
     Map<Long, Definition> batchDefinitions = new HashMap<>();
     Map<Long, Map<String, Object>> batchInstances = new HashMap<>();
     List<Target> targets = new ArrayList<>();
@@ -186,6 +202,52 @@ public final class DerivedFields implements DeployedDefinitions {
     return key(target.state(), target.kind() == Kind.INSTANCE ? "parentProcessInstanceKey" : "processInstanceKey");
   }
 
+  /**
+   * A decision definition lacking its DRD's name and version takes them from the DRD: learned from the deployment's
+   * record, in this bulk, or read from the store (a restart past the DRD's record). Both never change.
+   */
+  private void fillRequirements(Collection<PendingDocument> documents, SearchStore store) {
+    Map<Long, Requirements> batch = new HashMap<>();
+    List<Map<String, Object>> lacking = new ArrayList<>();
+    for (PendingDocument document : documents) {
+      Map<String, Object> state = document.state();
+      if (state == null || key(state, "key") == null) {
+        continue;
+      }
+      if (document.index().equals(requirements) && state.get("version") instanceof Number version) {
+        batch.put(key(state, "key"), new Requirements((String) state.get("name"), version.intValue()));
+      } else if (document.index().equals(decisions) && !state.containsKey("decisionRequirementsName")
+          && key(state, "decisionRequirementsKey") != null) {
+        lacking.add(state);
+      }
+    }
+    if (lacking.isEmpty()) {
+      return;
+    }
+    Set<Long> missing = new LinkedHashSet<>();
+    for (Map<String, Object> decision : lacking) {
+      Long drd = key(decision, "decisionRequirementsKey");
+      if (!batch.containsKey(drd) && cachedRequirements(drd) == null) {
+        missing.add(drd);
+      }
+    }
+    if (!missing.isEmpty()) {
+      store.getAll(requirements, missing.stream().map(String::valueOf).toList()).values().forEach(stored -> {
+        if (key(stored, "key") != null && stored.get("version") instanceof Number version) {
+          batch.put(key(stored, "key"), new Requirements((String) stored.get("name"), version.intValue()));
+        }
+      });
+    }
+    batch.forEach(this::cacheRequirements);
+    for (Map<String, Object> decision : lacking) {
+      Requirements drd = cachedRequirements(key(decision, "decisionRequirementsKey"));
+      if (drd != null) {
+        decision.put("decisionRequirementsName", drd.name());
+        decision.put("decisionRequirementsVersion", drd.version());
+      }
+    }
+  }
+
   private Long instanceRoot(Map<String, Object> instance, Map<Long, Map<String, Object>> batchInstances) {
     long key = key(instance, "key");
     Long parent = key(instance, "parentProcessInstanceKey");
@@ -236,6 +298,14 @@ public final class DerivedFields implements DeployedDefinitions {
 
   private synchronized void cacheDefinition(long key, Definition definition) {
     definitionCache.put(key, definition);
+  }
+
+  private synchronized Requirements cachedRequirements(long key) {
+    return requirementsCache.get(key);
+  }
+
+  private synchronized void cacheRequirements(long key, Requirements requirements) {
+    requirementsCache.put(key, requirements);
   }
 
   private synchronized Long cachedRoot(long key) {

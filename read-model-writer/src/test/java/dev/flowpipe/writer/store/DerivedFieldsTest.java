@@ -27,6 +27,8 @@ class DerivedFieldsTest {
   private static final String VARIABLES = ReadModelIndex.VARIABLE.indexName(PREFIX);
   private static final String FLOWS = ReadModelIndex.SEQUENCE_FLOW.indexName(PREFIX);
   private static final String DECISIONS = ReadModelIndex.DECISION_INSTANCE.indexName(PREFIX);
+  private static final String DECISION_DEFINITIONS = ReadModelIndex.DECISION_DEFINITION.indexName(PREFIX);
+  private static final String DRDS = ReadModelIndex.DECISION_REQUIREMENTS.indexName(PREFIX);
   private static final String BPMN = """
       <bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
         <bpmn:process id="order" name="Order" isExecutable="true">
@@ -228,6 +230,72 @@ class DerivedFieldsTest {
       derived.fill(buffer.documents(), store);
 
       assertThat(buffer.documents().iterator().next().state()).containsOnlyKeys("state");
+    }
+  }
+
+  @Nested
+  class TheDrdOfADecision {
+
+    private Map<String, Object> decision(long key) {
+      return Map.of("key", key, "decisionId", "dish", "name", "Dish", "version", 1, "decisionRequirementsId",
+          "dish-drd", "decisionRequirementsKey", 500L);
+    }
+
+    private Map<String, Object> drd() {
+      return Map.of("key", 500L, "decisionRequirementsId", "dish-drd", "name", "Dish for the season", "version", 3);
+    }
+
+    @Test
+    void aDrdLearnedFromThePartitionsOwnRecordGivesItsNameAndVersionWithoutReadingTheStore() {
+      derived.requirementsDeployed(500, "Dish for the season", 3);
+
+      var states = flush(DECISION_DEFINITIONS, decision(501));
+
+      assertThat(states.get(DECISION_DEFINITIONS + "/501")).containsEntry("decisionRequirementsName",
+          "Dish for the season").containsEntry("decisionRequirementsVersion", 3);
+      assertThat(reads).isEmpty();
+    }
+
+    @Test
+    void aDrdInTheSameBulkOrOnlyInTheStoreGivesThemToo() {
+      var sameBulk = flush(DRDS, drd(), DECISION_DEFINITIONS, decision(501));
+      DerivedFields afterARestart = new DerivedFields(PREFIX);
+      stored.put(DRDS, Map.of("500", drd()));
+      DocumentBuffer buffer = new DocumentBuffer(new RecentDocuments(100));
+      DocumentChange.Builder change = DocumentChange.create(DECISION_DEFINITIONS, "502", position);
+      decision(502).forEach(change::put);
+      buffer.add(List.of(change.build()), position, 0, 0);
+
+      afterARestart.fill(buffer.documents(), store);
+
+      assertThat(sameBulk.get(DECISION_DEFINITIONS + "/501")).containsEntry("decisionRequirementsName",
+          "Dish for the season").containsEntry("decisionRequirementsVersion", 3);
+      assertThat(buffer.documents().iterator().next().state()).containsEntry("decisionRequirementsName",
+          "Dish for the season").containsEntry("decisionRequirementsVersion", 3);
+      assertThat(reads).containsExactly(DRDS);
+    }
+
+    @Test
+    void aDrdNotYetInTheStoreLeavesThemAbsentUntilALaterFlush() {
+      var before = flush(DECISION_DEFINITIONS, decision(501));
+      stored.put(DRDS, Map.of("500", drd()));
+      var after = flush(DECISION_DEFINITIONS, decision(501));
+
+      assertThat(before.get(DECISION_DEFINITIONS + "/501")).doesNotContainKey("decisionRequirementsName");
+      assertThat(after.get(DECISION_DEFINITIONS + "/501")).containsEntry("decisionRequirementsVersion", 3);
+    }
+
+    @Test
+    void aDeletionOfADecisionTheStoreDoesNotHoldGetsNothing() {
+      DocumentBuffer buffer = new DocumentBuffer(new RecentDocuments(100));
+      buffer.add(List.of(DocumentChange.update(DECISION_DEFINITIONS, 501, 5).put("deleted", true).build()), 5, 0,
+          0);
+      buffer.withoutBase().forEach(document -> buffer.resolve(document, null));
+
+      derived.fill(buffer.documents(), store);
+
+      assertThat(buffer.documents().iterator().next().state()).containsOnlyKeys("deleted");
+      assertThat(reads).isEmpty();
     }
   }
 }

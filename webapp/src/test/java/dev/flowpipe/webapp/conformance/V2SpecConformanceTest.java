@@ -205,9 +205,11 @@ class V2SpecConformanceTest {
   }
 
   private static DocumentWrite decision(String index, long key, String id, String name, long drd) {
+    // with the DRD's name and version the writer copies onto the decision (for sorting)
     return ReadModelFixture.doc(index, key, Map.of("decisionId", id, "name", name, "version", 1,
         "decisionRequirementsId", drd == 500 ? "dish-drd" : "other-drd", "decisionRequirementsKey", drd,
-        "tenantId", "<default>"));
+        "decisionRequirementsName", drd == 500 ? "Dish for the season" : "Other", "decisionRequirementsVersion",
+        drd == 500 ? 1 : 2, "tenantId", "<default>"));
   }
 
   private static DocumentWrite decisionInstance(String index, long evaluation, int n, long processInstance,
