@@ -160,7 +160,8 @@ public enum Entity {
       of("type", "type", STRING),
       of("worker", "worker", STRING),
       of("retries", "retries", INTEGER),
-      oneOf("state", "state", V2Values.JOB_STATE),
+      // sorted in the v2 enum's order, with ACTIVATED among CREATED (as answered); jobs written before lack it
+      oneOf("state", "state", V2Values.JOB_STATE).sortedBy("stateOrder", INTEGER),
       oneOf("kind", "jobKind", V2Values.JOB_KIND),
       oneOf("listenerEventType", "listenerEventType", V2Values.JOB_LISTENER_EVENT_TYPE),
       of("customHeaders", "customHeaders", TEXT),

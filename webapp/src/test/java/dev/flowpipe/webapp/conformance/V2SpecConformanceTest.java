@@ -188,6 +188,7 @@ class V2SpecConformanceTest {
         "hasFailedWithRetriesLeft", false, "creationTime", ReadModelFixture.date(31), "lastUpdateTime",
         ReadModelFixture.date(32), "endTime", ReadModelFixture.date(32), "deadline", ReadModelFixture.date(33),
         "errorCode", "no-funds", "rootProcessInstanceKey", 1001));
+    job.put("stateOrder", 3);
     writes.add(ReadModelFixture.doc(ReadModelIndex.JOB.indexName(prefix), 8003, job));
     return writes;
   }
