@@ -5,6 +5,7 @@ import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.writer.batch.PendingDocument;
 import dev.flowpipe.writer.handler.BpmnNames;
 import dev.flowpipe.writer.handler.DeployedDefinitions;
+import dev.flowpipe.writer.handler.StartedInstances;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -18,7 +19,7 @@ import java.util.Set;
  * Fields a document takes from other documents, filled in just before a bulk writes it: the names the deployed BPMN
  * gives (an instance's {@code processDefinitionName} and {@code processDefinitionVersionTag}, an element instance's
  * {@code elementName}) and the root of the call hierarchy ({@code rootProcessInstanceKey} on instances, element
- * instances, jobs, incidents, variables, sequence flows and decision instances of a process instance), and a decision
+ * instances, jobs, incidents, sequence flows and decision instances of a process instance), and a decision
  * definition's DRD name and version ({@code decisionRequirementsName}, {@code decisionRequirementsVersion}, kept for
  * sorting). Zeebe 8.6 records carry none of them.
  *
@@ -35,7 +36,7 @@ import java.util.Set;
  * multi-get per index for the rest (after a restart past the deployment's record). Where the source is not in the store yet (a definition another partition's exporter has not
  * written), the field stays absent and the next flush of that document tries again.
  */
-public final class DerivedFields implements DeployedDefinitions {
+public final class DerivedFields implements DeployedDefinitions, StartedInstances {
 
   static final int MAX_DEFINITIONS = 1_000;
   static final int MAX_ROOTS = 100_000;
@@ -49,6 +50,8 @@ public final class DerivedFields implements DeployedDefinitions {
   private final Set<String> ofInstance;
   private final Map<Long, Definition> definitionCache = lru(MAX_DEFINITIONS);
   private final Map<Long, Long> rootCache = lru(MAX_ROOTS);
+  /** Instances seen starting before their caller's root was known here: their caller, for the root. */
+  private final Map<Long, Long> parentCache = lru(MAX_ROOTS);
   private final Map<Long, Requirements> requirementsCache = lru(MAX_DEFINITIONS);
 
   /** What an instance takes from its definition. */
@@ -64,13 +67,32 @@ public final class DerivedFields implements DeployedDefinitions {
     this.requirements = ReadModelIndex.DECISION_REQUIREMENTS.indexName(indexPrefix);
     this.decisions = ReadModelIndex.DECISION_DEFINITION.indexName(indexPrefix);
     this.ofInstance = Set.of(ReadModelIndex.JOB.indexName(indexPrefix),
-        ReadModelIndex.INCIDENT.indexName(indexPrefix), ReadModelIndex.VARIABLE.indexName(indexPrefix),
+        ReadModelIndex.INCIDENT.indexName(indexPrefix),
         ReadModelIndex.SEQUENCE_FLOW.indexName(indexPrefix), ReadModelIndex.DECISION_INSTANCE.indexName(indexPrefix));
   }
 
   @Override
   public void deployed(long definitionKey, String name, String versionTag, BpmnNames names) {
     cacheDefinition(definitionKey, new Definition(name, versionTag, names));
+  }
+
+  /**
+   * From the partition's own start records ({@link dev.flowpipe.writer.handler.CallHierarchyHandler}): an instance's
+   * root is known from its start on, whatever bulk its own document is in; a caller whose root is not known yet (it
+   * started before this writer's resume point) is read from the store, where it is for sure.
+   */
+  @Override
+  public void started(long instanceKey, long parentInstanceKey) {
+    if (parentInstanceKey <= 0) {
+      cacheRoot(instanceKey, instanceKey);
+      return;
+    }
+    Long root = cachedRoot(parentInstanceKey);
+    if (root != null) {
+      cacheRoot(instanceKey, root);
+    } else {
+      cacheParent(instanceKey, parentInstanceKey);
+    }
   }
 
   @Override
@@ -80,7 +102,10 @@ public final class DerivedFields implements DeployedDefinitions {
 
   /**
    * Which of the documents that take derived fields a document is: an instance, an element instance (both also take
-   * names), or another document of one instance (a job, incident, variable, sequence flow or decision instance).
+   * names), or another document of one instance (a job, incident, sequence flow or decision instance). Not variables:
+   * a creation command's or a call's variables come before their instance's start in the log, so a variable flushed
+   * before its instance's document is durable has no source for the root, and is rarely written again (the replay
+   * tests of engine-broker's ReadModelFromRealRunsTest showed it).
    */
   private enum Kind { INSTANCE, ELEMENT, OF_INSTANCE }
 
@@ -124,8 +149,10 @@ public final class DerivedFields implements DeployedDefinitions {
         missingDefinitions.add(definitionKey);
       }
       Long ancestor = rootSource(target);
-      if (ancestor != null && !batchInstances.containsKey(ancestor) && cachedRoot(ancestor) == null) {
-        missingInstances.add(ancestor);
+      // the instance, and the callers learned for it up to one whose root is known
+      while (ancestor != null && !batchInstances.containsKey(ancestor) && cachedRoot(ancestor) == null
+          && missingInstances.add(ancestor)) {
+        ancestor = cachedParent(ancestor);
       }
     }
     if (!missingDefinitions.isEmpty()) {
@@ -268,12 +295,17 @@ public final class DerivedFields implements DeployedDefinitions {
       return cached;
     }
     Map<String, Object> instance = batchInstances.get(instanceKey);
-    if (instance == null) {
-      return null;
+    Long root = null;
+    if (instance != null) {
+      root = key(instance, "rootProcessInstanceKey");
+      if (root == null && key(instance, "parentProcessInstanceKey") == null && instance.containsKey("startDate")) {
+        root = instanceKey; // an instance written before this field existed, without a parent: its own root
+      }
     }
-    Long root = key(instance, "rootProcessInstanceKey");
-    if (root == null && key(instance, "parentProcessInstanceKey") == null && instance.containsKey("startDate")) {
-      root = instanceKey; // an instance written before this field existed, without a parent: its own root
+    if (root == null) {
+      // not in this bulk nor in the store yet (or without its root there): through the caller learned at its start
+      Long parent = cachedParent(instanceKey);
+      root = parent == null ? null : rootOf(parent, batchInstances);
     }
     if (root != null) {
       cacheRoot(instanceKey, root);
@@ -306,6 +338,14 @@ public final class DerivedFields implements DeployedDefinitions {
 
   private synchronized void cacheRequirements(long key, Requirements requirements) {
     requirementsCache.put(key, requirements);
+  }
+
+  private synchronized Long cachedParent(long key) {
+    return parentCache.get(key);
+  }
+
+  private synchronized void cacheParent(long key, long parent) {
+    parentCache.put(key, parent);
   }
 
   private synchronized Long cachedRoot(long key) {

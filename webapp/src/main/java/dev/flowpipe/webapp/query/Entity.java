@@ -126,7 +126,6 @@ public enum Entity {
       of("scopeKey", "scopeKey", KEY),
       of("processInstanceKey", "processInstanceKey", KEY),
       of("lastUpdate", "lastUpdate", DATE),
-      of("rootProcessInstanceKey", "rootProcessInstanceKey", KEY),
       of("tenantId", "tenantId", STRING)),
   INCIDENTS(
       "incidents",

@@ -180,7 +180,7 @@ class V2SpecConformanceTest {
     }
     writes.add(ReadModelFixture.doc(ReadModelIndex.VARIABLE.indexName(prefix), 6004, Map.of("scopeKey", 1030,
         "processInstanceKey", 1030, "name", "amount", "value", "12", "truncated", false, "lastUpdate",
-        ReadModelFixture.date(31), "tenantId", "<default>", "rootProcessInstanceKey", 1001)));
+        ReadModelFixture.date(31), "tenantId", "<default>")));
     Map<String, Object> job = new HashMap<>(Map.of("processInstanceKey", 1030, "processDefinitionKey", 4,
         "bpmnProcessId", "refund", "elementInstanceKey", 5004, "elementId", "pay", "type", "pay", "worker", "w3",
         "retries", 1, "state", "ERROR_THROWN", "tenantId", "<default>"));
