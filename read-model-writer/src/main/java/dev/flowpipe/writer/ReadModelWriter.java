@@ -8,6 +8,7 @@ import dev.flowpipe.writer.config.WriterSettings;
 import dev.flowpipe.writer.handler.DecisionEvaluationHandler;
 import dev.flowpipe.writer.handler.DecisionHandler;
 import dev.flowpipe.writer.handler.DecisionRequirementsHandler;
+import dev.flowpipe.writer.handler.CallHierarchyHandler;
 import dev.flowpipe.writer.handler.DeploymentHandler;
 import dev.flowpipe.writer.handler.DocumentChange;
 import dev.flowpipe.writer.handler.ExportHandler;
@@ -70,6 +71,7 @@ public final class ReadModelWriter {
     this.derivedFields = derivedFields;
     List<ExportHandler> all = new java.util.ArrayList<>(handlers);
     all.add(new DeploymentHandler(derivedFields));
+    all.add(new CallHierarchyHandler(derivedFields));
     this.recordChanges = new RecordChanges(all, settings.indexPrefix(), partitionId, clock, log, deadLetterCounter);
     this.buffer = new DocumentBuffer(new RecentDocuments(settings.recentDocuments()));
     this.policy = policy;

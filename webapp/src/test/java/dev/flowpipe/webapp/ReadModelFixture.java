@@ -71,12 +71,12 @@ public final class ReadModelFixture {
         "elementId", "task", "type", "work", "worker", "w1", "retries", 0, "state", "FAILED", "errorMessage", "no retries left"),
         Map.of("jobKind", "BPMN_ELEMENT", "listenerEventType", "UNSPECIFIED", "customHeaders", Map.of("priority", "high"),
             "hasFailedWithRetriesLeft", false, "creationTime", date(1), "lastUpdateTime", date(2),
-            "rootProcessInstanceKey", 1001))));
+            "rootProcessInstanceKey", 1001, "stateOrder", 4))));
     writes.add(doc(jobs, 8002, with(Map.of("processInstanceKey", 1004, "processDefinitionKey", 1, "bpmnProcessId", "order", "elementInstanceKey", 5300,
         "elementId", "task", "type", "work", "worker", "w2", "retries", 3, "state", "ACTIVATED"),
         Map.of("jobKind", "EXECUTION_LISTENER", "listenerEventType", "START", "customHeaders", Map.of(),
             "hasFailedWithRetriesLeft", true, "creationTime", date(4), "lastUpdateTime", date(5),
-            "rootProcessInstanceKey", 1004))));
+            "rootProcessInstanceKey", 1004, "stateOrder", 2))));
     var outcome = store.bulk(writes);
     if (!outcome.failures().isEmpty()) {
       throw new IllegalStateException("fixture not written: " + outcome.failures());

@@ -328,7 +328,8 @@ class ReadModelFromRealRunsTest {
     var incident = documentsOf(ReadModelIndex.INCIDENT, "processInstanceKey", fragileKey);
     assertThat(incident).singleElement().satisfies(i -> assertThat(i)
         .containsEntry("state", "RESOLVED").containsEntry("errorType", "JOB_NO_RETRIES")
-        .containsEntry("errorMessage", "boom").containsEntry("elementId", "fail"));
+        .containsEntry("errorMessage", "boom").containsEntry("elementId", "fail")
+        .containsEntry("rootProcessInstanceKey", fragileKey));
     assertThat(document(ReadModelIndex.PROCESS_INSTANCE, fragileKey)).containsEntry("incident", false);
     var element = documentsOf(ReadModelIndex.FLOW_NODE_INSTANCE, "processInstanceKey", fragileKey).stream()
         .filter(e -> "fail".equals(e.get("elementId"))).findFirst().orElseThrow();
@@ -344,9 +345,10 @@ class ReadModelFromRealRunsTest {
         .containsEntry("type", "fragile").containsEntry("jobKind", "BPMN_ELEMENT")
         .containsEntry("listenerEventType", "UNSPECIFIED").containsEntry("hasFailedWithRetriesLeft", false)
         .containsKeys("creationTime", "lastUpdateTime", "endTime")
-        .containsEntry("rootProcessInstanceKey", fragileKey));
+        .containsEntry("rootProcessInstanceKey", fragileKey).containsEntry("stateOrder", 1));
     var cancelledJobs = documentsOf(ReadModelIndex.JOB, "processInstanceKey", waitingKey);
-    assertThat(cancelledJobs).singleElement().satisfies(j -> assertThat(j).containsEntry("state", "CANCELED"));
+    assertThat(cancelledJobs).singleElement().satisfies(j -> assertThat(j).containsEntry("state", "CANCELED")
+        .containsEntry("stateOrder", 0));
   }
 
   @Test
@@ -362,7 +364,7 @@ class ReadModelFromRealRunsTest {
     assertThat(flows).extracting(f -> (String) f.get("elementId")).containsExactlyInAnyOrderElementsOf(expected);
     assertThat(flows).allSatisfy(f -> assertThat(f)
         .containsEntry("sequenceFlowId", mainKey + "_" + f.get("elementId"))
-        .containsEntry("bpmnProcessId", "main"));
+        .containsEntry("bpmnProcessId", "main").containsEntry("rootProcessInstanceKey", mainKey));
   }
 
   @Test
@@ -402,7 +404,10 @@ class ReadModelFromRealRunsTest {
               .containsEntry("name", decision.getDmnDecisionName())
               .containsEntry("version", decision.getVersion())
               .containsEntry("decisionRequirementsId", "dish-drd")
-              .containsEntry("decisionRequirementsKey", deployed.getDecisionRequirementsKey()));
+              .containsEntry("decisionRequirementsKey", deployed.getDecisionRequirementsKey())
+              // the DRD's, copied by the writer for sorting
+              .containsEntry("decisionRequirementsName", "Dish for the season")
+              .containsEntry("decisionRequirementsVersion", 1));
     }
 
     @Test
@@ -421,7 +426,7 @@ class ReadModelFromRealRunsTest {
           .containsEntry("decisionName", "Dish").containsEntry("decisionType", "DECISION_TABLE")
           .containsEntry("state", "EVALUATED").containsEntry("result", "\"Roastbeef\"")
           .containsEntry("bpmnProcessId", "decide").containsEntry("elementId", "choose")
-          .containsEntry("elementInstanceKey", element)
+          .containsEntry("elementInstanceKey", element).containsEntry("rootProcessInstanceKey", decidedKey)
           .containsEntry("rootDecisionKey", instances.get(evaluationKey + "-2").get("decisionKey"))
           .containsEntry("evaluatedInputs", List.of(
               Map.of("inputId", "input-season", "inputName", "Season", "inputValue", "\"Winter\""),
@@ -460,6 +465,7 @@ class ReadModelFromRealRunsTest {
             .containsEntry("result", answered.getDecisionOutput());
         assertThat(document.get("bpmnProcessId")).as("no process").isNull();
         assertThat(((Number) document.get("processInstanceKey")).longValue()).as("no instance").isEqualTo(-1);
+        assertThat(document).as("no root instance").doesNotContainKey("rootProcessInstanceKey");
         assertThat(((List<?>) document.get("evaluatedInputs")).stream().map(i -> ((Map<?, ?>) i).get("inputValue"))
             .toList()).isEqualTo(answered.getEvaluatedInputs().stream().map(i -> i.getInputValue()).toList());
         assertThat(((List<?>) document.get("matchedRules")).stream().map(r -> ((Map<?, ?>) r).get("ruleId"))

@@ -15,24 +15,45 @@ import io.camunda.zeebe.model.bpmn.BpmnModelInstance;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The Decisions view in the machine's headless Chromium, on a node of its own with real DMN runs: test-support's
  * {@code flowpipe/dmn/dish.dmn} called by a business rule task, once with 4 guests (rule 1 of "dish" matches:
  * "Roastbeef") and once with 200 (two rules match, which the UNIQUE hit policy refuses: the evaluation fails at "dish").
- * The expected values are the DMN's, not the read model's. Screenshots go to {@code target/screenshots/}.
+ * The expected values are the DMN's, not the read model's. Screenshots go to {@code target/screenshots/}. The paging
+ * test runs last: its evaluations (of a decision of its own) would be rows of the unfiltered list the others count.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DecisionsInBrowserTest {
+
+  /** A one-decision DMN for the paging test: a literal expression, evaluated standalone. */
+  static final String PAGED_DMN = """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <definitions xmlns="https://www.omg.org/spec/DMN/20191111/MODEL/" id="ui-paged-drd" name="Paged"
+          namespace="https://flowpipe.dev/dmn/paged">
+        <decision id="ui-paged" name="Paged">
+          <variable id="ui-paged-variable" name="paged" typeRef="number"/>
+          <literalExpression id="ui-paged-expression"><text>n * 2</text></literalExpression>
+        </decision>
+      </definitions>""";
+  /** More than the list's page of 50: a full page, then the rest. */
+  static final int PAGED_EVALUATIONS = 57;
 
   static final BpmnModelInstance DECIDE =
       Bpmn.createExecutableProcess("ui-decide").startEvent()
@@ -120,6 +141,7 @@ class DecisionsInBrowserTest {
   }
 
   @Test
+  @Order(1)
   void theListShowsEachEvaluatedDecisionAndFiltersTheFailedOnes() {
     page.navigate(baseUrl + "/#/decisions");
 
@@ -138,6 +160,7 @@ class DecisionsInBrowserTest {
   }
 
   @Test
+  @Order(2)
   void anEvaluatedDecisionShowsItsInputsTheMatchedRuleItsOutputAndItsDrd() {
     page.navigate(baseUrl + "/#/decisions");
     page.click("#decision-instances-table a[href='#/decisions/" + dishOf(decided) + "']");
@@ -164,6 +187,7 @@ class DecisionsInBrowserTest {
   }
 
   @Test
+  @Order(3)
   void aFailedDecisionShowsTheEnginesFailureAndIsMarkedInItsDrd() {
     page.navigate(baseUrl + "/#/decisions/" + dishOf(undecided));
 
@@ -172,5 +196,54 @@ class DecisionsInBrowserTest {
     assertThat(page.locator("#drd .djs-element[data-element-id='dish']"))
         .hasClass(Pattern.compile("element-incident"));
     WebappInBrowserTest.screenshot(page, "decision-instance-failed");
+  }
+
+  @Test
+  @Order(4)
+  void theListPagesForwardAndBackThroughMoreThanOnePageOfDecisionInstances() {
+    // the engine's answers are the oracle: one decision instance per standalone evaluation, "<key>-1"
+    Set<String> evaluated = new LinkedHashSet<>();
+    try (ZeebeClient client = node.client()) {
+      client.newDeployResourceCommand().addResourceStringUtf8(PAGED_DMN, "ui-paged.dmn").send().join();
+      for (int n = 0; n < PAGED_EVALUATIONS; n++) {
+        evaluated.add(client.newEvaluateDecisionCommand().decisionId("ui-paged").variables(Map.of("n", n)).send()
+            .join().getDecisionInstanceKey() + "-1");
+      }
+    }
+    await("the evaluations searchable").atMost(Duration.ofSeconds(60)).until(() ->
+        Http.post(baseUrl + "/v2/decision-instances/search", "{\"filter\": {\"decisionDefinitionId\": \"ui-paged\"}}")
+            .json().path("page").path("totalItems").asLong() == PAGED_EVALUATIONS);
+
+    page.navigate(baseUrl + "/#/decisions?decisionDefinitionId=ui-paged");
+    Locator rows = page.locator("#decision-instances-table tbody tr[data-key]");
+    assertThat(page.locator("#decision-count")).hasText(PAGED_EVALUATIONS + " decision instance(s)");
+    assertThat(rows).hasCount(50);
+    List<String> first = keys(rows);
+    WebappInBrowserTest.screenshot(page, "decision-list-page-1");
+
+    page.click("#decisions-next");
+    assertThat(rows).hasCount(PAGED_EVALUATIONS - 50);
+    List<String> second = keys(rows);
+    WebappInBrowserTest.screenshot(page, "decision-list-page-2");
+
+    page.click("#decisions-prev");
+    assertThat(rows).hasCount(50);
+    List<String> back = keys(rows);
+
+    List<String> walked = new ArrayList<>(first);
+    walked.addAll(second);
+    assertThat(walked).as("both pages: every evaluation once").doesNotHaveDuplicates()
+        .containsExactlyInAnyOrderElementsOf(evaluated);
+    assertThat(back).as("Previous from the second page").isEqualTo(first);
+    assertThat(failedRequests).as("requests answered with an error").isEmpty();
+    assertThat(consoleErrors).as("the browser's console").isEmpty();
+  }
+
+  private static List<String> keys(Locator rows) {
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < rows.count(); i++) {
+      keys.add(rows.nth(i).getAttribute("data-key"));
+    }
+    return keys;
   }
 }

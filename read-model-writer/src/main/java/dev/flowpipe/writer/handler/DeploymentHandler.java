@@ -3,7 +3,9 @@ package dev.flowpipe.writer.handler;
 import io.camunda.zeebe.protocol.record.Record;
 import io.camunda.zeebe.protocol.record.RecordType;
 import io.camunda.zeebe.protocol.record.ValueType;
+import io.camunda.zeebe.protocol.record.intent.DecisionRequirementsIntent;
 import io.camunda.zeebe.protocol.record.intent.ProcessIntent;
+import io.camunda.zeebe.protocol.record.value.deployment.DecisionRequirementsRecordValue;
 import io.camunda.zeebe.protocol.record.value.deployment.Process;
 import java.util.List;
 
@@ -13,6 +15,10 @@ import java.util.List;
  * writes the definition's document, and another partition's instances of it may be written first; with what its own
  * log told it, a partition names its instances without waiting for another's exporter, so the names depend on this
  * log alone.
+ *
+ * <p>It learns each DRD's name and version too, which its decisions' documents keep for sorting: the DRD's record comes
+ * before its decisions' in the log of the partition that writes them, so the decisions of a bulk never wait for a
+ * DRD document another bulk (perhaps still in flight) writes.
  */
 public final class DeploymentHandler implements ExportHandler {
 
@@ -25,12 +31,18 @@ public final class DeploymentHandler implements ExportHandler {
   @Override
   public boolean handles(Record<?> record) {
     return record.getRecordType() == RecordType.EVENT
-        && record.getValueType() == ValueType.PROCESS
-        && record.getIntent() == ProcessIntent.CREATED;
+        && (record.getValueType() == ValueType.PROCESS && record.getIntent() == ProcessIntent.CREATED
+            || record.getValueType() == ValueType.DECISION_REQUIREMENTS
+                && record.getIntent() == DecisionRequirementsIntent.CREATED);
   }
 
   @Override
   public List<DocumentChange> changes(Record<?> record) {
+    if (record.getValue() instanceof DecisionRequirementsRecordValue requirements) {
+      definitions.requirementsDeployed(requirements.getDecisionRequirementsKey(),
+          requirements.getDecisionRequirementsName(), requirements.getDecisionRequirementsVersion());
+      return List.of();
+    }
     Process process = (Process) record.getValue();
     // read now: the broker reuses the record object
     BpmnNames names = BpmnNames.read(process.getResource(), process.getBpmnProcessId());

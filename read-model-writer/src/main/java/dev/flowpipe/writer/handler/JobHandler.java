@@ -23,7 +23,8 @@ import java.util.Set;
  * (8.8), so {@code isDenied} and {@code deniedReason} are not held. {@code creationTime}, {@code lastUpdateTime} and
  * {@code endTime} (completed, error thrown, canceled) are the records' engine times. A migration moves the job with
  * its element ({@code MIGRATED}: the target definition's key and process id, the target element's id); its state and
- * times stay.
+ * times stay. Beside each state, {@code stateOrder}: its place in the v2 API's order of job states, in which ACTIVATED
+ * is CREATED (the API answers it so), so a sort on the state keeps each answered state's jobs together.
  */
 public final class JobHandler implements ExportHandler {
 
@@ -61,7 +62,7 @@ public final class JobHandler implements ExportHandler {
       for (int i = 0; i < keys.size(); i++) {
         JobRecordValue job = jobs.get(i);
         changes.add(DocumentChange.update(index, keys.get(i), position)
-            .put("state", "ACTIVATED")
+            .put("state", "ACTIVATED").put("stateOrder", stateOrder("ACTIVATED"))
             .put("lastUpdateTime", Dates.of(record.getTimestamp()))
             .put("worker", job.getWorker())
             .put("retries", job.getRetries())
@@ -85,7 +86,7 @@ public final class JobHandler implements ExportHandler {
           .put("type", job.getType())
           .put("worker", job.getWorker())
           .put("retries", job.getRetries())
-          .put("state", "CREATED")
+          .put("state", "CREATED").put("stateOrder", stateOrder("CREATED"))
           .put("jobKind", job.getJobKind() == null ? JobKind.BPMN_ELEMENT.name() : job.getJobKind().name())
           .put("listenerEventType", job.getJobListenerEventType() == null
               ? JobListenerEventType.UNSPECIFIED.name() : job.getJobListenerEventType().name())
@@ -106,16 +107,20 @@ public final class JobHandler implements ExportHandler {
     }
     var change = DocumentChange.update(index, key, position).put("lastUpdateTime", time);
     switch (intent) {
-      case COMPLETED -> change.put("state", "COMPLETED").put("endTime", time).put("hasFailedWithRetriesLeft", false);
+      case COMPLETED -> change.put("state", "COMPLETED").put("stateOrder", stateOrder("COMPLETED"))
+          .put("endTime", time).put("hasFailedWithRetriesLeft", false);
       // the flag says the job's last failure left it retries and it has not ended since (Operate's "has retries left")
-      case FAILED -> change.put("state", "FAILED").put("retries", job.getRetries())
+      case FAILED -> change.put("state", "FAILED").put("stateOrder", stateOrder("FAILED"))
+          .put("retries", job.getRetries())
           .put("errorMessage", job.getErrorMessage()).put("hasFailedWithRetriesLeft", job.getRetries() > 0);
       case RETRIES_UPDATED -> change.put("retries", job.getRetries());
-      case TIMED_OUT -> change.put("state", "TIMED_OUT");
-      case ERROR_THROWN -> change.put("state", "ERROR_THROWN").put("errorMessage", job.getErrorMessage())
+      case TIMED_OUT -> change.put("state", "TIMED_OUT").put("stateOrder", stateOrder("TIMED_OUT"));
+      case ERROR_THROWN -> change.put("state", "ERROR_THROWN").put("stateOrder", stateOrder("ERROR_THROWN"))
+          .put("errorMessage", job.getErrorMessage())
           .put("errorCode", job.getErrorCode()).put("endTime", time).put("hasFailedWithRetriesLeft", false);
-      case CANCELED -> change.put("state", "CANCELED").put("endTime", time).put("hasFailedWithRetriesLeft", false);
-      case RECURRED_AFTER_BACKOFF, YIELDED -> change.put("state", "CREATED");
+      case CANCELED -> change.put("state", "CANCELED").put("stateOrder", stateOrder("CANCELED"))
+          .put("endTime", time).put("hasFailedWithRetriesLeft", false);
+      case RECURRED_AFTER_BACKOFF, YIELDED -> change.put("state", "CREATED").put("stateOrder", stateOrder("CREATED"));
       case TIMEOUT_UPDATED -> change.put("deadline", deadline(job));
       case UPDATED -> change.put("retries", job.getRetries()).put("deadline", deadline(job));
       default -> {
@@ -140,5 +145,18 @@ public final class JobHandler implements ExportHandler {
 
   private static String deadline(JobRecordValue job) {
     return job.getDeadline() > 0 ? Dates.of(job.getDeadline()) : null;
+  }
+
+  /** The v2 job state's place in the spec's (alphabetical) order; ACTIVATED is answered as CREATED. */
+  static int stateOrder(String state) {
+    return switch (state) {
+      case "CANCELED" -> 0;
+      case "COMPLETED" -> 1;
+      case "CREATED", "ACTIVATED" -> 2;
+      case "ERROR_THROWN" -> 3;
+      case "FAILED" -> 4;
+      case "TIMED_OUT" -> 7;
+      default -> throw new IllegalArgumentException("not a job state this handler writes: " + state);
+    };
   }
 }

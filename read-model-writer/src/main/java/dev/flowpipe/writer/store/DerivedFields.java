@@ -5,6 +5,7 @@ import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.writer.batch.PendingDocument;
 import dev.flowpipe.writer.handler.BpmnNames;
 import dev.flowpipe.writer.handler.DeployedDefinitions;
+import dev.flowpipe.writer.handler.StartedInstances;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -18,7 +19,9 @@ import java.util.Set;
  * Fields a document takes from other documents, filled in just before a bulk writes it: the names the deployed BPMN
  * gives (an instance's {@code processDefinitionName} and {@code processDefinitionVersionTag}, an element instance's
  * {@code elementName}) and the root of the call hierarchy ({@code rootProcessInstanceKey} on instances, element
- * instances and jobs). Zeebe 8.6 records carry none of them.
+ * instances, jobs, incidents, sequence flows and decision instances of a process instance), and a decision
+ * definition's DRD name and version ({@code decisionRequirementsName}, {@code decisionRequirementsVersion}, kept for
+ * sorting). Zeebe 8.6 records carry none of them.
  *
  * <p>Why here and not in the handlers: a handler sees one record, on the broker's thread, and must not wait for the
  * store; a definition deployed before the exporter's resume point is in no record it will see again. The bulk thread
@@ -28,11 +31,12 @@ import java.util.Set;
  *
  * <p>Sources, in order: the documents of the same bulk, a bounded cache of what was read before or learned from the
  * partition's own deployment records ({@link dev.flowpipe.writer.handler.DeploymentHandler}: every partition sees a
- * deployment before any instance of it, so a partition never depends on another's exporter for the names), one
+ * deployment before any instance of it, so a partition never depends on another's exporter for the names; a DRD's
+ * record comes before its decisions'), one
  * multi-get per index for the rest (after a restart past the deployment's record). Where the source is not in the store yet (a definition another partition's exporter has not
  * written), the field stays absent and the next flush of that document tries again.
  */
-public final class DerivedFields implements DeployedDefinitions {
+public final class DerivedFields implements DeployedDefinitions, StartedInstances {
 
   static final int MAX_DEFINITIONS = 1_000;
   static final int MAX_ROOTS = 100_000;
@@ -40,18 +44,31 @@ public final class DerivedFields implements DeployedDefinitions {
   private final String definitions;
   private final String instances;
   private final String elements;
-  private final String jobs;
+  private final String requirements;
+  private final String decisions;
+  /** The indices whose documents belong to one process instance and take its root (and nothing else). */
+  private final Set<String> ofInstance;
   private final Map<Long, Definition> definitionCache = lru(MAX_DEFINITIONS);
   private final Map<Long, Long> rootCache = lru(MAX_ROOTS);
+  /** Instances seen starting before their caller's root was known here: their caller, for the root. */
+  private final Map<Long, Long> parentCache = lru(MAX_ROOTS);
+  private final Map<Long, Requirements> requirementsCache = lru(MAX_DEFINITIONS);
 
   /** What an instance takes from its definition. */
   record Definition(String name, String versionTag, BpmnNames names) {}
+
+  /** What a decision takes from its DRD. */
+  record Requirements(String name, int version) {}
 
   public DerivedFields(String indexPrefix) {
     this.definitions = ReadModelIndex.PROCESS_DEFINITION.indexName(indexPrefix);
     this.instances = ReadModelIndex.PROCESS_INSTANCE.indexName(indexPrefix);
     this.elements = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(indexPrefix);
-    this.jobs = ReadModelIndex.JOB.indexName(indexPrefix);
+    this.requirements = ReadModelIndex.DECISION_REQUIREMENTS.indexName(indexPrefix);
+    this.decisions = ReadModelIndex.DECISION_DEFINITION.indexName(indexPrefix);
+    this.ofInstance = Set.of(ReadModelIndex.JOB.indexName(indexPrefix),
+        ReadModelIndex.INCIDENT.indexName(indexPrefix),
+        ReadModelIndex.SEQUENCE_FLOW.indexName(indexPrefix), ReadModelIndex.DECISION_INSTANCE.indexName(indexPrefix));
   }
 
   @Override
@@ -59,22 +76,61 @@ public final class DerivedFields implements DeployedDefinitions {
     cacheDefinition(definitionKey, new Definition(name, versionTag, names));
   }
 
-  /** Which of the documents that take derived fields a document is. */
-  private enum Kind { INSTANCE, ELEMENT, JOB }
+  /**
+   * From the partition's own start records ({@link dev.flowpipe.writer.handler.CallHierarchyHandler}): an instance's
+   * root is known from its start on, whatever bulk its own document is in; a caller whose root is not known yet (it
+   * started before this writer's resume point) is read from the store, where it is for sure.
+   */
+  @Override
+  public void started(long instanceKey, long parentInstanceKey) {
+    if (parentInstanceKey <= 0) {
+      cacheRoot(instanceKey, instanceKey);
+      return;
+    }
+    Long root = cachedRoot(parentInstanceKey);
+    if (root != null) {
+      cacheRoot(instanceKey, root);
+    } else {
+      cacheParent(instanceKey, parentInstanceKey);
+    }
+  }
+
+  @Override
+  public void requirementsDeployed(long requirementsKey, String name, int version) {
+    cacheRequirements(requirementsKey, new Requirements(name, version));
+  }
+
+  /**
+   * Which of the documents that take derived fields a document is: an instance, an element instance (both also take
+   * names), or another document of one instance (a job, incident, sequence flow or decision instance). Not variables:
+   * a creation command's or a call's variables come before their instance's start in the log, so a variable flushed
+   * before its instance's document is durable has no source for the root, and is rarely written again (the replay
+   * tests of engine-broker's ReadModelFromRealRunsTest showed it).
+   */
+  private enum Kind { INSTANCE, ELEMENT, OF_INSTANCE }
 
   private record Target(Kind kind, Map<String, Object> state) {}
 
   /** Fills in what the documents lack and their sources give, reading missing sources from {@code store}. */
   public void fill(Collection<PendingDocument> documents, SearchStore store) {
+    fillRequirements(documents, store);
     Map<Long, Definition> batchDefinitions = new HashMap<>();
     Map<Long, Map<String, Object>> batchInstances = new HashMap<>();
     List<Target> targets = new ArrayList<>();
     for (PendingDocument document : documents) {
       Map<String, Object> state = document.state();
+      String index = document.index();
+      if (ofInstance.contains(index)) {
+        // keyed by the instance (sequence flows and decision instances have no "key"); a partial document (an
+        // update of one the store does not hold) or a standalone decision evaluation names none: nothing to derive
+        if (state != null && key(state, "processInstanceKey") != null) {
+          targets.add(new Target(Kind.OF_INSTANCE, state));
+        }
+        continue;
+      }
       if (state == null || key(state, "key") == null) {
         continue; // a partial document (an update of one the store does not hold): nothing to derive from
       }
-      String index = document.index();
       if (index.equals(definitions) && state.get("bpmnXml") != null) {
         batchDefinitions.put(key(state, "key"), definition(state));
       } else if (index.equals(instances)) {
@@ -82,8 +138,6 @@ public final class DerivedFields implements DeployedDefinitions {
         targets.add(new Target(Kind.INSTANCE, state));
       } else if (index.equals(elements)) {
         targets.add(new Target(Kind.ELEMENT, state));
-      } else if (index.equals(jobs)) {
-        targets.add(new Target(Kind.JOB, state));
       }
     }
     Set<Long> missingDefinitions = new LinkedHashSet<>();
@@ -95,8 +149,10 @@ public final class DerivedFields implements DeployedDefinitions {
         missingDefinitions.add(definitionKey);
       }
       Long ancestor = rootSource(target);
-      if (ancestor != null && !batchInstances.containsKey(ancestor) && cachedRoot(ancestor) == null) {
-        missingInstances.add(ancestor);
+      // the instance, and the callers learned for it up to one whose root is known
+      while (ancestor != null && !batchInstances.containsKey(ancestor) && cachedRoot(ancestor) == null
+          && missingInstances.add(ancestor)) {
+        ancestor = cachedParent(ancestor);
       }
     }
     if (!missingDefinitions.isEmpty()) {
@@ -116,7 +172,7 @@ public final class DerivedFields implements DeployedDefinitions {
           });
     }
     batchDefinitions.forEach(this::cacheDefinition);
-    // instances first: an element instance or a job of an instance in this bulk takes that instance's root
+    // instances first: an element instance or another document of an instance in this bulk takes that instance's root
     for (Target target : targets) {
       if (target.kind() == Kind.INSTANCE) {
         fillOne(target, batchDefinitions, batchInstances);
@@ -153,24 +209,70 @@ public final class DerivedFields implements DeployedDefinitions {
     }
   }
 
-  /** An instance lacking its definition's name, or an element instance lacking its element's; never a job. */
+  /** An instance lacking its definition's name, or an element instance lacking its element's; never another. */
   private static boolean needsDefinition(Target target) {
     return switch (target.kind()) {
       case INSTANCE -> !target.state().containsKey("processDefinitionName");
       case ELEMENT -> !target.state().containsKey("elementName");
-      case JOB -> false;
+      case OF_INSTANCE -> false;
     };
   }
 
   /**
-   * The instance whose root this document takes: an instance's parent (an instance without one is its own root), an
-   * element instance's or a job's instance; null when the document has its root or names no such instance.
+   * The instance whose root this document takes: an instance's parent (an instance without one is its own root), any
+   * other document's instance; null when the document has its root or names no such instance.
    */
   private static Long rootSource(Target target) {
     if (target.state().containsKey("rootProcessInstanceKey")) {
       return null;
     }
     return key(target.state(), target.kind() == Kind.INSTANCE ? "parentProcessInstanceKey" : "processInstanceKey");
+  }
+
+  /**
+   * A decision definition lacking its DRD's name and version takes them from the DRD: learned from the deployment's
+   * record, in this bulk, or read from the store (a restart past the DRD's record). Both never change.
+   */
+  private void fillRequirements(Collection<PendingDocument> documents, SearchStore store) {
+    Map<Long, Requirements> batch = new HashMap<>();
+    List<Map<String, Object>> lacking = new ArrayList<>();
+    for (PendingDocument document : documents) {
+      Map<String, Object> state = document.state();
+      if (state == null || key(state, "key") == null) {
+        continue;
+      }
+      if (document.index().equals(requirements) && state.get("version") instanceof Number version) {
+        batch.put(key(state, "key"), new Requirements((String) state.get("name"), version.intValue()));
+      } else if (document.index().equals(decisions) && !state.containsKey("decisionRequirementsName")
+          && key(state, "decisionRequirementsKey") != null) {
+        lacking.add(state);
+      }
+    }
+    if (lacking.isEmpty()) {
+      return;
+    }
+    Set<Long> missing = new LinkedHashSet<>();
+    for (Map<String, Object> decision : lacking) {
+      Long drd = key(decision, "decisionRequirementsKey");
+      if (!batch.containsKey(drd) && cachedRequirements(drd) == null) {
+        missing.add(drd);
+      }
+    }
+    if (!missing.isEmpty()) {
+      store.getAll(requirements, missing.stream().map(String::valueOf).toList()).values().forEach(stored -> {
+        if (key(stored, "key") != null && stored.get("version") instanceof Number version) {
+          batch.put(key(stored, "key"), new Requirements((String) stored.get("name"), version.intValue()));
+        }
+      });
+    }
+    batch.forEach(this::cacheRequirements);
+    for (Map<String, Object> decision : lacking) {
+      Requirements drd = cachedRequirements(key(decision, "decisionRequirementsKey"));
+      if (drd != null) {
+        decision.put("decisionRequirementsName", drd.name());
+        decision.put("decisionRequirementsVersion", drd.version());
+      }
+    }
   }
 
   private Long instanceRoot(Map<String, Object> instance, Map<Long, Map<String, Object>> batchInstances) {
@@ -193,12 +295,17 @@ public final class DerivedFields implements DeployedDefinitions {
       return cached;
     }
     Map<String, Object> instance = batchInstances.get(instanceKey);
-    if (instance == null) {
-      return null;
+    Long root = null;
+    if (instance != null) {
+      root = key(instance, "rootProcessInstanceKey");
+      if (root == null && key(instance, "parentProcessInstanceKey") == null && instance.containsKey("startDate")) {
+        root = instanceKey; // an instance written before this field existed, without a parent: its own root
+      }
     }
-    Long root = key(instance, "rootProcessInstanceKey");
-    if (root == null && key(instance, "parentProcessInstanceKey") == null && instance.containsKey("startDate")) {
-      root = instanceKey; // an instance written before this field existed, without a parent: its own root
+    if (root == null) {
+      // not in this bulk nor in the store yet (or without its root there): through the caller learned at its start
+      Long parent = cachedParent(instanceKey);
+      root = parent == null ? null : rootOf(parent, batchInstances);
     }
     if (root != null) {
       cacheRoot(instanceKey, root);
@@ -223,6 +330,22 @@ public final class DerivedFields implements DeployedDefinitions {
 
   private synchronized void cacheDefinition(long key, Definition definition) {
     definitionCache.put(key, definition);
+  }
+
+  private synchronized Requirements cachedRequirements(long key) {
+    return requirementsCache.get(key);
+  }
+
+  private synchronized void cacheRequirements(long key, Requirements requirements) {
+    requirementsCache.put(key, requirements);
+  }
+
+  private synchronized Long cachedParent(long key) {
+    return parentCache.get(key);
+  }
+
+  private synchronized void cacheParent(long key, long parent) {
+    parentCache.put(key, parent);
   }
 
   private synchronized Long cachedRoot(long key) {

@@ -23,6 +23,12 @@ class DerivedFieldsTest {
   private static final String INSTANCES = ReadModelIndex.PROCESS_INSTANCE.indexName(PREFIX);
   private static final String ELEMENTS = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(PREFIX);
   private static final String JOBS = ReadModelIndex.JOB.indexName(PREFIX);
+  private static final String INCIDENTS = ReadModelIndex.INCIDENT.indexName(PREFIX);
+  private static final String VARIABLES = ReadModelIndex.VARIABLE.indexName(PREFIX);
+  private static final String FLOWS = ReadModelIndex.SEQUENCE_FLOW.indexName(PREFIX);
+  private static final String DECISIONS = ReadModelIndex.DECISION_INSTANCE.indexName(PREFIX);
+  private static final String DECISION_DEFINITIONS = ReadModelIndex.DECISION_DEFINITION.indexName(PREFIX);
+  private static final String DRDS = ReadModelIndex.DECISION_REQUIREMENTS.indexName(PREFIX);
   private static final String BPMN = """
       <bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
         <bpmn:process id="order" name="Order" isExecutable="true">
@@ -78,7 +84,12 @@ class DerivedFieldsTest {
       Map<String, Object> fields = (Map<String, Object>) indexAndFields[i + 1];
       DocumentChange.Builder change =
           DocumentChange.create((String) indexAndFields[i], String.valueOf(fields.get("key")), position);
-      fields.forEach(change::put);
+      // a text "key" is only the id (sequence flows and decision instances have no key field)
+      fields.forEach((name, value) -> {
+        if (!(name.equals("key") && value instanceof String)) {
+          change.put(name, value);
+        }
+      });
       buffer.add(List.of(change.build()), position, 0, 0);
       position++;
     }
@@ -161,6 +172,88 @@ class DerivedFieldsTest {
     }
 
     @Test
+    void incidentsSequenceFlowsAndDecisionInstancesTakeTheRootOfTheirInstanceAndVariablesDoNot() {
+      Map<String, Object> child = new HashMap<>(instance(20, 10L));
+      child.put("rootProcessInstanceKey", 5L);
+      stored.put(INSTANCES, Map.of("20", child));
+
+      var states = flush(INCIDENTS, Map.of("key", 31L, "processInstanceKey", 20L, "state", "ACTIVE"),
+          VARIABLES, Map.of("key", 32L, "processInstanceKey", 20L, "scopeKey", 20L, "name", "x", "value", "1"),
+          FLOWS, Map.of("key", "20_f1", "sequenceFlowId", "20_f1", "processInstanceKey", 20L, "elementId", "f1"),
+          DECISIONS, Map.of("key", "40-1", "decisionInstanceId", "40-1", "processInstanceKey", 20L, "state",
+              "EVALUATED"));
+
+      assertThat(states.get(INCIDENTS + "/31")).containsEntry("rootProcessInstanceKey", 5L);
+      // a variable may come before its instance's start: no exact source (see DerivedFields.Kind)
+      assertThat(states.get(VARIABLES + "/32")).doesNotContainKey("rootProcessInstanceKey");
+      assertThat(states.get(FLOWS + "/20_f1")).containsEntry("rootProcessInstanceKey", 5L);
+      assertThat(states.get(DECISIONS + "/40-1")).containsEntry("rootProcessInstanceKey", 5L);
+      // the instance was read once for all three
+      assertThat(reads).containsExactly(INSTANCES);
+    }
+
+    @Test
+    void anIncidentOfAStartedInstanceWhoseDocumentIsNowhereYetTakesTheRootLearnedAtItsStart() {
+      derived.started(10, -1);
+      derived.started(20, 10);
+
+      var states = flush(INCIDENTS, Map.of("key", 31L, "processInstanceKey", 20L, "state", "ACTIVE"));
+
+      assertThat(states.get(INCIDENTS + "/31")).containsEntry("rootProcessInstanceKey", 10L);
+      assertThat(reads).isEmpty();
+    }
+
+    @Test
+    void aCallerThatStartedBeforeTheResumePointIsReadFromTheStoreForItsCalledInstancesDocuments() {
+      Map<String, Object> caller = new HashMap<>(instance(10, 5L));
+      caller.put("rootProcessInstanceKey", 5L);
+      stored.put(INSTANCES, Map.of("10", caller));
+      derived.started(20, 10);
+
+      var states = flush(FLOWS, Map.of("key", "20_f1", "sequenceFlowId", "20_f1", "processInstanceKey", 20L,
+          "elementId", "f1"));
+
+      assertThat(states.get(FLOWS + "/20_f1")).containsEntry("rootProcessInstanceKey", 5L);
+    }
+
+    @Test
+    void anIncidentOfAnInstanceKnownNowhereGetsNoRoot() {
+      var states = flush(INCIDENTS, Map.of("key", 31L, "processInstanceKey", 30L, "state", "ACTIVE"));
+
+      assertThat(states.get(INCIDENTS + "/31")).doesNotContainKey("rootProcessInstanceKey");
+    }
+
+    @Test
+    void aStandaloneDecisionEvaluationHasNoRootAndReadsNothing() {
+      var states = flush(DECISIONS, Map.of("key", "41-1", "decisionInstanceId", "41-1", "processInstanceKey", -1L,
+          "state", "EVALUATED"));
+
+      assertThat(states.get(DECISIONS + "/41-1")).doesNotContainKey("rootProcessInstanceKey");
+      assertThat(reads).isEmpty();
+    }
+
+    @Test
+    void aFlowOfAnInstanceInTheSameBulkTakesItsRootWithoutReadingTheStore() {
+      var states = flush(INSTANCES, instance(10, null), FLOWS, Map.of("key", "10_f1", "sequenceFlowId", "10_f1",
+          "processInstanceKey", 10L, "elementId", "f1"));
+
+      assertThat(states.get(FLOWS + "/10_f1")).containsEntry("rootProcessInstanceKey", 10L);
+      assertThat(reads).doesNotContain(INSTANCES);
+    }
+
+    @Test
+    void anUpdateOfAnIncidentTheStoreDoesNotHoldGetsNothingDerived() {
+      DocumentBuffer buffer = new DocumentBuffer(new RecentDocuments(100));
+      buffer.add(List.of(DocumentChange.update(INCIDENTS, 31, 5).put("state", "RESOLVED").build()), 5, 0, 0);
+      buffer.withoutBase().forEach(document -> buffer.resolve(document, null));
+
+      derived.fill(buffer.documents(), store);
+
+      assertThat(buffer.documents().iterator().next().state()).containsOnlyKeys("state");
+      assertThat(reads).isEmpty();
+    }
+
+    @Test
     void anUpdateOfADocumentTheStoreDoesNotHoldGetsNothingDerived() {
       DocumentBuffer buffer = new DocumentBuffer(new RecentDocuments(100));
       buffer.add(List.of(DocumentChange.update(ELEMENTS, 11, 5).put("state", "COMPLETED").build()), 5, 0, 0);
@@ -169,6 +262,72 @@ class DerivedFieldsTest {
       derived.fill(buffer.documents(), store);
 
       assertThat(buffer.documents().iterator().next().state()).containsOnlyKeys("state");
+    }
+  }
+
+  @Nested
+  class TheDrdOfADecision {
+
+    private Map<String, Object> decision(long key) {
+      return Map.of("key", key, "decisionId", "dish", "name", "Dish", "version", 1, "decisionRequirementsId",
+          "dish-drd", "decisionRequirementsKey", 500L);
+    }
+
+    private Map<String, Object> drd() {
+      return Map.of("key", 500L, "decisionRequirementsId", "dish-drd", "name", "Dish for the season", "version", 3);
+    }
+
+    @Test
+    void aDrdLearnedFromThePartitionsOwnRecordGivesItsNameAndVersionWithoutReadingTheStore() {
+      derived.requirementsDeployed(500, "Dish for the season", 3);
+
+      var states = flush(DECISION_DEFINITIONS, decision(501));
+
+      assertThat(states.get(DECISION_DEFINITIONS + "/501")).containsEntry("decisionRequirementsName",
+          "Dish for the season").containsEntry("decisionRequirementsVersion", 3);
+      assertThat(reads).isEmpty();
+    }
+
+    @Test
+    void aDrdInTheSameBulkOrOnlyInTheStoreGivesThemToo() {
+      var sameBulk = flush(DRDS, drd(), DECISION_DEFINITIONS, decision(501));
+      DerivedFields afterARestart = new DerivedFields(PREFIX);
+      stored.put(DRDS, Map.of("500", drd()));
+      DocumentBuffer buffer = new DocumentBuffer(new RecentDocuments(100));
+      DocumentChange.Builder change = DocumentChange.create(DECISION_DEFINITIONS, "502", position);
+      decision(502).forEach(change::put);
+      buffer.add(List.of(change.build()), position, 0, 0);
+
+      afterARestart.fill(buffer.documents(), store);
+
+      assertThat(sameBulk.get(DECISION_DEFINITIONS + "/501")).containsEntry("decisionRequirementsName",
+          "Dish for the season").containsEntry("decisionRequirementsVersion", 3);
+      assertThat(buffer.documents().iterator().next().state()).containsEntry("decisionRequirementsName",
+          "Dish for the season").containsEntry("decisionRequirementsVersion", 3);
+      assertThat(reads).containsExactly(DRDS);
+    }
+
+    @Test
+    void aDrdNotYetInTheStoreLeavesThemAbsentUntilALaterFlush() {
+      var before = flush(DECISION_DEFINITIONS, decision(501));
+      stored.put(DRDS, Map.of("500", drd()));
+      var after = flush(DECISION_DEFINITIONS, decision(501));
+
+      assertThat(before.get(DECISION_DEFINITIONS + "/501")).doesNotContainKey("decisionRequirementsName");
+      assertThat(after.get(DECISION_DEFINITIONS + "/501")).containsEntry("decisionRequirementsVersion", 3);
+    }
+
+    @Test
+    void aDeletionOfADecisionTheStoreDoesNotHoldGetsNothing() {
+      DocumentBuffer buffer = new DocumentBuffer(new RecentDocuments(100));
+      buffer.add(List.of(DocumentChange.update(DECISION_DEFINITIONS, 501, 5).put("deleted", true).build()), 5, 0,
+          0);
+      buffer.withoutBase().forEach(document -> buffer.resolve(document, null));
+
+      derived.fill(buffer.documents(), store);
+
+      assertThat(buffer.documents().iterator().next().state()).containsOnlyKeys("deleted");
+      assertThat(reads).isEmpty();
     }
   }
 }

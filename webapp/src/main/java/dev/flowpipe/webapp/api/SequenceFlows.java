@@ -57,6 +57,9 @@ public final class SequenceFlows {
     Map<String, Object> item = new LinkedHashMap<>();
     item.put("sequenceFlowId", source.get("sequenceFlowId"));
     item.put("processInstanceKey", String.valueOf(source.get("processInstanceKey")));
+    // the writer derives it (8.9 field); null on flows written before it did
+    Object root = source.get("rootProcessInstanceKey");
+    item.put("rootProcessInstanceKey", root == null ? null : String.valueOf(root));
     item.put("processDefinitionKey", String.valueOf(source.get("processDefinitionKey")));
     item.put("processDefinitionId", source.get("bpmnProcessId"));
     item.put("elementId", source.get("elementId"));

@@ -145,6 +145,7 @@ public enum Entity {
       of("jobKey", "jobKey", KEY),
       oneOf("state", "state", V2Values.INCIDENT_STATE),
       of("creationTime", "creationTime", DATE),
+      of("rootProcessInstanceKey", "rootProcessInstanceKey", KEY),
       of("tenantId", "tenantId", STRING)),
   JOBS(
       "jobs",
@@ -160,7 +161,8 @@ public enum Entity {
       of("type", "type", STRING),
       of("worker", "worker", STRING),
       of("retries", "retries", INTEGER),
-      oneOf("state", "state", V2Values.JOB_STATE),
+      // sorted in the v2 enum's order, with ACTIVATED among CREATED (as answered); jobs written before lack it
+      oneOf("state", "state", V2Values.JOB_STATE).sortedBy("stateOrder", INTEGER),
       oneOf("kind", "jobKind", V2Values.JOB_KIND),
       oneOf("listenerEventType", "listenerEventType", V2Values.JOB_LISTENER_EVENT_TYPE),
       of("customHeaders", "customHeaders", TEXT),
@@ -265,6 +267,7 @@ public enum Entity {
       of("processInstanceKey", "processInstanceKey", KEY),
       of("decisionDefinitionKey", "decisionKey", KEY),
       of("elementInstanceKey", "elementInstanceKey", KEY),
+      of("rootProcessInstanceKey", "rootProcessInstanceKey", KEY),
       // the decision the evaluation was asked for (8.9); evaluations written before this build lack it
       of("rootDecisionDefinitionKey", "rootDecisionKey", KEY),
       of("evaluatedInputs", "evaluatedInputs", TEXT),

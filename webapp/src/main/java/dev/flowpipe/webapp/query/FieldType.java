@@ -64,11 +64,13 @@ public enum FieldType {
         if (value.isIntegralNumber() && value.canConvertToLong()) {
           yield value.longValue();
         }
-        if (value.isTextual() && value.asText().matches("\\d{1,19}")) {
+        // the spec's keys may be negative (Camunda answers -1 for a standalone evaluation's instance keys, and a
+        // client filters with what it was answered)
+        if (value.isTextual() && value.asText().matches("-?\\d{1,19}")) {
           try {
             yield Long.parseLong(value.asText());
           } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("expected a key (digits), was " + value);
+            throw new IllegalArgumentException("expected a key (digits, perhaps after a minus), was " + value);
           }
         }
         throw new IllegalArgumentException("expected a key (a string of digits or a number), was " + value);

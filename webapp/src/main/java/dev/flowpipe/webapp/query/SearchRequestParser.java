@@ -99,10 +99,20 @@ public final class SearchRequestParser {
 
   /**
    * A decision definition's fields that are its DRD's (8.9): the decision-definition field and the DRD field it is.
-   * The read model keeps them on the DRD only, so filters on them become a DRD search and answers read the DRD.
+   * Filters on them become a DRD search and answers read the DRD (so decisions written before the writer copied them
+   * are found and answered too).
    */
   public static final Map<String, String> REQUIREMENTS_FIELDS =
       Map.of("decisionRequirementsName", "decisionRequirementsName", "decisionRequirementsVersion", "version");
+
+  /**
+   * Sorts on those fields use the copies the writer keeps on the decision's document (decisions written before it did
+   * lack them and come last).
+   */
+  private static final Map<String, ApiField> REQUIREMENTS_SORTS = Map.of(
+      "decisionRequirementsName", ApiField.of("decisionRequirementsName", "decisionRequirementsName", FieldType.STRING),
+      "decisionRequirementsVersion",
+      ApiField.of("decisionRequirementsVersion", "decisionRequirementsVersion", FieldType.INTEGER));
 
   /** A decision-definition filter's conditions on its DRD, as a DRD filter, or null. */
   private static JsonNode requirementsFilter(Entity entity, JsonNode filter) {
@@ -386,11 +396,8 @@ public final class SearchRequestParser {
           }
         }
         String name = item.get("field").asText();
-        if (entity == Entity.DECISION_DEFINITIONS && REQUIREMENTS_FIELDS.containsKey(name)) {
-          throw new BadRequestException(part + ".field", "'" + name + "' is read from the decision's DRD for the"
-              + " answer; this read model does not keep it on the decision, so it cannot be sorted on");
-        }
-        ApiField field = field(entity, name, part + ".field", "sorted on");
+        ApiField field = entity == Entity.DECISION_DEFINITIONS && REQUIREMENTS_SORTS.containsKey(name)
+            ? REQUIREMENTS_SORTS.get(name) : field(entity, name, part + ".field", "sorted on");
         if (!field.type().sortable() || entity.filterOnly().contains(field)) {
           throw new BadRequestException(part + ".field", "'" + name + "' cannot be sorted on");
         }

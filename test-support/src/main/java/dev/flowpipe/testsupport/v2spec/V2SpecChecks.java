@@ -1,10 +1,8 @@
-package dev.flowpipe.webapp.conformance;
+package dev.flowpipe.testsupport.v2spec;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.flowpipe.webapp.TestWebapp;
-import dev.flowpipe.webapp.TestWebapp.Answer;
 import java.math.BigInteger;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -19,27 +17,51 @@ import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
- * Generates the checks of {@link V2SpecConformanceTest} from the spec tables: each is a name and a run that answers
+ * Generates the conformance checks from the spec tables (the web app's {@code V2SpecConformanceTest} on written
+ * documents, client-compatibility's {@code V2SpecConformanceOnNodeTest} on a node's real runs): each is a name and a run that answers
  * null when the server did what the table says, or why not. The oracle is the table and the server's own unfiltered
  * answer: a filter's expected items are computed here from all items of the entity, by the operator's meaning.
  */
-final class V2SpecChecks {
+public final class V2SpecChecks {
 
   /** One generated check: its name (also the key of a known difference) and a run answering a failure or null. */
-  record Check(String name, Supplier<String> run) {}
+  public record Check(String name, Supplier<String> run) {}
+
+  /** The web app under test, over HTTP (with whatever credentials it needs). */
+  public interface Api {
+    Answer post(String path, String json);
+
+    Answer get(String path);
+
+    /** {@code POST /v2/<entity>/search}, which must answer 200. */
+    default JsonNode search(String entity, String request) {
+      Answer answer = post("/v2/" + entity + "/search", request);
+      if (answer.status() != 200) {
+        throw new AssertionError("expected 200 to " + request + ", was " + answer.status() + ": " + answer.body());
+      }
+      return answer.json();
+    }
+  }
+
+  /** An answer's status and body. */
+  public record Answer(int status, String body) {
+    public JsonNode json() {
+      return V2SpecChecks.json(body);
+    }
+  }
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int ALL = 10_000;
 
-  private final TestWebapp app;
+  private final Api app;
   private final V2SpecTable.Common common;
-  /** Values of the test's data for filters the answers do not carry, by "entity.field". */
+  /** Values of the data for filters the answers do not carry, by "entity.field". */
   private final Map<String, JsonNode> filterSamples;
-  /** Values of the test's data for {name} in paths and bodies. */
+  /** Values of the data for {name} in paths and bodies. */
   private final Map<String, String> placeholders;
   private final Map<String, List<JsonNode>> allItems = new HashMap<>();
 
-  V2SpecChecks(TestWebapp app, V2SpecTable.Common common, Map<String, JsonNode> filterSamples,
+  public V2SpecChecks(Api app, V2SpecTable.Common common, Map<String, JsonNode> filterSamples,
       Map<String, String> placeholders) {
     this.app = app;
     this.common = common;
@@ -47,7 +69,7 @@ final class V2SpecChecks {
     this.placeholders = placeholders;
   }
 
-  List<Check> forEntity(V2SpecTable table) {
+  public List<Check> forEntity(V2SpecTable table) {
     List<Check> checks = new ArrayList<>();
     String entity = table.entity();
     table.fields().forEach((name, field) -> {
@@ -94,7 +116,7 @@ final class V2SpecChecks {
     return checks;
   }
 
-  List<Check> forAnswer(V2SpecTable.Answer answer) {
+  public List<Check> forAnswer(V2SpecTable.Answer answer) {
     List<Check> checks = new ArrayList<>();
     answer.fields().forEach((name, field) -> {
       if (field.required()) {
@@ -117,7 +139,7 @@ final class V2SpecChecks {
       checks.add(new Check(answer.name() + " page from", () -> {
         List<JsonNode> all = answerItems(answer, null);
         if (all.size() < 2) {
-          return "the test's data gives fewer than two items";
+          return "the data gives fewer than two items";
         }
         List<JsonNode> page = answerItems(answer, "\"page\": {\"from\": 1, \"limit\": 1}");
         return page.equals(all.subList(1, 2)) ? null : "from 1 limit 1 answered " + page + ", not " + all.get(1);
@@ -130,7 +152,7 @@ final class V2SpecChecks {
 
   private static String presence(List<JsonNode> items, String name, V2SpecTable.Field field) {
     if (items.isEmpty()) {
-      return "the test's data has no item";
+      return "the data has no item";
     }
     long missing = items.stream().filter(item -> !item.has(name)).count();
     long nulls = items.stream().filter(item -> item.has(name) && item.get(name).isNull()).count();
@@ -187,7 +209,7 @@ final class V2SpecChecks {
     boolean answered = field != null && all.stream().anyMatch(item -> item.hasNonNull(name));
     JsonNode value = answered ? commonValue(all, name) : filterSamples.get(entity + "." + name);
     if (value == null) {
-      return "the test's data has no value for it";
+      return "the data has no value for it";
     }
     String type = field != null ? field.type() : typeOf(value);
     JsonNode other = answered ? otherValue(all, name, value) : value;
@@ -335,7 +357,7 @@ final class V2SpecChecks {
   private String pageFrom(V2SpecTable table) {
     List<JsonNode> all = items(table.entity());
     if (all.size() < 3) {
-      return "the test's data gives fewer than three items";
+      return "the data gives fewer than three items";
     }
     JsonNode answer = app.search(table.entity(), "{\"page\": {\"from\": 1, \"limit\": 2}}");
     List<JsonNode> page = list(answer.path("items"));
@@ -362,7 +384,7 @@ final class V2SpecChecks {
   private String pageBefore(V2SpecTable table) {
     List<JsonNode> all = items(table.entity());
     if (all.size() < 3) {
-      return "the test's data gives fewer than three items";
+      return "the data gives fewer than three items";
     }
     JsonNode first = app.search(table.entity(), "{\"page\": {\"limit\": 2}}");
     JsonNode second = app.search(table.entity(), "{\"page\": {\"limit\": 2, \"after\": \""
@@ -416,10 +438,15 @@ final class V2SpecChecks {
 
   // --- data
 
-  /** Every item of the entity in its default order (the fixture holds far fewer than one page of 10,000). */
+  /** Every item of the entity in its default order: the checks compare with all of them, so they must fit one page. */
   private List<JsonNode> items(String entity) {
-    return allItems.computeIfAbsent(entity,
-        e -> list(app.search(e, "{\"page\": {\"limit\": " + ALL + "}}").path("items")));
+    return allItems.computeIfAbsent(entity, e -> {
+      JsonNode answer = app.search(e, "{\"page\": {\"limit\": " + ALL + "}}");
+      if (answer.path("page").path("totalItems").asLong() > ALL) {
+        throw new IllegalStateException(e + ": more than " + ALL + " items, the checks need them all in one page");
+      }
+      return list(answer.path("items"));
+    });
   }
 
   private List<JsonNode> answerItems(V2SpecTable.Answer answer, String extra) {
@@ -504,7 +531,7 @@ final class V2SpecChecks {
     return items;
   }
 
-  static JsonNode json(String text) {
+  public static JsonNode json(String text) {
     try {
       return JSON.readTree(text);
     } catch (Exception e) {
