@@ -100,7 +100,7 @@ final class ExporterOracle {
   /** Every document of every entity under {@code prefix}, by entity: what two read models are compared on. */
   static Map<ReadModelIndex, List<Map<String, Object>>> readModel(SearchStore store, String prefix) {
     Map<ReadModelIndex, List<Map<String, Object>>> all = new LinkedHashMap<>();
-    for (ReadModelIndex entity : ReadModelIndex.entities()) {
+    for (ReadModelIndex entity : ReadModelIndex.fromRecords()) {
       String index = entity.indexName(prefix);
       store.refresh(index);
       all.put(entity, store.all(index, 10_000));

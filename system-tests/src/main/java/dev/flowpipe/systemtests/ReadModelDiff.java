@@ -71,14 +71,14 @@ public final class ReadModelDiff {
   }
 
   /**
-   * Compares every entity of the read model ({@link ReadModelIndex#entities()}), and lists the dead letters of both
+   * Compares every entity derived from the log ({@link ReadModelIndex#fromRecords()}), and lists the dead letters of both
    * models as differences. The export-position marks are not part of the read model (they say how far a run got,
    * which depends on where its bulks ended); {@link #highestPositions} serves to check them.
    */
   public static Result compare(SearchStore store, String expectedPrefix, String actualPrefix) {
     List<IndexCounts> indices = new ArrayList<>();
     List<Difference> differences = new ArrayList<>();
-    for (ReadModelIndex entity : ReadModelIndex.entities()) {
+    for (ReadModelIndex entity : ReadModelIndex.fromRecords()) {
       String expected = entity.indexName(expectedPrefix);
       String actual = entity.indexName(actualPrefix);
       store.refresh(expected);

@@ -85,7 +85,7 @@ class LegacyPathEquivalenceTest {
           .pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
             assertThat(node.get("/actuator/health").body()).as("the node's health")
                 .containsPattern("\"importer\":\\{\"status\":\"UP\",\"details\":\\{\"caughtUp\":true");
-            for (ReadModelIndex entity : ReadModelIndex.entities()) {
+            for (ReadModelIndex entity : ReadModelIndex.fromRecords()) {
               List<Map<String, Object>> ours = documents(store, entity.indexName(OURS));
               if (!NO_MESSAGES_IN_THE_WORKLOAD.contains(entity)) {
                 assertThat(ours).as("%s written by our exporter", entity).isNotEmpty();

@@ -519,7 +519,7 @@ class ReadModelFromRealRunsTest {
   }
 
   private static List<ReadModelIndex> readModel() {
-    return ReadModelIndex.entities();
+    return ReadModelIndex.fromRecords();
   }
 
   /** Every document of the index, ordered by key, after a refresh. */

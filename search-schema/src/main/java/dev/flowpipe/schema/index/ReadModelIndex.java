@@ -117,6 +117,14 @@ public enum ReadModelIndex {
     return java.util.Arrays.stream(values()).filter(ReadModelIndex::shared).toList();
   }
 
+  /**
+   * The entities the writer derives from the log's records: every entity but the alert deliveries, which the web
+   * app's dispatcher writes. Two read models built from the same log are compared on these.
+   */
+  public static List<ReadModelIndex> fromRecords() {
+    return entities().stream().filter(index -> index != ALERT_DELIVERY).toList();
+  }
+
   /** The id of a partition's document in {@link #LOG_IDENTITY}. */
   public static String logIdentityId(int partitionId) {
     return "partition-" + partitionId;
