@@ -508,11 +508,11 @@ class WebappInBrowserTest {
   // --- live updates: pushed over one stream, no polling (ADR 0020) ---
 
   private static final BpmnModelInstance LIVE =
-      Bpmn.createExecutableProcess("webapp-live").name("Webapp live").startEvent("start")
-          .serviceTask("wait", t -> t.zeebeJobType("webapp-live-wait")).endEvent("end").done();
+      Bpmn.createExecutableProcess("ui-live").name("UI live").startEvent("start")
+          .serviceTask("wait", t -> t.zeebeJobType("ui-live-wait")).endEvent("end").done();
 
   private long startLive(ZeebeClient client) {
-    return client.newCreateInstanceCommand().bpmnProcessId("webapp-live").latestVersion().send().join()
+    return client.newCreateInstanceCommand().bpmnProcessId("ui-live").latestVersion().send().join()
         .getProcessInstanceKey();
   }
 
@@ -527,12 +527,12 @@ class WebappInBrowserTest {
     try (ZeebeClient client = runs.node().client();
         CuttableProxy proxy = new CuttableProxy(Integer.parseInt(runs.baseUrl().replaceAll(".*:", "")));
         LiveStreamClient stream = new LiveStreamClient(runs.baseUrl())) {
-      client.newDeployResourceCommand().addProcessModel(LIVE, "webapp-live.bpmn").send().join();
+      client.newDeployResourceCommand().addProcessModel(LIVE, "ui-live.bpmn").send().join();
       Page live = browser.newContext(new Browser.NewContextOptions().setViewportSize(1400, 1000)).newPage();
       live.setDefaultTimeout(20_000);
       List<String> requests = java.util.Collections.synchronizedList(new ArrayList<>());
       live.onRequest(request -> requests.add(request.method() + " " + request.url()));
-      live.navigate(proxy.baseUrl() + "/#/instances?processDefinitionId=webapp-live");
+      live.navigate(proxy.baseUrl() + "/#/instances?processDefinitionId=ui-live");
       assertThat(live.locator("body")).hasAttribute("data-live", "live");
       Locator rows = live.locator("#instances-table tbody tr[data-key]");
       assertThat(live.locator("#instances-table")).isVisible();
@@ -617,7 +617,7 @@ class WebappInBrowserTest {
   void theStuckListShowsActiveInstancesWithoutProgressOldestFirstAndSortsByLastUpdated() {
     long fresh;
     try (ZeebeClient client = runs.node().client()) {
-      client.newDeployResourceCommand().addProcessModel(LIVE, "webapp-live.bpmn").send().join();
+      client.newDeployResourceCommand().addProcessModel(LIVE, "ui-live.bpmn").send().join();
       fresh = startLive(client);
     }
     await().atMost(Duration.ofSeconds(30)).until(() -> Http.post(runs.baseUrl() + "/v2/process-instances/search",
@@ -637,7 +637,7 @@ class WebappInBrowserTest {
     assertThat(page.locator("#stuck-table a.sort[data-sort='lastUpdateDate']")).containsText("▼");
     assertSortedByLastUpdate(rows, false);
 
-    page.navigate(runs.baseUrl() + "/#/stuck?for=1h&processDefinitionId=webapp-live");
+    page.navigate(runs.baseUrl() + "/#/stuck?for=1h&processDefinitionId=ui-live");
     assertThat(page.locator("#stuck-count")).hasText(Pattern.compile("^\\d+ instance"));
     assertThat(page.locator("#stuck-table tr[data-key='" + fresh + "']")).hasCount(0);
   }
@@ -653,9 +653,9 @@ class WebappInBrowserTest {
   }
 
   private static final BpmnModelInstance SKEWED =
-      Bpmn.createExecutableProcess("webapp-skewed").name("Webapp skewed").startEvent("begin")
-          .serviceTask("quick", t -> t.zeebeJobType("webapp-quick"))
-          .serviceTask("slow", t -> t.zeebeJobType("webapp-slow")).endEvent("done").done();
+      Bpmn.createExecutableProcess("ui-skewed").name("UI skewed").startEvent("begin")
+          .serviceTask("quick", t -> t.zeebeJobType("ui-quick"))
+          .serviceTask("slow", t -> t.zeebeJobType("ui-slow")).endEvent("done").done();
 
   /**
    * The duration heat map on a process whose {@code slow} task takes far longer than its {@code quick} one (its jobs
@@ -667,22 +667,22 @@ class WebappInBrowserTest {
   void theHeatMapMarksTheSlowElementHot() {
     long definition;
     try (ZeebeClient client = runs.node().client()) {
-      definition = client.newDeployResourceCommand().addProcessModel(SKEWED, "webapp-skewed.bpmn").send().join()
+      definition = client.newDeployResourceCommand().addProcessModel(SKEWED, "ui-skewed.bpmn").send().join()
           .getProcesses().getFirst().getProcessDefinitionKey();
       for (int i = 0; i < 3; i++) {
-        client.newCreateInstanceCommand().bpmnProcessId("webapp-skewed").latestVersion().send().join();
+        client.newCreateInstanceCommand().bpmnProcessId("ui-skewed").latestVersion().send().join();
       }
-      for (ActivatedJob job : SharedWebappNode.activate(client, "webapp-quick", 3)) {
+      for (ActivatedJob job : SharedWebappNode.activate(client, "ui-quick", 3)) {
         client.newCompleteCommand(job).send().join();
       }
-      List<ActivatedJob> slow = SharedWebappNode.activate(client, "webapp-slow", 3);
+      List<ActivatedJob> slow = SharedWebappNode.activate(client, "ui-slow", 3);
       page.waitForTimeout(3_000); // the slow task's time: real, as the heat map reads it from the records' timestamps
       for (ActivatedJob job : slow) {
         client.newCompleteCommand(job).send().join();
       }
     }
     await().atMost(Duration.ofSeconds(30)).until(() -> Http.post(runs.baseUrl() + "/v2/process-instances/search",
-        "{\"filter\": {\"processDefinitionId\": \"webapp-skewed\", \"state\": \"COMPLETED\"}}").json()
+        "{\"filter\": {\"processDefinitionId\": \"ui-skewed\", \"state\": \"COMPLETED\"}}").json()
         .path("page").path("totalItems").asLong() == 3);
 
     page.navigate(runs.baseUrl() + "/#/processes/" + definition + "?heat=1h");

@@ -3,7 +3,6 @@ package dev.flowpipe.webapp.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.ValueCountQuery;
@@ -12,7 +11,6 @@ import dev.flowpipe.webapp.config.WebappProperties;
 import dev.flowpipe.webapp.consistency.ReadYourWrites;
 import dev.flowpipe.webapp.query.BadRequestException;
 import dev.flowpipe.webapp.query.Entity;
-import dev.flowpipe.webapp.query.FieldType;
 import dev.flowpipe.webapp.query.SearchRequestParser;
 import dev.flowpipe.webapp.query.SearchRequestParser.ParsedSearch;
 import dev.flowpipe.webapp.readmodel.ReadModel;
@@ -122,12 +120,9 @@ public final class ElementStatistics {
     return items;
   }
 
+  // a path names one resource: a positive key (a filter may name -1, the key Camunda answers where there is none)
   private static long key(String part, String text) {
-    try {
-      return (Long) FieldType.KEY.storedValue(TextNode.valueOf(text));
-    } catch (IllegalArgumentException e) {
-      throw new BadRequestException(part, e.getMessage());
-    }
+    return dev.flowpipe.webapp.operations.OperationRequests.key(part, text);
   }
 
   private static Map<String, List<Criterion>> counts() {

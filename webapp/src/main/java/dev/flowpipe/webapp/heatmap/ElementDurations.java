@@ -3,12 +3,10 @@ package dev.flowpipe.webapp.heatmap;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
 import dev.flowpipe.webapp.api.SearchAnswer;
 import dev.flowpipe.webapp.api.SearchService;
 import dev.flowpipe.webapp.query.BadRequestException;
 import dev.flowpipe.webapp.query.Entity;
-import dev.flowpipe.webapp.query.FieldType;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -125,12 +123,9 @@ public final class ElementDurations {
     return sorted.get(Math.max(0, rank - 1));
   }
 
+  // a path names one resource: a positive key (a filter may name -1, the key Camunda answers where there is none)
   private static Object key(String text) {
-    try {
-      return FieldType.KEY.storedValue(TextNode.valueOf(text));
-    } catch (IllegalArgumentException e) {
-      throw new BadRequestException("processDefinitionKey", e.getMessage());
-    }
+    return dev.flowpipe.webapp.operations.OperationRequests.key("processDefinitionKey", text);
   }
 
   private static Instant instant(JsonNode request, String part, Instant otherwise) {
