@@ -28,6 +28,7 @@ import dev.flowpipe.webapp.heatmap.HeatmapController;
 import dev.flowpipe.webapp.export.ExportController;
 import dev.flowpipe.webapp.export.InstanceExport;
 import dev.flowpipe.webapp.live.LiveController;
+import dev.flowpipe.webapp.live.LiveStreamsAtShutdown;
 import dev.flowpipe.webapp.live.LiveUpdates;
 import dev.flowpipe.webapp.config.StoreProperties;
 import dev.flowpipe.webapp.consistency.ReadYourWrites;
@@ -107,6 +108,11 @@ public class WebappConfiguration {
   LiveUpdates liveUpdates(ReadModel readModel, LiveProperties live, ScheduledExecutorService livePoller) {
     return new LiveUpdates(readModel, livePoller, live.pollInterval(), live.keepAlive(), live.streamTimeout(),
         live.reconnectDelay(), live.maxStreams());
+  }
+
+  @Bean
+  LiveStreamsAtShutdown liveStreamsAtShutdown(LiveUpdates liveUpdates) {
+    return new LiveStreamsAtShutdown(liveUpdates);
   }
 
   @Bean

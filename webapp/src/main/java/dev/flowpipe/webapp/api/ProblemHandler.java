@@ -5,6 +5,7 @@ import dev.flowpipe.schema.store.SearchTimedOutException;
 import dev.flowpipe.schema.store.StoreUnavailableException;
 import dev.flowpipe.webapp.config.WebappProperties;
 import dev.flowpipe.webapp.consistency.TooManyWaitsException;
+import dev.flowpipe.webapp.live.LiveUpdatesClosedException;
 import dev.flowpipe.webapp.live.TooManyStreamsException;
 import dev.flowpipe.webapp.query.BadRequestException;
 import dev.flowpipe.webapp.query.LimitExceededException;
@@ -81,6 +82,12 @@ public class ProblemHandler extends ResponseEntityExceptionHandler {
   ResponseEntity<ProblemDetail> tooManyStreams(TooManyStreamsException e) {
     ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, e.getMessage());
     return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS).header(HttpHeaders.RETRY_AFTER, "5").body(problem);
+  }
+
+  @ExceptionHandler(LiveUpdatesClosedException.class)
+  ResponseEntity<ProblemDetail> liveUpdatesClosed(LiveUpdatesClosedException e) {
+    ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
+    return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "5").body(problem);
   }
 
   @ExceptionHandler(StoreUnavailableException.class)

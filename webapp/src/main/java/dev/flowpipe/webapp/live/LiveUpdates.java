@@ -47,6 +47,7 @@ public final class LiveUpdates implements AutoCloseable {
   private final AtomicLong storeReads = new AtomicLong();
   private final AtomicLong polls = new AtomicLong();
   private volatile LogPositions current = LogPositions.NONE;
+  private volatile boolean closed;
   private int highestPartition;
 
   /**
@@ -70,8 +71,12 @@ public final class LiveUpdates implements AutoCloseable {
    * Opens a stream for a page that last saw {@code lastEventId} (null or blank: a new page).
    *
    * @throws TooManyStreamsException when {@code maxStreams} streams are open already
+   * @throws LiveUpdatesClosedException once the web app stops
    */
   public SseEmitter open(String lastEventId) {
+    if (closed) {
+      throw new LiveUpdatesClosedException();
+    }
     if (streams.size() >= maxStreams) {
       throw new TooManyStreamsException(maxStreams);
     }
@@ -185,6 +190,7 @@ public final class LiveUpdates implements AutoCloseable {
 
   @Override
   public void close() {
+    closed = true;
     poller.cancel(false);
     keepAlive.cancel(false);
     for (SseEmitter stream : streams) {
