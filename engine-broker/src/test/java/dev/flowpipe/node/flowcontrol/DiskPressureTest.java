@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
+// timing-sensitive (limits, engage and release times, refusals at light load): no other class runs beside it
+@Isolated
 class DiskPressureTest {
 
   @Test

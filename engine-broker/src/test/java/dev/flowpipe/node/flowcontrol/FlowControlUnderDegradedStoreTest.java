@@ -19,6 +19,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The experiment of the flow-control issues, in one run on a node whose controller is on from the start: a steady load
@@ -27,6 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * target with clients seeing backpressure, and gives the full rate back when the store recovers. Every instance the
  * engine accepted is in the read model at the end.
  */
+// timing-sensitive (limits, engage and release times, refusals at light load): no other class runs beside it
+@Isolated
 @ExtendWith(SharedOpenSearch.class)
 class FlowControlUnderDegradedStoreTest {
 

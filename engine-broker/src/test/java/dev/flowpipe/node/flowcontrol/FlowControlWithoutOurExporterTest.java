@@ -16,12 +16,15 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * With our exporter switched off no store can fall behind: the controller must see no lag and never limit writes,
  * however much the engine writes (a regression: an exporter director with no exporters reports no position, which
  * once read as an ever-growing backlog and held the engine at the floor).
  */
+// timing-sensitive (limits, engage and release times, refusals at light load): no other class runs beside it
+@Isolated
 @ExtendWith(SharedOpenSearch.class)
 class FlowControlWithoutOurExporterTest {
 

@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -40,6 +41,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * three runs all passing on it had a chance of about 0.1^3 = 1 in 1,000. The long version, five runs (three on one
  * partition, two on three): {@code -Dflowpipe.fresh-node.runs=5} (see benchmarks/README.md).
  */
+// timing-sensitive (limits, engage and release times, refusals at light load): no other class runs beside it
+@Isolated
 class FreshNodeRefusesNothingTest {
 
   private static final int INSTANCES = 52;

@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 20: after a leader change the write limit is in force on the new leader. Three node processes form a cluster
@@ -38,6 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * limit it enforces, until one is in force. The new leader's controller has no history of the partition: it engages
  * on its own measurement, one warm-up threshold and one window after it took over.
  */
+// timing-sensitive (limits, engage and release times, refusals at light load): no other class runs beside it
+@Isolated
 @ExtendWith(SharedOpenSearch.class)
 class LeaderChangeKeepsTheLimitTest {
 

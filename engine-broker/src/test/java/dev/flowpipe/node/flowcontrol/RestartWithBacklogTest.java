@@ -22,6 +22,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 20: a node restarted with a backlog catches up without its write limit falling to the floor, and refuses
@@ -31,6 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * under the same load. Its exporter starts from the last position the store acknowledged, so the whole backlog is
  * written while new commands arrive. Every accepted instance is in the read model at the end.
  */
+// timing-sensitive (limits, engage and release times, refusals at light load): no other class runs beside it
+@Isolated
 @ExtendWith(SharedOpenSearch.class)
 class RestartWithBacklogTest {
 

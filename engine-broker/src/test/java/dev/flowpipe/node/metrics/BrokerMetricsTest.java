@@ -11,12 +11,14 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * {@code /actuator/prometheus} shows the broker's own metrics (processing, backpressure, exporting, Raft), which it
  * keeps in another registry, beside the node's, on a node that has run instances.
  */
 @ExtendWith(SharedWebappNode.class)
+@ResourceLock(SharedWebappNode.LOCK)
 class BrokerMetricsTest {
 
   @Test

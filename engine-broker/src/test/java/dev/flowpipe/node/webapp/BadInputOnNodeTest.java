@@ -31,6 +31,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A thousand malformed, oversized and hostile requests (the long version: {@code -Dflowpipe.bad-input.requests=3000},
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * keys are of no partition, or of partition 1 far beyond any counter the node reached, so nothing is changed.
  */
 @ExtendWith(SharedWebappNode.class)
+@ResourceLock(SharedWebappNode.LOCK)
 class BadInputOnNodeTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();

@@ -10,12 +10,14 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * {@code GET /v2/topology} and {@code GET /v2/status} of a real node, checked against the broker's own configuration
  * (not against the gateway's topology answer the endpoint is made from).
  */
 @ExtendWith(SharedWebappNode.class)
+@ResourceLock(SharedWebappNode.LOCK)
 class ClusterOnNodeTest {
 
   @Test

@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * 300 read-your-writes waits held open at once on the real node, more than the servlet container has threads (200):
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * instance is added to the shared node's.
  */
 @ExtendWith(SharedWebappNode.class)
+@ResourceLock(SharedWebappNode.LOCK)
 class ConsistencyWaitsOnNodeTest {
 
   private static final int WAITS = 300;

@@ -8,7 +8,9 @@ import com.microsoft.playwright.Browser;
 import com.microsoft.playwright.Locator;
 import com.microsoft.playwright.Page;
 import com.microsoft.playwright.Playwright;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.node.TestNode;
+import dev.flowpipe.schema.SharedOpenSearch;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import io.camunda.zeebe.model.bpmn.BpmnModelInstance;
@@ -29,6 +31,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -38,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The expected values are the DMN's, not the read model's. Screenshots go to {@code target/screenshots/}. The paging
  * test runs last: its evaluations (of a decision of its own) would be rows of the unfiltered list the others count.
  */
+@ExtendWith(SharedOpenSearch.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DecisionsInBrowserTest {
@@ -71,8 +75,10 @@ class DecisionsInBrowserTest {
   private final List<String> failedRequests = new CopyOnWriteArrayList<>();
 
   @BeforeAll
-  void runDecisionsAndOpenABrowser(@TempDir Path data) throws Exception {
-    node = new TestNode(data).start();
+  void runDecisionsAndOpenABrowser(@TempDir Path data, EmbeddedSearchStore store) throws Exception {
+    // the test JVM's one store, under a prefix of its own: the decisions' counts are this node's alone
+    node = new TestNode(data).with("flowpipe.store.url", store.url())
+        .with("flowpipe.exporter.index-prefix", SharedOpenSearch.uniquePrefix()).start();
     baseUrl = "http://127.0.0.1:" + node.httpPort();
     try (ZeebeClient client = node.client()) {
       client.newDeployResourceCommand().addResourceFromClasspath("flowpipe/dmn/dish.dmn")

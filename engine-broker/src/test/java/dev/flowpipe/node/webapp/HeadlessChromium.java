@@ -15,6 +15,12 @@ public final class HeadlessChromium {
 
   static final Path CHROMIUM = Paths.get("/usr/bin/chromium");
 
+  /**
+   * Held by a class that changes Playwright's default assertion timeout (one for the whole JVM) while it runs: classes
+   * run two at a time in this module.
+   */
+  public static final String ASSERTION_TIMEOUT_LOCK = "playwright-default-assertion-timeout";
+
   private HeadlessChromium() {}
 
   /** Launches it; fails (no silent skip) where it is missing: CI installs it through .ci/run. */

@@ -15,7 +15,9 @@ import com.microsoft.playwright.PlaywrightException;
 import com.microsoft.playwright.assertions.PlaywrightAssertions;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.node.TestNode;
+import dev.flowpipe.schema.SharedOpenSearch;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.response.ActivatedJob;
 import io.camunda.zeebe.model.bpmn.Bpmn;
@@ -41,6 +43,8 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * What a deployed model, an engine's data or another site can make an operator's browser do: nothing. A real node
@@ -51,6 +55,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * it ran; the last test shows the XML's script does run where it is served as a page (on that server), so the
  * payloads are live. Screenshots go to {@code target/screenshots/}.
  */
+@ExtendWith(SharedOpenSearch.class)
+// it sets Playwright's default assertion timeout, which is global to the JVM
+@ResourceLock(HeadlessChromium.ASSERTION_TIMEOUT_LOCK)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class HostileContentInBrowserTest {
@@ -64,6 +71,7 @@ class HostileContentInBrowserTest {
   private TestNode node;
   private String baseUrl;
   private String hostileXml;
+  private String prefix;
   private long definitionKey;
   private long incidentInstance;
   private long targetInstance;
@@ -71,7 +79,7 @@ class HostileContentInBrowserTest {
   private Browser browser;
 
   @BeforeAll
-  void start() throws Exception {
+  void start(EmbeddedSearchStore store) throws Exception {
     otherSite = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     otherOrigin = "http://127.0.0.1:" + otherSite.getAddress().getPort();
     otherSite.createContext("/hit/", exchange -> {
@@ -82,7 +90,10 @@ class HostileContentInBrowserTest {
     otherSite.createContext("/hostile.xml", exchange -> answer(exchange, 200, "text/xml", hostileXml));
     otherSite.start();
 
+    // the test JVM's one store, under a prefix of its own
+    prefix = SharedOpenSearch.uniquePrefix();
     node = new TestNode(Files.createTempDirectory("hostile-content"))
+        .with("flowpipe.store.url", store.url()).with("flowpipe.exporter.index-prefix", prefix)
         .with("flowpipe.webapp.security.basic-auth", true)
         .with("flowpipe.webapp.security.users[0].username", "operator")
         .with("flowpipe.webapp.security.users[0].password", "o")
@@ -329,7 +340,7 @@ class HostileContentInBrowserTest {
         .isZero();
     // no batch was started: the store's batch index holds nothing
     HttpResponse<String> batches = HTTP.send(HttpRequest.newBuilder(URI.create(node.store().connection().url()
-        + "/flowpipe-batch-operation-v1/_count")).GET().build(), HttpResponse.BodyHandlers.ofString());
+        + "/" + prefix + "-batch-operation-v1/_count")).GET().build(), HttpResponse.BodyHandlers.ofString());
     assertThat(batches.statusCode() == 404 || JSON.readTree(batches.body()).path("count").asLong() == 0)
         .as(batches.body()).isTrue();
     assertThat(settingsOf(getAsOperator("/actuator/flowControl"))).isEqualTo(flowControlBefore);

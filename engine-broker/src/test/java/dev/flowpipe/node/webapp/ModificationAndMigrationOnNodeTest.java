@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Single-instance modification and migration over the v2 API of the shared node (operations on, authentication off),
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * test works on instances of its own processes.
  */
 @ExtendWith(SharedWebappNode.class)
+@ResourceLock(SharedWebappNode.LOCK)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ModificationAndMigrationOnNodeTest {
 

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The operations against the real engine of the shared node (operations switched on there, authentication off): each
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Each test works on instances of its own process, so the other web app tests' data stays as it was.
  */
 @ExtendWith(SharedWebappNode.class)
+@ResourceLock(SharedWebappNode.LOCK)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OperationsOnNodeTest {
 

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -26,6 +27,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * Screenshots go to {@code target/screenshots/}.
  */
 @ExtendWith(SharedWebappNode.class)
+@ResourceLock(SharedWebappNode.LOCK)
+// it sets Playwright's default assertion timeout, which is global to the JVM
+@ResourceLock(HeadlessChromium.ASSERTION_TIMEOUT_LOCK)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReadOnlyUserInBrowserTest {
 

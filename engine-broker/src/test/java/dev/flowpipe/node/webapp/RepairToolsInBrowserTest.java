@@ -34,6 +34,7 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -45,6 +46,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * ({@code repair-*.png}) go to {@code target/screenshots/}.
  */
 @ExtendWith(SharedWebappNode.class)
+@ResourceLock(SharedWebappNode.LOCK)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RepairToolsInBrowserTest {
 

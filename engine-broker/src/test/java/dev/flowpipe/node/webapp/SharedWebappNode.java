@@ -29,6 +29,12 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 public final class SharedWebappNode implements ParameterResolver {
 
+  /**
+   * The lock every class on this node holds while it runs ({@code @ResourceLock}): classes run two at a time in this
+   * module (junit-platform.properties), and the node's classes count and act on what it holds, so one at a time.
+   */
+  public static final String LOCK = "shared-webapp-node";
+
   static final BpmnModelInstance ORDER =
       Bpmn.createExecutableProcess("webapp-order").name("Webapp order").startEvent("received")
           .serviceTask("prepare", t -> t.zeebeJobType("webapp-prepare"))

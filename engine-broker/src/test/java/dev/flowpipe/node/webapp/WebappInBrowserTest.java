@@ -33,12 +33,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The UI in the machine's headless Chromium (Debian's package at /usr/bin/chromium, driven by Playwright; no browser
  * is downloaded). A screenshot of each page goes to {@code target/screenshots/}.
  */
 @ExtendWith(SharedWebappNode.class)
+@ResourceLock(SharedWebappNode.LOCK)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class WebappInBrowserTest {

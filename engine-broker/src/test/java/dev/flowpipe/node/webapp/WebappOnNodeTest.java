@@ -18,9 +18,11 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /** The web app served by a real node, over data the exporter wrote from real BPMN runs. */
 @ExtendWith(SharedWebappNode.class)
+@ResourceLock(SharedWebappNode.LOCK)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WebappOnNodeTest {
 
