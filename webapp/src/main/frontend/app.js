@@ -756,7 +756,7 @@ function show() {
 
 /** What the views of other modules (decisions.js, stuck.js) use of this module. */
 function decisionUi() {
-  return { view, api, search, esc, date, table, every, refreshNow, setStatus, route: () => route, current: mine => mine === route };
+  return { view, api, search, esc, date, table, every, refreshNow, setStatus, setHtml, route: () => route, current: mine => mine === route };
 }
 
 /** What the instance list's diagram (listdiagram.js) uses of this module. */

@@ -26,7 +26,7 @@ export function processRows(definitions, statistics) {
 }
 
 export function dashboard(ui) {
-  const { view, api, search, esc, table, every, current } = ui;
+  const { view, api, search, esc, table, every, current, setHtml } = ui;
   view.innerHTML = `<h1>Dashboard</h1>
     <div id="glance" class="glance"></div>
     <div class="dashboard-columns">
@@ -45,23 +45,23 @@ export function dashboard(ui) {
     const rows = processRows(definitions.items, running.items);
     const instances = running.items.reduce((sum, s) => sum + s.activeInstancesWithoutIncidentCount + s.activeInstancesWithIncidentCount, 0);
     const withIncident = running.items.reduce((sum, s) => sum + s.activeInstancesWithIncidentCount, 0);
-    document.getElementById('glance').innerHTML =
+    setHtml('glance',
       `<a class="glance-figure" id="glance-running" href="#/instances?state=ACTIVE"><b>${esc(instances)}</b> running instances</a>`
       + `<a class="glance-figure${withIncident ? ' incident' : ''}" id="glance-with-incident" href="#/instances?state=ACTIVE&amp;hasIncident=true"><b>${esc(withIncident)}</b> running instances with incidents</a>`
-      + `<span class="glance-figure${incidents.page.totalItems ? ' incident' : ''}" id="glance-incidents"><b>${esc(incidents.page.totalItems)}</b> open incidents</span>`;
+      + `<span class="glance-figure${incidents.page.totalItems ? ' incident' : ''}" id="glance-incidents"><b>${esc(incidents.page.totalItems)}</b> open incidents</span>`);
     const byIncidents = rows.filter(r => r.withIncident > 0)
       .sort((a, b) => b.withIncident - a.withIncident || a.processDefinitionId.localeCompare(b.processDefinitionId));
-    document.getElementById('incidents-by-process').innerHTML = table('incidents-by-process-table', [
+    setHtml('incidents-by-process', table('incidents-by-process-table', [
       { title: 'Process', html: r => `<a class="process-incidents" href="${esc(listLink(r.processDefinitionId, true))}">${esc(r.name || r.processDefinitionId)}</a>` },
       { title: 'Instances with incidents', html: r => `<span class="incident count">${esc(r.withIncident)}</span>` },
       { title: 'Running', html: r => esc(r.running) },
-    ], byIncidents, r => `data-process="${esc(r.processDefinitionId)}" data-href="${esc(listLink(r.processDefinitionId, true))}" tabindex="0"`);
-    document.getElementById('dashboard').innerHTML = table('dashboard-table', [
+    ], byIncidents, r => `data-process="${esc(r.processDefinitionId)}" data-href="${esc(listLink(r.processDefinitionId, true))}" tabindex="0"`));
+    setHtml('dashboard', table('dashboard-table', [
       { title: 'Process', html: r => `<a href="#/processes/${esc(r.processDefinitionKey)}">${esc(r.name || r.processDefinitionId)}</a>` },
       { title: 'Id', html: r => esc(r.processDefinitionId) },
       { title: 'Latest version', html: r => esc(r.version) },
       { title: 'Running instances', html: r => `<a class="running" href="${esc(listLink(r.processDefinitionId, false))}">${esc(r.running)}</a>` },
       { title: 'Instances with incidents', html: r => `<a class="incidents${r.withIncident ? ' incident' : ''}" href="${esc(listLink(r.processDefinitionId, true))}">${esc(r.withIncident)}</a>` },
-    ], rows, r => `data-process="${esc(r.processDefinitionId)}" data-href="#/processes/${esc(r.processDefinitionKey)}" tabindex="0"`);
+    ], rows, r => `data-process="${esc(r.processDefinitionId)}" data-href="#/processes/${esc(r.processDefinitionKey)}" tabindex="0"`));
   });
 }
