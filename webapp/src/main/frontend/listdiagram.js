@@ -23,14 +23,19 @@ export function listDiagram(ui, params, container, link) {
   let definition = null;
   let viewer = null;
   let shownFilters = null; // drawn again only when they change, so a refresh keeps the keyboard focus on one
-  const load = async (mine, reads) => {
+  // a diagram that cannot be shown (its XML, its counts) is said in its place; the list below still loads
+  const load = (mine, reads) => draw(mine, reads).catch(e => {
+    const head = document.getElementById('list-diagram-head');
+    if (head && current(mine)) head.innerHTML = `<span class="message error">diagram: ${esc(e.message)}</span>`;
+  });
+  const draw = async (mine, reads) => {
     if (!definition) {
       const filter = { processDefinitionId: processId };
       if (params.get('version')) filter.version = Number(params.get('version'));
       const found = await search('process-definitions', { filter, sort: [{ field: 'version', order: 'desc' }], page: { limit: 1 } });
       if (!current(mine)) return;
       if (!found.items.length) {
-        container.innerHTML = `<p class="hint">No deployed process ${esc(processId)}${params.get('version') ? ' version ' + esc(params.get('version')) : ''}.</p>`;
+        document.getElementById('list-diagram-head').innerHTML = `<p class="hint">No deployed process ${esc(processId)}${params.get('version') ? ' version ' + esc(params.get('version')) : ''}.</p>`;
         return;
       }
       definition = found.items[0];
