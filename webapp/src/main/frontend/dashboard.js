@@ -48,7 +48,8 @@ export function dashboard(ui) {
     setHtml('glance',
       `<a class="glance-figure" id="glance-running" href="#/instances?state=ACTIVE"><b>${esc(instances)}</b> running instances</a>`
       + `<a class="glance-figure${withIncident ? ' incident' : ''}" id="glance-with-incident" href="#/instances?state=ACTIVE&amp;hasIncident=true"><b>${esc(withIncident)}</b> running instances with incidents</a>`
-      + `<span class="glance-figure${incidents.page.totalItems ? ' incident' : ''}" id="glance-incidents"><b>${esc(incidents.page.totalItems)}</b> open incidents</span>`);
+      // incidents are listed by their instances: the list of those with one
+      + `<a class="glance-figure${incidents.page.totalItems ? ' incident' : ''}" id="glance-incidents" href="#/instances?state=ACTIVE&amp;hasIncident=true"><b>${esc(incidents.page.totalItems)}</b> open incidents</a>`);
     const byIncidents = rows.filter(r => r.withIncident > 0)
       .sort((a, b) => b.withIncident - a.withIncident || a.processDefinitionId.localeCompare(b.processDefinitionId));
     setHtml('incidents-by-process', table('incidents-by-process-table', [
