@@ -248,7 +248,7 @@ async function startBatch(kind, filter, what) {
 // the list's columns, each sortable (the URL's sort and order; newest first by default)
 const LIST_COLUMNS = [
   { field: 'processInstanceKey', title: 'Key', html: r => `<a href="#/instances/${esc(r.processInstanceKey)}">${esc(r.processInstanceKey)}</a>` },
-  { field: 'processDefinitionId', title: 'Process', html: r => esc(r.processDefinitionName || r.processDefinitionId) },
+  { field: 'processDefinitionId', title: 'Process', html: r => `<span title="${esc(r.processDefinitionName)}">${esc(r.processDefinitionId)}</span>` },
   { field: 'processDefinitionVersion', title: 'Version', html: r => esc(r.processDefinitionVersion) },
   { field: 'state', title: 'State', html: r => `<span class="state-${esc(r.state)}">${esc(r.state)}</span>` },
   { field: 'hasIncident', title: 'Incident', html: r => r.hasIncident ? '<span class="incident">yes</span>' : '' },
