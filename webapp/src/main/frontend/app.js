@@ -6,7 +6,10 @@ import { connectLive } from './live.js';
 import { exportLink } from './csv.js';
 import { stuckInstances } from './stuck.js';
 import { drawHeatmap, heatControls } from './heatmap.js';
-import { incidentsByError } from './incidents.js';
+import { dashboard } from './dashboard.js';
+import { elementTree, scopeLabel, scopesOf } from './elementtree.js';
+import { listDiagram } from './listdiagram.js';
+import { enableKeyboard } from './keyboard.js';
 import { instanceModification } from './modification.js';
 import { instanceMigration } from './migration.js';
 import { auditLogPage, instanceAuditTrail } from './audit.js';
@@ -66,6 +69,16 @@ function table(id, columns, rows, rowAttrs = () => '') {
     + (rows.length ? rows.map(r => `<tr ${rowAttrs(r)}>${columns.map(c => `<td>${c.html(r)}</td>`).join('')}</tr>`).join('')
       : `<tr><td colspan="${columns.length}" class="empty">none</td></tr>`)
     + '</tbody></table>';
+}
+
+/** Sets an element's markup only when it changed, so a refresh that changed nothing keeps the keyboard focus in it. */
+const shownHtml = new WeakMap();
+function setHtml(id, html) {
+  const element = document.getElementById(id);
+  if (element && shownHtml.get(element) !== html) {
+    element.innerHTML = html;
+    shownHtml.set(element, html);
+  }
 }
 
 function setStatus(text, error) {
@@ -157,38 +170,23 @@ async function operate(confirmation, action, done) {
   }
 }
 
-// --- dashboard: running instances and open incidents per process ---
-function dashboard() {
-  view.innerHTML = '<h1>Processes</h1><div id="dashboard"></div><div id="incidents-by-error"></div>';
-  every(async (mine, reads) => {
-    // two requests, however many processes: the definitions, and the active instances counted per process
-    const [definitions, running] = await Promise.all([
-      search('process-definitions', { sort: [{ field: 'processDefinitionId' }, { field: 'version', order: 'desc' }], page: { limit: 1000 } }, reads),
-      api('/v2/process-definitions/statistics/process-instances', { page: { limit: 10000 }, consistency: reads }),
-      incidentsByError(api, reads, table, esc, document.getElementById('incidents-by-error')),
-    ]);
-    const latest = new Map();
-    for (const d of definitions.items) if (!latest.has(d.processDefinitionId)) latest.set(d.processDefinitionId, d);
-    const counts = new Map(running.items.map(s => [s.processDefinitionId, s]));
-    if (mine !== route) return;
-    const rows = [...latest.values()].map(d => {
-      const s = counts.get(d.processDefinitionId) || {};
-      const withIncident = s.activeInstancesWithIncidentCount || 0;
-      return { ...d, running: withIncident + (s.activeInstancesWithoutIncidentCount || 0), withIncident };
-    });
-    document.getElementById('dashboard').innerHTML = table('dashboard-table', [
-      { title: 'Process', html: r => `<a href="#/processes/${esc(r.processDefinitionKey)}">${esc(r.name || r.processDefinitionId)}</a>` },
-      { title: 'Id', html: r => esc(r.processDefinitionId) },
-      { title: 'Latest version', html: r => esc(r.version) },
-      { title: 'Running instances', html: r => `<a class="running" href="#/instances?processDefinitionId=${encodeURIComponent(r.processDefinitionId)}&state=ACTIVE">${esc(r.running)}</a>` },
-      { title: 'Instances with incidents', html: r => `<a class="incidents${r.withIncident ? ' incident' : ''}" href="#/instances?processDefinitionId=${encodeURIComponent(r.processDefinitionId)}&state=ACTIVE&hasIncident=true">${esc(r.withIncident)}</a>` },
-    ], rows, r => `data-process="${esc(r.processDefinitionId)}"`);
-  });
-}
-
 // --- instance list with filters, paging, selection and batch operations ---
 const FILTERS = ['processDefinitionId', 'version', 'state', 'hasIncident', 'startFrom', 'startTo', 'endFrom', 'endTo', 'key',
-  'variableName', 'variableValue', 'errorMessage', 'elementId', 'hasRetriesLeft'];
+  'parentKey', 'variableName', 'variableValue', 'errorMessage', 'elementId', 'elementState', 'hasRetriesLeft'];
+
+/** The element filter's states: an element instance of the element that is ... (Operate's diagram click: active). */
+const ELEMENT_STATES = {
+  ACTIVE: { elementInstanceState: 'ACTIVE' },
+  INCIDENT: { elementInstanceState: 'ACTIVE', hasElementInstanceIncident: true },
+  COMPLETED: { elementInstanceState: 'COMPLETED' },
+  TERMINATED: { elementInstanceState: 'TERMINATED' },
+};
+
+/** Keys typed into one field, separated by commas or spaces: one value, or $in of several. */
+function keysCondition(text) {
+  const keys = text.split(/[\s,;]+/).filter(Boolean);
+  return keys.length === 1 ? keys[0] : { $in: keys };
+}
 
 /** A text filter: a pattern ($like) where it holds * or ?, else the exact value. */
 const textCondition = text => /[*?]/.test(text) ? { $like: text } : text;
@@ -200,14 +198,18 @@ function instanceFilter(params) {
   if (p('version')) filter.processDefinitionVersion = Number(p('version'));
   if (p('state')) filter.state = p('state');
   if (p('hasIncident')) filter.hasIncident = p('hasIncident') === 'true';
-  if (p('key')) filter.processInstanceKey = p('key');
+  if (p('key')) filter.processInstanceKey = keysCondition(p('key'));
+  if (p('parentKey')) filter.parentProcessInstanceKey = keysCondition(p('parentKey'));
   // Operate's daily filters: a variable by name and value (the value as JSON text: "gold" in quotes, 42 without)
   if (p('variableName')) {
     filter.variables = [{ name: p('variableName'), value: p('variableValue') ? textCondition(p('variableValue')) : { $exists: true } }];
   }
   if (p('errorMessage')) filter.errorMessage = textCondition(p('errorMessage'));
   if (p('errorHashCode')) filter.incidentErrorHashCode = Number(p('errorHashCode')); // the dashboard's link by error
-  if (p('elementId')) filter.elementId = textCondition(p('elementId'));
+  if (p('elementId')) {
+    filter.elementId = textCondition(p('elementId'));
+    Object.assign(filter, ELEMENT_STATES[p('elementState')] || {});
+  }
   if (p('hasRetriesLeft')) filter.hasRetriesLeft = p('hasRetriesLeft') === 'true';
   const range = (from, to) => {
     const r = {};
@@ -243,7 +245,34 @@ async function startBatch(kind, filter, what) {
   if (started) location.hash = '#/batches/' + started.batchOperationKey;
 }
 
-const LIST_SORT = [{ field: 'startDate', order: 'desc' }];
+// the list's columns, each sortable (the URL's sort and order; newest first by default)
+const LIST_COLUMNS = [
+  { field: 'processInstanceKey', title: 'Key', html: r => `<a href="#/instances/${esc(r.processInstanceKey)}">${esc(r.processInstanceKey)}</a>` },
+  { field: 'processDefinitionId', title: 'Process', html: r => `<span title="${esc(r.processDefinitionName)}">${esc(r.processDefinitionId)}</span>` },
+  { field: 'processDefinitionVersion', title: 'Version', html: r => esc(r.processDefinitionVersion) },
+  { field: 'state', title: 'State', html: r => `<span class="state-${esc(r.state)}">${esc(r.state)}</span>` },
+  { field: 'hasIncident', title: 'Incident', html: r => r.hasIncident ? '<span class="incident">yes</span>' : '' },
+  { field: 'startDate', title: 'Started', html: r => `<span data-field="startDate" data-value="${esc(r.startDate)}">${date(r.startDate)}</span>` },
+  { field: 'endDate', title: 'Ended', html: r => `<span data-field="endDate" data-value="${esc(r.endDate)}">${date(r.endDate)}</span>` },
+  { field: 'lastUpdateDate', title: 'Last updated', html: r => `<span data-field="lastUpdateDate" data-value="${esc(r.lastUpdateDate)}">${date(r.lastUpdateDate)}</span>` },
+  { field: 'parentProcessInstanceKey', title: 'Parent', html: r => r.parentProcessInstanceKey ? `<a href="#/instances/${esc(r.parentProcessInstanceKey)}">${esc(r.parentProcessInstanceKey)}</a>` : '' },
+];
+
+/** The list's order from the URL: a known column, asc or desc; newest first by default. */
+function listSort(params) {
+  const field = LIST_COLUMNS.some(c => c.field === params.get('sort')) ? params.get('sort') : 'startDate';
+  const order = params.get('order') === 'asc' || params.get('order') === 'desc' ? params.get('order') : (params.get('sort') ? 'asc' : 'desc');
+  return { field, order };
+}
+
+/** The list's URL with some parameters changed (a value '' removes one). */
+function listLink(params, changes) {
+  const query = new URLSearchParams(params);
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === '' || value === null || value === undefined) query.delete(name); else query.set(name, value);
+  }
+  return '#/instances?' + query.toString();
+}
 
 // --- deletion of finished instances (from the read model: Zeebe 8.6 keeps their records in its log; ADR 0019) ---
 const FINISHED = ['COMPLETED', 'TERMINATED', 'CANCELED'];
@@ -288,9 +317,10 @@ function instances(params) {
       ${config.canDelete ? `<span class="sep"></span><button id="delete-selected" disabled>Delete selected finished…</button>
       <span id="delete-note" class="hint" role="status"></span>` : ''}
     </div><div id="message" class="message"></div>` : '';
+  const sort = listSort(params);
   view.innerHTML = `<h1>Process instances</h1>
     <form id="filter-form" class="filters">
-      <label>Process id<input name="processDefinitionId" value="${v('processDefinitionId')}"></label>
+      <label>Process id<input name="processDefinitionId" list="process-ids" autocomplete="off" value="${v('processDefinitionId')}"><datalist id="process-ids"></datalist></label>
       <label>Version<input name="version" type="number" min="1" value="${v('version')}"></label>
       <label>State<select name="state">${option('state', '', 'any')}${option('state', 'ACTIVE', 'active')}${option('state', 'COMPLETED', 'completed')}${option('state', 'TERMINATED', 'terminated (canceled)')}</select></label>
       <label>Incident<select name="hasIncident">${option('hasIncident', '', 'any')}${option('hasIncident', 'true', 'with incident')}${option('hasIncident', 'false', 'without')}</select></label>
@@ -298,17 +328,20 @@ function instances(params) {
       <label>Started to<input name="startTo" type="datetime-local" value="${v('startTo')}"></label>
       <label>Ended from<input name="endFrom" type="datetime-local" value="${v('endFrom')}"></label>
       <label>Ended to<input name="endTo" type="datetime-local" value="${v('endTo')}"></label>
-      <label>Key<input name="key" value="${v('key')}"></label>
+      <label title="one or more keys, separated by commas">Keys<input name="key" value="${v('key')}"></label>
+      <label title="the instances called by these">Parent key<input name="parentKey" value="${v('parentKey')}"></label>
       <label>Variable name<input name="variableName" value="${v('variableName')}"></label>
       <label title='JSON text: "gold" in quotes for a string, 42 for a number; * and ? as wildcards'>Variable value<input name="variableValue" value="${v('variableValue')}" placeholder='"gold"'></label>
       <label>Error message<input name="errorMessage" value="${v('errorMessage')}" placeholder="* as wildcard"></label>
       <label>Element id<input name="elementId" value="${v('elementId')}"></label>
+      <label title="an instance of the element that is ...">Element state<select name="elementState">${option('elementState', '', 'any')}${option('elementState', 'ACTIVE', 'active (at the element)')}${option('elementState', 'INCIDENT', 'with incident')}${option('elementState', 'COMPLETED', 'completed')}${option('elementState', 'TERMINATED', 'terminated')}</select></label>
       <label>Retries left<select name="hasRetriesLeft">${option('hasRetriesLeft', '', 'any')}${option('hasRetriesLeft', 'true', 'a failed job has retries left')}${option('hasRetriesLeft', 'false', 'none')}</select></label>
       <button id="apply" type="submit">Apply</button>
     </form>
     ${actions}
-    <div class="actions">${exportLink(instanceFilter(params), LIST_SORT)}</div>
-    <div id="instances"></div>
+    <div id="list-diagram"></div>
+    <div class="actions">${exportLink(instanceFilter(params), [sort])}</div>
+    <div id="instances" class="wide-table"></div>
     <div class="paging"><button id="prev">Previous</button><span id="page-info"></span><button id="next">Next</button></div>`;
   document.getElementById('filter-form').addEventListener('submit', event => {
     event.preventDefault();
@@ -318,6 +351,10 @@ function instances(params) {
     location.hash = '#/instances?' + query.toString();
   });
   const filter = instanceFilter(params);
+  // the process's diagram above the list, with its per-element counts; a click on an element filters by it
+  const diagramAbove = listDiagram(listUi(), params, document.getElementById('list-diagram'),
+    (elementId, version) => listLink(params, { elementId, elementState: elementId ? 'ACTIVE' : '', version }));
+  fillProcessIds(document.getElementById('process-ids'));
   const selected = new Set();
   const selectedStates = new Map(); // key -> state of a selected instance, as its row showed it (deletion takes finished ones)
   const updateSelection = () => {
@@ -366,7 +403,10 @@ function instances(params) {
   document.getElementById('next').addEventListener('click', () => { if (last?.page.endCursor) { page = { after: last.page.endCursor, limit }; refreshNow(); } });
   document.getElementById('prev').addEventListener('click', () => { if (last?.page.startCursor) { page = { before: last.page.startCursor, limit }; refreshNow(); } });
   every(reload = async (mine, reads) => {
-    const answer = await search('process-instances', { filter, sort: LIST_SORT, page }, reads);
+    const [answer] = await Promise.all([
+      search('process-instances', { filter, sort: [sort], page }, reads),
+      diagramAbove.load(mine, reads),
+    ]);
     if (mine !== route) return;
     if (answer.items.length === 0 && (page.after || page.before)) { page = { limit }; return reload(mine, reads); }
     last = answer;
@@ -374,16 +414,16 @@ function instances(params) {
     const pickable = r => config.canOperate || FINISHED.includes(r.state);
     const select = selectable ? [{ head: '<input type="checkbox" id="select-all" title="select all on this page" aria-label="select all on this page">', html: r => `<input type="checkbox" class="select" value="${esc(r.processInstanceKey)}" data-state="${esc(r.state)}" aria-label="select ${esc(r.processInstanceKey)}"`
       + (pickable(r) ? '' : ' disabled title="running: only finished instances can be deleted"') + ` ${selected.has(String(r.processInstanceKey)) ? 'checked' : ''}>` }] : [];
-    document.getElementById('instances').innerHTML = table('instances-table', [
+    const head = c => {
+      const next = c.field === sort.field && sort.order === 'asc' ? 'desc' : 'asc';
+      const arrow = c.field === sort.field ? (sort.order === 'asc' ? ' ▲' : ' ▼') : '';
+      return `<a class="sort" data-sort="${c.field}" href="${esc(listLink(params, { sort: c.field, order: next }))}"`
+        + (c.field === sort.field ? ` aria-sort="${sort.order === 'asc' ? 'ascending' : 'descending'}"` : '') + `>${esc(c.title)}${arrow}</a>`;
+    };
+    setHtml('instances', table('instances-table', [
       ...select,
-      { title: 'Key', html: r => `<a href="#/instances/${esc(r.processInstanceKey)}">${esc(r.processInstanceKey)}</a>` },
-      { title: 'Process', html: r => esc(r.processDefinitionId) },
-      { title: 'Version', html: r => esc(r.processDefinitionVersion) },
-      { title: 'State', html: r => `<span class="state-${esc(r.state)}">${esc(r.state)}</span>` },
-      { title: 'Incident', html: r => r.hasIncident ? '<span class="incident">yes</span>' : '' },
-      { title: 'Started', html: r => date(r.startDate) },
-      { title: 'Ended', html: r => date(r.endDate) },
-    ], answer.items, r => `data-key="${esc(r.processInstanceKey)}" data-state="${esc(r.state)}"`);
+      ...LIST_COLUMNS.map(c => ({ head: head(c), html: c.html })),
+    ], answer.items, r => `data-key="${esc(r.processInstanceKey)}" data-state="${esc(r.state)}" data-href="#/instances/${esc(r.processInstanceKey)}" tabindex="0"`));
     document.getElementById('page-info').textContent = answer.page.totalItems + ' instances';
   });
 }
@@ -484,15 +524,24 @@ function instance(key) {
     <div class="actions" id="instance-actions"></div><div id="message" class="message"></div>
     <div id="diagram" class="diagram"></div><div id="modification-panel"></div><div id="migration-panel"></div>
     <h2>Incidents</h2><div id="incidents"></div>
-    <h2>Variables</h2><div id="variables"></div><div id="variable-editor"></div>
+    <div class="instance-columns">
+      <section><h2>Element instances</h2><div id="tree"></div></section>
+      <section><h2>Variables <span id="variables-scope"></span></h2><div id="variables"></div><div id="variable-editor"></div></section>
+    </div>
     <h2>Jobs</h2><div id="jobs"></div>
     <h2>Called instances</h2><div id="called"></div>
-    <h2>Element history</h2><div id="history"></div>
     <h2>Audit trail</h2><div id="audit"></div></div>`;
   let viewer = null;
   let viewerDefinition = null; // the definition the diagram shows: a migration changes it
   let shownActions = null;
   let editing = null; // the variable editor stays open across refreshes
+  let variableScope = null; // the scope whose variables are shown (a tree node's "n variables"), null: all
+  document.getElementById('instance-page').addEventListener('click', event => {
+    const scope = event.target.closest('button[data-scope]');
+    if (!scope || scope.dataset.action) return;
+    variableScope = scope.dataset.scope === 'all' ? null : scope.dataset.scope;
+    refreshNow();
+  });
   const ui = repairUi();
   const modification = instanceModification(ui, key, document.getElementById('modification-panel'));
   const migration = instanceMigration(ui, key, document.getElementById('migration-panel'));
@@ -557,11 +606,16 @@ function instance(key) {
     if (mine !== route) return;
     const pi = found.items[0];
     if (!pi) throw new Error('no process instance ' + key + ' (yet)');
+    const scopeOf = await scopesOf(search, elements.items, reads);
+    if (mine !== route) return;
+    const elementsByKey = new Map(elements.items.map(e => [String(e.elementInstanceKey), e]));
     document.getElementById('instance-facts').innerHTML =
       `<span>Process <a href="#/processes/${esc(pi.processDefinitionKey)}">${esc(pi.processDefinitionId)}</a> v${esc(pi.processDefinitionVersion)}</span>`
       + `<span>State <b id="instance-state" class="state-${esc(pi.state)}">${esc(pi.state)}</b></span>`
       + (pi.hasIncident ? '<span class="incident">has incident</span>' : '')
       + (pi.parentProcessInstanceKey ? `<span>Called by <a id="parent-link" href="#/instances/${esc(pi.parentProcessInstanceKey)}">${esc(pi.parentProcessInstanceKey)}</a></span>` : '')
+      + (pi.rootProcessInstanceKey && pi.rootProcessInstanceKey !== pi.parentProcessInstanceKey && pi.rootProcessInstanceKey !== pi.processInstanceKey
+        ? `<span>Root <a id="root-link" href="#/instances/${esc(pi.rootProcessInstanceKey)}">${esc(pi.rootProcessInstanceKey)}</a></span>` : '')
       + `<span>Started ${date(pi.startDate)}</span>` + (pi.endDate ? `<span>Ended ${date(pi.endDate)}</span>` : '');
     const active = pi.state === 'ACTIVE' && config.canOperate;
     const running = pi.state === 'ACTIVE';
@@ -581,12 +635,18 @@ function instance(key) {
       { title: 'Created', html: r => date(r.creationTime) },
       ...(config.canOperate ? [{ title: '', html: r => r.state === 'ACTIVE' ? `<button data-action="retry" data-key="${esc(r.incidentKey)}" class="retry">Retry</button>` : '' }] : []),
     ], incidents.items, r => `data-key="${esc(r.incidentKey)}"`);
+    // per scope: the process's first, then each element instance's, in the order the tree shows them
+    const scopeOrder = s => String(s) === String(pi.processInstanceKey) ? -1 : elements.items.findIndex(e => String(e.elementInstanceKey) === String(s));
+    const shownVariables = variables.items.filter(r => variableScope === null || String(r.scopeKey) === variableScope)
+      .sort((a, b) => scopeOrder(a.scopeKey) - scopeOrder(b.scopeKey));
+    document.getElementById('variables-scope').innerHTML = variableScope === null ? ''
+      : `of ${esc(scopeLabel(variableScope, pi, elementsByKey))} <button type="button" class="link" data-scope="all" id="all-scopes">all scopes</button>`;
     document.getElementById('variables').innerHTML = table('variables-table', [
       { title: 'Name', html: r => esc(r.name) },
       { title: 'Value', html: r => `<span class="value">${esc(r.value)}</span>` + (r.isTruncated ? ' <span class="truncated" title="truncated: edit shows the full value">…</span>' : '') },
-      { title: 'Scope', html: r => esc(r.scopeKey) },
+      { title: 'Scope', html: r => `<span title="${esc(r.scopeKey)}">${esc(scopeLabel(r.scopeKey, pi, elementsByKey))}</span>` },
       ...(active ? [{ title: '', html: r => `<button data-action="edit" data-name="${esc(r.name)}" data-scope="${esc(r.scopeKey)}" data-variable-key="${esc(r.variableKey)}" class="edit">${r.isTruncated ? 'View / edit' : 'Edit'}</button>` }] : []),
-    ], variables.items, r => `data-name="${esc(r.name)}"`);
+    ], shownVariables, r => `data-name="${esc(r.name)}" data-scope="${esc(r.scopeKey)}"`);
     if (!active && editing) { document.getElementById('variable-editor').innerHTML = ''; editing = null; }
     document.getElementById('jobs').innerHTML = table('jobs-table', [
       { title: 'Key', html: r => esc(r.jobKey) },
@@ -601,16 +661,12 @@ function instance(key) {
     document.getElementById('called').innerHTML = table('called-table', [
       { title: 'Key', html: r => `<a href="#/instances/${esc(r.processInstanceKey)}">${esc(r.processInstanceKey)}</a>` },
       { title: 'Process', html: r => esc(r.processDefinitionId) },
+      { title: 'Called by', html: r => esc(elementsByKey.get(String(r.parentElementInstanceKey))?.elementId ?? '') },
       { title: 'State', html: r => `<span class="state-${esc(r.state)}">${esc(r.state)}</span>` },
       { title: 'Started', html: r => date(r.startDate) },
-    ], called.items, r => `data-key="${esc(r.processInstanceKey)}"`);
-    document.getElementById('history').innerHTML = table('history-table', [
-      { title: 'Element', html: r => esc(r.elementId) },
-      { title: 'Type', html: r => esc(r.type) },
-      { title: 'State', html: r => `<span class="state-${esc(r.state)}">${esc(r.state)}</span>` + (openIncidents.has(r.elementInstanceKey) ? ' <span class="incident">incident</span>' : '') },
-      { title: 'Started', html: r => date(r.startDate) },
-      { title: 'Ended', html: r => date(r.endDate) },
-    ], elements.items);
+    ], called.items, r => `data-key="${esc(r.processInstanceKey)}" data-href="#/instances/${esc(r.processInstanceKey)}" tabindex="0"`);
+    setHtml('tree', elementTree({ instance: pi, elements: elements.items, scopeOf,
+      variables: variables.items, called: called.items, openIncidents, now: new Date(), esc }));
     if (viewerDefinition !== pi.processDefinitionKey) {
       // first load, or the instance was migrated: the diagram of the definition it runs in now
       viewer?.destroy();
@@ -695,12 +751,27 @@ function show() {
   else if (parts[0] === 'decisions' && parts[1]) decisionInstance(decisionUi(), parts[1]);
   else if (parts[0] === 'decisions') decisionInstances(decisionUi(), params);
   else if (parts[0] === 'audit') auditLogPage(repairUi(), params);
-  else dashboard();
+  else dashboard(decisionUi());
 }
 
 /** What the views of other modules (decisions.js, stuck.js) use of this module. */
 function decisionUi() {
-  return { view, api, search, esc, date, table, every, refreshNow, setStatus, route: () => route, current: mine => mine === route };
+  return { view, api, search, esc, date, table, every, refreshNow, setStatus, setHtml, route: () => route, current: mine => mine === route };
+}
+
+/** What the instance list's diagram (listdiagram.js) uses of this module. */
+function listUi() {
+  return { ...decisionUi(), diagram, badges };
+}
+
+/** Fills the process id field's suggestions: the deployed process ids (one search when the list opens). */
+async function fillProcessIds(datalist) {
+  try {
+    const answer = await search('process-definitions', { filter: { isLatestVersion: true }, sort: [{ field: 'processDefinitionId' }], page: { limit: 1000 } });
+    datalist.innerHTML = answer.items.map(d => `<option value="${esc(d.processDefinitionId)}">${esc(d.name || '')}</option>`).join('');
+  } catch (e) {
+    // suggestions only: the field takes any id
+  }
 }
 
 /** What the repair tools (modification.js, migration.js, audit.js) use of this module. */
@@ -725,6 +796,7 @@ async function importerState() {
 
 api('/ui/config').then(answer => Object.assign(config, answer)).catch(() => {}).finally(() => {
   window.addEventListener('hashchange', show);
+  enableKeyboard();
   show();
   importerState();
   // a change on the stream reloads the view and the importer's state; without a stream both poll

@@ -19,5 +19,5 @@ export async function incidentsByError(api, reads, table, esc, container) {
   container.innerHTML = '<h2>Open incidents by error</h2>' + table('incidents-by-error', [
     { title: 'Error message', html: r => `<a class="error-link" href="${esc(errorLink(r))}">${esc(r.errorMessage)}</a>` },
     { title: 'Instances', html: r => `<span class="incident">${esc(r.activeInstancesWithErrorCount)}</span>` },
-  ], answer.items, r => `data-error="${esc(r.errorHashCode)}"`);
+  ], answer.items, r => `data-error="${esc(r.errorHashCode)}" data-href="${esc(errorLink(r))}" tabindex="0"`);
 }

@@ -69,7 +69,7 @@ export function stuckInstances(ui, params) {
       : field === 'hasIncident' ? (r.hasIncident ? '<span class="incident">yes</span>' : '')
       : field.endsWith('Date') ? `<span data-field="${field}" data-value="${esc(r[field])}">${date(r[field])}</span>` : esc(r[field]);
     document.getElementById('stuck').innerHTML = `<table id="stuck-table"><thead><tr>${COLUMNS.map(c => `<th>${head(c)}</th>`).join('')}</tr></thead><tbody>`
-      + (found.items.length ? found.items.map(r => `<tr data-key="${esc(r.processInstanceKey)}">${COLUMNS.map(c => `<td>${cell(r, c.field)}</td>`).join('')}</tr>`).join('')
+      + (found.items.length ? found.items.map(r => `<tr data-key="${esc(r.processInstanceKey)}" data-href="#/instances/${esc(r.processInstanceKey)}" tabindex="0">${COLUMNS.map(c => `<td>${cell(r, c.field)}</td>`).join('')}</tr>`).join('')
         : `<tr><td colspan="${COLUMNS.length}" class="empty">none</td></tr>`)
       + '</tbody></table>';
   }, { poll: 60_000 });

@@ -180,7 +180,7 @@ class WebappInBrowserTest {
     assertThat(page.locator("#variables-table tr[data-name='card']")).containsText("\"4111\"");
     assertThat(page.locator("#incidents-table")).containsText("card declined");
     assertThat(page.locator("#incidents-table")).containsText("JOB_NO_RETRIES");
-    assertThat(page.locator("#history-table")).containsText("SERVICE_TASK");
+    assertThat(page.locator("#element-tree li[data-element='charge']")).containsText("SERVICE_TASK");
     screenshot("instance-with-incident");
   }
 
@@ -722,6 +722,271 @@ class WebappInBrowserTest {
       assertThat(page.locator("#instances-table tr[data-key='" + order + "']")).hasCount(1);
     }
     screenshot("instance-list-by-clicked-element");
+  }
+
+  // --- the views Operate users know: the list's diagram, the element tree, the dashboard, the keyboard (issue 36) ---
+
+  private static final BpmnModelInstance TREE_CHILD =
+      Bpmn.createExecutableProcess("ui-tree-child").name("UI tree child").startEvent("child-start")
+          .serviceTask("pack", t -> t.zeebeJobType("ui-tree-pack")).endEvent("child-end").done();
+
+  /** A sub-process with a variable of its own scope, then a call activity. */
+  private static final BpmnModelInstance TREE =
+      Bpmn.createExecutableProcess("ui-tree").name("UI tree").startEvent("start")
+          .subProcess("review").zeebeInputExpression("\"checking\"", "reviewState")
+          .embeddedSubProcess().startEvent("review-start")
+          .serviceTask("check", t -> t.zeebeJobType("ui-tree-check")).endEvent("review-end").subProcessDone()
+          .callActivity("fulfil", c -> c.zeebeProcessId("ui-tree-child"))
+          .endEvent("end").done();
+
+  /**
+   * What the tree runs left, as the engine told the test: three instances waiting at {@code check} inside
+   * {@code review}, then the first one's check completed, so it waits in the call activity {@code fulfil} for its child
+   * instance at {@code pack}.
+   */
+  private record TreeRuns(List<Long> instances, long movedOn, long child, long checkMillisAtMost) {
+
+    List<Long> atCheck() {
+      return instances.stream().filter(i -> i != movedOn).toList();
+    }
+  }
+
+  private TreeRuns treeRuns;
+
+  private TreeRuns treeRuns() {
+    if (treeRuns != null) {
+      return treeRuns;
+    }
+    try (ZeebeClient client = runs.node().client()) {
+      client.newDeployResourceCommand().addProcessModel(TREE_CHILD, "ui-tree-child.bpmn")
+          .addProcessModel(TREE, "ui-tree.bpmn").send().join();
+      long before = System.nanoTime();
+      List<Long> instances = new ArrayList<>();
+      for (int i = 1; i <= 3; i++) {
+        instances.add(client.newCreateInstanceCommand().bpmnProcessId("ui-tree").latestVersion()
+            .variables(Map.of("orderId", "t-" + i)).send().join().getProcessInstanceKey());
+      }
+      ActivatedJob check = SharedWebappNode.activateFor(client, "ui-tree-check", instances.getFirst());
+      client.newCompleteCommand(check).send().join();
+      long checkMillisAtMost = (System.nanoTime() - before) / 1_000_000;
+      // the child's job, activated for the child's key (the engine's word for which instance the call started), then
+      // handed back at once: no job held until its timeout, whose record would move the shared node minutes later
+      ActivatedJob pack = SharedWebappNode.activate(client, "ui-tree-pack", 1).getFirst();
+      client.newFailCommand(pack).retries(pack.getRetries()).retryBackoff(Duration.ZERO).send().join();
+      long child = pack.getProcessInstanceKey();
+      await().atMost(Duration.ofSeconds(30)).until(() -> Http.post(runs.baseUrl() + "/v2/process-instances/search",
+          "{\"filter\": {\"processInstanceKey\": \"" + child + "\", \"parentProcessInstanceKey\": \""
+              + instances.getFirst() + "\"}}").json().path("page").path("totalItems").asLong() == 1
+          && Http.post(runs.baseUrl() + "/v2/element-instances/search", "{\"filter\": {\"processDefinitionId\":"
+              + " \"ui-tree\", \"elementId\": \"check\", \"state\": \"ACTIVE\"}}").json().path("page")
+              .path("totalItems").asLong() == 2);
+      treeRuns = new TreeRuns(List.copyOf(instances), instances.getFirst(), child, checkMillisAtMost);
+      return treeRuns;
+    }
+  }
+
+  /** A page as wide as a 1280 px screen: the views must stay readable there. */
+  private Page narrowPage() {
+    Page narrow = browser.newContext(new Browser.NewContextOptions().setViewportSize(1280, 900)).newPage();
+    narrow.setDefaultTimeout(20_000);
+    return narrow;
+  }
+
+  private static List<String> listedKeys(Page on) {
+    return on.locator("#instances-table tbody tr[data-key]").all().stream().map(row -> row.getAttribute("data-key"))
+        .toList();
+  }
+
+  private static List<String> keys(List<Long> instances) {
+    return instances.stream().map(String::valueOf).toList();
+  }
+
+  /**
+   * The list of a process shows its diagram above, with per-element counts; clicking an element lists exactly the
+   * instances at it (an active instance of the element), as the engine left them: two at {@code check}, one at
+   * {@code fulfil}. The filter is in the URL; clicking the chosen element again shows the whole list.
+   */
+  @Test
+  @Order(19)
+  void clickingAnElementOnTheListsDiagramListsExactlyTheInstancesAtIt() {
+    TreeRuns tree = treeRuns();
+    Page narrow = narrowPage();
+    try {
+      narrow.navigate(runs.baseUrl() + "/#/instances?processDefinitionId=ui-tree");
+      Locator rows = narrow.locator("#instances-table tbody tr[data-key]");
+      assertThat(rows).hasCount(3);
+      assertThat(narrow.locator("#list-diagram-canvas .badges[data-element='check'] .badge-active")).hasText("2");
+      assertThat(narrow.locator("#list-diagram-canvas .badges[data-element='fulfil'] .badge-active")).hasText("1");
+      screenshot(narrow, "instance-list-with-diagram");
+
+      narrow.locator("#list-diagram-canvas g[data-element-id='check']").first().click();
+      assertThat(narrow.locator("#chosen-element")).hasText("check");
+      assertThat(rows).hasCount(2);
+      assertThat(listedKeys(narrow)).containsExactlyInAnyOrderElementsOf(keys(tree.atCheck()));
+      assertThat(narrow.locator("#filter-form input[name=elementId]")).hasValue("check");
+      assertThat(narrow.locator("#list-diagram-canvas .djs-element[data-element-id='check']"))
+          .hasClass(Pattern.compile("element-selected"));
+      screenshot(narrow, "instance-list-by-diagram-click");
+
+      // the link keeps the filter: opened anew, the same list
+      String link = narrow.url();
+      narrow.navigate(runs.baseUrl() + "/#/");
+      narrow.navigate(link);
+      assertThat(rows).hasCount(2);
+
+      narrow.locator("#list-diagram-canvas g[data-element-id='fulfil']").first().click();
+      assertThat(narrow.locator("#chosen-element")).hasText("fulfil");
+      assertThat(rows).hasCount(1);
+      assertThat(listedKeys(narrow)).containsExactly(String.valueOf(tree.movedOn()));
+
+      narrow.locator("#list-diagram-canvas g[data-element-id='fulfil']").first().click();
+      assertThat(narrow.locator("#chosen-element")).hasCount(0);
+      assertThat(rows).hasCount(3);
+      assertThat(listedKeys(narrow)).containsExactlyInAnyOrderElementsOf(keys(tree.instances()));
+    } finally {
+      narrow.context().close();
+    }
+  }
+
+  /** Every column sorts; "last updated" both ways, the order checked on the values the rows carry. */
+  @Test
+  @Order(20)
+  void theListSortsByLastUpdatedBothWays() {
+    treeRuns();
+    page.navigate(runs.baseUrl() + "/#/instances?processDefinitionId=ui-tree");
+    Locator rows = page.locator("#instances-table tbody tr[data-key]");
+    assertThat(rows).hasCount(3);
+    assertThat(page.locator("#instances-table thead a.sort")).hasCount(9);
+
+    page.click("#instances-table a.sort[data-sort='lastUpdateDate']");
+    assertThat(page.locator("#instances-table a.sort[data-sort='lastUpdateDate']")).containsText("▲");
+    assertThat(page).hasURL(Pattern.compile(".*sort=lastUpdateDate.*"));
+    assertSortedByLastUpdate(rows, true);
+    // the instance whose check completed moved on last
+    assertThat(rows.last()).hasAttribute("data-key", String.valueOf(treeRuns().movedOn()));
+
+    page.click("#instances-table a.sort[data-sort='lastUpdateDate']");
+    assertThat(page.locator("#instances-table a.sort[data-sort='lastUpdateDate']")).containsText("▼");
+    assertSortedByLastUpdate(rows, false);
+    assertThat(rows.first()).hasAttribute("data-key", String.valueOf(treeRuns().movedOn()));
+    screenshot("instance-list-by-last-updated");
+  }
+
+  /**
+   * The instance page's element tree: the sub-process's instance holds its check, the call activity links the called
+   * instance (the one the engine handed the child's job for), durations shown (the completed check's no longer than
+   * the test's own time from creation to completion); the sub-process's local variable is shown alone for its scope.
+   */
+  @Test
+  @Order(21)
+  void theInstancePageShowsTheElementTreeWithDurationsVariablesPerScopeAndTheCalledInstance() {
+    TreeRuns tree = treeRuns();
+    Page narrow = narrowPage();
+    try {
+      narrow.navigate(runs.baseUrl() + "/#/instances/" + tree.movedOn());
+      Locator review = narrow.locator("#element-tree li[data-element='review']");
+      Locator check = review.locator("li[data-element='check']");
+      assertThat(check).hasAttribute("data-state", "COMPLETED");
+      assertThat(review.locator("li[data-element='review-start']")).hasCount(1);
+      assertThat(narrow.locator("#element-tree > li > ul > li[data-element='check']")).hasCount(0);
+      long checkMillis = Long.parseLong(check.locator(".duration").first().getAttribute("data-millis"));
+      assertThat(checkMillis).isBetween(0L, tree.checkMillisAtMost());
+      Locator fulfil = narrow.locator("#element-tree li[data-element='fulfil']");
+      assertThat(fulfil).hasAttribute("data-state", "ACTIVE");
+      assertThat(fulfil.locator(".duration").first()).containsText("running");
+      assertThat(fulfil.locator("a.called-instance")).hasAttribute("href", "#/instances/" + tree.child());
+      assertThat(narrow.locator("#called-table tr[data-key='" + tree.child() + "']")).containsText("fulfil");
+      screenshot(narrow, "instance-element-tree");
+
+      review.locator("button.scope-variables").first().click();
+      Locator variables = narrow.locator("#variables-table tbody tr[data-name]");
+      assertThat(variables).hasCount(1);
+      assertThat(variables.first()).hasAttribute("data-name", "reviewState");
+      assertThat(narrow.locator("#variables-scope")).containsText("review");
+      narrow.click("#all-scopes");
+      assertThat(narrow.locator("#variables-table tr[data-name='orderId']")).containsText("\"t-1\"");
+
+      fulfil.locator("a.called-instance").click();
+      assertThat(narrow.locator("#instance-key")).hasText(String.valueOf(tree.child()));
+      assertThat(narrow.locator("#parent-link")).hasText(String.valueOf(tree.movedOn()));
+      assertThat(narrow.locator("#element-tree li[data-element='pack']")).hasAttribute("data-state", "ACTIVE");
+      screenshot(narrow, "instance-called-child");
+    } finally {
+      narrow.context().close();
+    }
+  }
+
+  /**
+   * The dashboard at a glance and its open incidents by process: the runs' fragile process with its one instance
+   * with an incident, linking to exactly that instance; the figure of open incidents is what the incident search
+   * counts.
+   */
+  @Test
+  @Order(22)
+  void theDashboardShowsIncidentsByProcessLinkingToTheirInstances() {
+    treeRuns();
+    Page narrow = narrowPage();
+    try {
+      narrow.navigate(runs.baseUrl() + "/#/");
+      Locator fragile = narrow.locator("#incidents-by-process-table tr[data-process='webapp-fragile']");
+      assertThat(fragile.locator(".count")).hasText("1");
+      // a process without incidents is not among them (the tree runs' instances wait without one)
+      assertThat(narrow.locator("#incidents-by-process-table tr[data-process='ui-tree']")).hasCount(0);
+      long open = Http.post(runs.baseUrl() + "/v2/incidents/search", "{\"filter\": {\"state\": \"ACTIVE\"},"
+          + " \"page\": {\"limit\": 0}}").json().path("page").path("totalItems").asLong();
+      assertThat(narrow.locator("#glance-incidents b")).hasText(String.valueOf(open));
+      screenshot(narrow, "dashboard-at-a-glance");
+
+      fragile.locator("a.process-incidents").click();
+      Locator rows = narrow.locator("#instances-table tbody tr[data-key]");
+      assertThat(rows).hasCount(1);
+      assertThat(rows.first()).hasAttribute("data-key", String.valueOf(runs.fragileInstance()));
+      assertThat(narrow.locator("#filter-form select[name=hasIncident]")).hasValue("true");
+    } finally {
+      narrow.context().close();
+    }
+  }
+
+  /**
+   * From the dashboard to an instance by keyboard alone: Tab to the fragile process's incidents, Enter, Tab to its
+   * instance's row, Enter. Each focused row shows its focus.
+   */
+  @Test
+  @Order(23)
+  void theKeyboardAloneLeadsFromTheDashboardToAnInstance() {
+    Page narrow = narrowPage();
+    try {
+      narrow.navigate(runs.baseUrl() + "/#/");
+      assertThat(narrow.locator("#incidents-by-process-table tr[data-process='webapp-fragile']")).hasCount(1);
+      tabTo(narrow, "#incidents-by-process-table tr[data-process='webapp-fragile']");
+      assertThat((String) narrow.evaluate("getComputedStyle(document.activeElement).outlineStyle")).isEqualTo("solid");
+      screenshot(narrow, "keyboard-dashboard-focus");
+      narrow.keyboard().press("Enter");
+
+      String row = "#instances-table tr[data-key='" + runs.fragileInstance() + "']";
+      assertThat(narrow.locator(row)).hasCount(1);
+      tabTo(narrow, row);
+      assertThat((String) narrow.evaluate("getComputedStyle(document.activeElement).outlineStyle")).isEqualTo("solid");
+      screenshot(narrow, "keyboard-list-focus");
+      narrow.keyboard().press("Enter");
+
+      assertThat(narrow.locator("#instance-key")).hasText(String.valueOf(runs.fragileInstance()));
+      assertThat(narrow.locator("#instance-state")).hasText("ACTIVE");
+    } finally {
+      narrow.context().close();
+    }
+  }
+
+  /** Presses Tab until the element {@code selector} names has the focus (at most 200 times). */
+  private static void tabTo(Page on, String selector) {
+    for (int i = 0; i < 200; i++) {
+      if ((Boolean) on.evaluate("s => document.activeElement === document.querySelector(s)", selector)) {
+        return;
+      }
+      on.keyboard().press("Tab");
+    }
+    throw new AssertionError("Tab never reached " + selector + "; focus on: "
+        + on.evaluate("document.activeElement.outerHTML.slice(0, 200)"));
   }
 
   static void screenshot(Page on, String name) {
