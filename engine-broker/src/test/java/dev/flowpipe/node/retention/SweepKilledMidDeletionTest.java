@@ -28,6 +28,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 32, ADR 0011: a node killed with SIGKILL while its retention sweep deletes a period leaves nothing
@@ -39,6 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  * and an instance that runs longer than the retention whole and unchanged. The oracle is what the client created and
  * the store's concrete indices read directly.
  */
+// its doomed instances must end within one 2 s period: no other class loads the machine beside it
+@Isolated
 @ExtendWith(SharedOpenSearch.class)
 class SweepKilledMidDeletionTest {
 
