@@ -38,6 +38,7 @@ public final class SearchService {
   private final LatestVersions latestVersions;
   private final RequirementsOfDecisions requirements;
   private final BatchInstances batchInstances;
+  private final FieldsOfInstances fieldsOfInstances;
 
   public SearchService(ReadModel readModel, WebappProperties properties, ReadYourWrites readYourWrites) {
     this.readModel = readModel;
@@ -47,6 +48,7 @@ public final class SearchService {
     this.latestVersions = new LatestVersions(readModel, storeTimeout);
     this.requirements = new RequirementsOfDecisions(readModel, parser, storeTimeout);
     this.batchInstances = new BatchInstances(readModel, storeTimeout);
+    this.fieldsOfInstances = new FieldsOfInstances(readModel);
   }
 
   /** A search, waiting for its {@code consistency} on this thread: for background work (batches), not requests. */
@@ -107,6 +109,7 @@ public final class SearchService {
     if (entity == Entity.DECISION_DEFINITIONS) {
       requirements.addNames(items);
     }
+    fieldsOfInstances.add(entity, items);
     String startCursor = hits.isEmpty() ? null : Cursor.encode(hits.getFirst().sortValues());
     String endCursor = hits.isEmpty() ? null : Cursor.encode(hits.getLast().sortValues());
     // the store counts every match (no cap on the total), so there are never more than totalItems
@@ -143,6 +146,7 @@ public final class SearchService {
     if (entity == Entity.DECISION_DEFINITIONS) {
       requirements.addNames(List.of(item));
     }
+    fieldsOfInstances.add(entity, List.of(item));
     if (entity == Entity.VARIABLES && Boolean.TRUE.equals(document.get("truncated"))) {
       item.put("value", document.get("fullValue"));
       item.put("isTruncated", false);
