@@ -65,19 +65,26 @@ public final class SearchService {
    * without holding the calling thread meanwhile (the search then runs on the waits' answer threads).
    */
   public CompletableFuture<SearchAnswer> searchAsync(Entity entity, JsonNode request) {
+    return searchAsync(entity, request, List.of());
+  }
+
+  /** A search as above, narrowed by {@code scope} as well (the incidents of one instance and those it called). */
+  public CompletableFuture<SearchAnswer> searchAsync(Entity entity, JsonNode request, List<Criterion> scope) {
     ParsedSearch parsed = parser.parse(entity, request);
     if (parsed.consistency() == null) {
-      return CompletableFuture.completedFuture(run(entity, parsed, null));
+      return CompletableFuture.completedFuture(run(entity, parsed, scope, null));
     }
-    return readYourWrites.await(parsed.consistency()).thenApply(outcome -> run(entity, parsed,
+    return readYourWrites.await(parsed.consistency()).thenApply(outcome -> run(entity, parsed, scope,
         new SearchAnswer.ConsistencyInfo(outcome.reached(), outcome.waited().toMillis())));
   }
 
-  private SearchAnswer run(Entity entity, ParsedSearch parsed, SearchAnswer.ConsistencyInfo consistency) {
+  private SearchAnswer run(Entity entity, ParsedSearch parsed, List<Criterion> scope,
+      SearchAnswer.ConsistencyInfo consistency) {
     boolean backwards = parsed.page().backwards();
     List<SortField> sort = backwards ? parsed.sort().stream().map(SortField::reversed).toList() : parsed.sort();
     List<Object> cursor = backwards ? parsed.page().before() : parsed.page().after();
     List<Criterion> criteria = new ArrayList<>(criteria(entity, parsed));
+    criteria.addAll(scope);
     if (parsed.latestVersion() != null) {
       Criterion latest = new Criterion.OneOf("key", latestVersions.keys(entity));
       criteria.add(parsed.latestVersion() ? latest : new Criterion.Not(latest));
