@@ -105,6 +105,8 @@ class MessageSubscriptionsAndSequenceFlowsApiTest {
         ReadModelFixture.date(hour)));
     document.put("tenantId", "<default>");
     document.put("partitionId", 1);
+    // as the writer fills it in: the definition the instance ran at the correlation
+    document.put("processDefinitionKey", 1);
     return new DocumentWrite(index, subscription + "_" + message, message, document);
   }
 
@@ -225,7 +227,7 @@ class MessageSubscriptionsAndSequenceFlowsApiTest {
     }
 
     @Test
-    void answerTheSpecsFieldsAndLeaveOutTheDefinitionKeyZeebe86DoesNotGive() {
+    void answerTheSpecsFieldsWithTheDefinitionTheWriterFilledIn() {
       JsonNode item = ok(app.post("/v2/correlated-message-subscriptions/search",
           "{\"filter\": {\"messageKey\": \"4002\"}}")).path("items").get(0);
 
@@ -235,7 +237,7 @@ class MessageSubscriptionsAndSequenceFlowsApiTest {
       assertThat(item.path("messageName").asText()).isEqualTo("paid");
       assertThat(item.path("partitionId").asInt()).isEqualTo(1);
       assertThat(item.path("processInstanceKey").asText()).isEqualTo("1001");
-      assertThat(item.get("processDefinitionKey").isNull()).isTrue();
+      assertThat(item.path("processDefinitionKey").asText()).isEqualTo("1");
     }
   }
 
