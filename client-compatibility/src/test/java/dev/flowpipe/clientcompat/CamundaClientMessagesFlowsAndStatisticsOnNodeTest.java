@@ -45,8 +45,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *
  * <p>The runs: two {@code msg-payment} instances waiting at a message catch event, the first correlated with a
  * published message (then completed), the second still waiting; two {@code msg-fragile} instances whose jobs failed
- * without retries with the same message (two incidents of one error). The node is shared with this module's other
- * classes: the searches and counts keep the entities of these runs only (their process ids, keys and error message).
+ * without retries with the same message (two incidents of one error); one {@code msg-caller} instance whose call
+ * activity started a {@code msg-called} instance, whose job failed without retries (an incident of another error). The
+ * node is shared with this module's other classes: the searches and counts keep the entities of these runs only (their
+ * process ids, keys and error message).
  */
 @ExtendWith(SharedNode.class)
 class CamundaClientMessagesFlowsAndStatisticsOnNodeTest {
@@ -67,6 +69,15 @@ class CamundaClientMessagesFlowsAndStatisticsOnNodeTest {
       Bpmn.createExecutableProcess("msg-fragile").name("Message fragile").startEvent("begin")
           .serviceTask("charge", t -> t.zeebeJobType("msg-charge")).endEvent("charged").done();
 
+  private static final BpmnModelInstance CALLER =
+      Bpmn.createExecutableProcess("msg-caller").name("Message caller").startEvent("call")
+          .callActivity("delegate", c -> c.zeebeProcessId("msg-called")).endEvent("called").done();
+
+  /** No name: the call hierarchy names it by its id. */
+  private static final BpmnModelInstance CALLED =
+      Bpmn.createExecutableProcess("msg-called").startEvent("begin")
+          .serviceTask("settle", t -> t.zeebeJobType("msg-settle")).endEvent("settled").done();
+
   private static NodeInChildProcess node;
   private static CamundaClient client;
   private static long paymentDefinition;
@@ -74,6 +85,10 @@ class CamundaClientMessagesFlowsAndStatisticsOnNodeTest {
   private static final List<Long> payments = new ArrayList<>();
   private static final List<Long> fragiles = new ArrayList<>();
   private static long paidMessage;
+  private static long callerDefinition;
+  private static long calledDefinition;
+  private static long caller;
+  private static ActivatedJob failedSettleJob;
 
   @BeforeAll
   static void runProcessesOnANode(NodeInChildProcess shared) {
@@ -81,12 +96,14 @@ class CamundaClientMessagesFlowsAndStatisticsOnNodeTest {
     client = node.client(USER, PASSWORD);
 
     DeploymentEvent deployment = client.newDeployResourceCommand().useGrpc()
-        .addProcessModel(PAYMENT, "msg-payment.bpmn").addProcessModel(FRAGILE, "msg-fragile.bpmn").send().join();
+        .addProcessModel(PAYMENT, "msg-payment.bpmn").addProcessModel(FRAGILE, "msg-fragile.bpmn")
+        .addProcessModel(CALLER, "msg-caller.bpmn").addProcessModel(CALLED, "msg-called.bpmn").send().join();
     deployment.getProcesses().forEach(process -> {
-      if (process.getBpmnProcessId().equals("msg-payment")) {
-        paymentDefinition = process.getProcessDefinitionKey();
-      } else {
-        fragileDefinition = process.getProcessDefinitionKey();
+      switch (process.getBpmnProcessId()) {
+        case "msg-payment" -> paymentDefinition = process.getProcessDefinitionKey();
+        case "msg-fragile" -> fragileDefinition = process.getProcessDefinitionKey();
+        case "msg-caller" -> callerDefinition = process.getProcessDefinitionKey();
+        default -> calledDefinition = process.getProcessDefinitionKey();
       }
     });
     for (String orderId : List.of("p-1", "p-2")) {
@@ -113,6 +130,17 @@ class CamundaClientMessagesFlowsAndStatisticsOnNodeTest {
     for (ActivatedJob job : jobs) {
       client.newFailCommand(job.getKey()).useGrpc().retries(0).errorMessage(ERROR).send().join();
     }
+    caller = client.newCreateInstanceCommand().bpmnProcessId("msg-caller").latestVersion().send().join()
+        .getProcessInstanceKey();
+    List<ActivatedJob> settle = new ArrayList<>();
+    await("the called instance's msg-settle job").atMost(Duration.ofSeconds(30)).until(() -> {
+      settle.addAll(client.newActivateJobsCommand().useGrpc().jobType("msg-settle").maxJobsToActivate(1)
+          .workerName("msg-worker").timeout(Duration.ofMinutes(10)).send().join().getJobs());
+      return settle.size() == 1;
+    });
+    failedSettleJob = settle.getFirst();
+    client.newFailCommand(failedSettleJob.getKey()).useGrpc().retries(0).errorMessage("settlement refused").send()
+        .join();
 
     await("the runs' last effects in the read model").atMost(Duration.ofSeconds(60)).until(() ->
         client.newCorrelatedMessageSubscriptionSearchRequest().filter(f -> f.processDefinitionId("msg-payment")).send()
@@ -120,7 +148,9 @@ class CamundaClientMessagesFlowsAndStatisticsOnNodeTest {
             && client.newIncidentSearchRequest().filter(f -> f.processDefinitionId("msg-fragile")).send().join().items()
                 .size() == 2
             && client.newProcessInstanceSearchRequest().filter(f -> f.processInstanceKey(payments.get(0))).send()
-                .join().items().getFirst().getEndDate() != null);
+                .join().items().getFirst().getEndDate() != null
+            && client.newIncidentSearchRequest().filter(f -> f.jobKey(failedSettleJob.getKey())).send().join().items()
+                .size() == 1);
   }
 
   @AfterAll
@@ -234,6 +264,16 @@ class CamundaClientMessagesFlowsAndStatisticsOnNodeTest {
       assertThat(correlated.getCorrelationTime()).isNotNull();
     }
 
+    @Test
+    void answerTheDefinitionOfTheirInstanceWhichZeebe86sRecordsDoNotCarry() {
+      List<Long> definitions = client.newMessageSubscriptionSearchRequest()
+          .filter(f -> f.processDefinitionId("msg-payment")).send().join().items().stream()
+          .filter(subscription -> payments.contains(subscription.getProcessInstanceKey()))
+          .map(MessageSubscription::getProcessDefinitionKey).toList();
+
+      assertThat(definitions).containsExactly(paymentDefinition, paymentDefinition);
+    }
+
     @TestFactory
     Stream<DynamicTest> aFilterOnEachCorrelatedFieldFindsTheCorrelation() {
       long first = payments.get(0);
@@ -253,6 +293,47 @@ class CamundaClientMessagesFlowsAndStatisticsOnNodeTest {
       return run(cases, expected, filter -> client.newCorrelatedMessageSubscriptionSearchRequest().filter(filter)
           .page(p -> p.limit(10_000)).send().join().items().stream().map(CorrelatedMessageSubscription::getProcessInstanceKey)
           .filter(payments::contains).toList());
+    }
+  }
+
+  /** An instance's call hierarchy and the incidents of an instance and the instances it called. */
+  @Nested
+  class CallHierarchy {
+
+    private long called() {
+      return client.newProcessInstanceSearchRequest().filter(f -> f.parentProcessInstanceKey(caller)).send().join()
+          .singleItem().getProcessInstanceKey();
+    }
+
+    @Test
+    void ofACalledInstanceRunsFromItsCallerToItself() {
+      long called = called();
+
+      var hierarchy = client.newProcessInstanceGetCallHierarchyRequest(called).send().join();
+
+      assertThat(hierarchy).extracting(e -> e.getProcessInstanceKey()).containsExactly(caller, called);
+      assertThat(hierarchy).extracting(e -> e.getProcessDefinitionKey())
+          .containsExactly(callerDefinition, calledDefinition);
+      assertThat(hierarchy).extracting(e -> e.getProcessDefinitionName()).containsExactly("Message caller", "msg-called");
+    }
+
+    @Test
+    void ofARootInstanceIsEmpty() {
+      assertThat(client.newProcessInstanceGetCallHierarchyRequest(caller).send().join()).isEmpty();
+    }
+
+    @Test
+    void theIncidentsOfTheCallerAreThoseOfTheInstanceItCalled() {
+      long called = called();
+
+      var ofCaller = client.newIncidentsByProcessInstanceSearchRequest(caller).send().join().items();
+      var ofCalled = client.newIncidentsByProcessInstanceSearchRequest(called).page(p -> p.limit(5)).send().join()
+          .items();
+
+      assertThat(ofCaller).extracting(i -> i.getJobKey()).containsExactly(failedSettleJob.getKey());
+      assertThat(ofCaller).extracting(i -> i.getProcessInstanceKey()).containsExactly(called);
+      assertThat(ofCaller.getFirst().getErrorMessage()).isEqualTo("settlement refused");
+      assertThat(ofCalled).extracting(i -> i.getIncidentKey()).containsExactly(ofCaller.getFirst().getIncidentKey());
     }
   }
 

@@ -27,6 +27,7 @@ import io.camunda.client.api.search.response.ElementInstance;
 import io.camunda.client.api.search.response.Incident;
 import io.camunda.client.api.search.response.Job;
 import io.camunda.client.api.search.response.ProcessDefinition;
+import io.camunda.client.api.response.StatusResponse;
 import io.camunda.client.api.search.response.ProcessInstance;
 import io.camunda.client.api.search.response.Variable;
 import io.camunda.client.api.statistics.response.ProcessElementStatistics;
@@ -560,6 +561,12 @@ class CamundaClientOnNodeTest {
 
   @Nested
   class Cluster {
+
+    /** The node's broker is up (the topology test checks its partitions against the gateway's own answer). */
+    @Test
+    void theStatusOverRestIsUp() {
+      assertThat(client.newStatusRequest().send().join().getStatus()).isEqualTo(StatusResponse.Status.UP);
+    }
 
     /** The oracle is the gateway's own answer over gRPC, not the web app's. */
     @Test

@@ -3,6 +3,7 @@ package dev.flowpipe.clientcompat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flowpipe.testsupport.LiteralExpressionDmn;
 import dev.flowpipe.testsupport.v2spec.V2SpecChecks;
 import dev.flowpipe.testsupport.v2spec.V2SpecRun;
 import dev.flowpipe.testsupport.v2spec.V2SpecTable;
@@ -78,15 +79,7 @@ class V2SpecConformanceOnNodeTest {
 
   /** A DRD of one literal-expression decision. */
   private static String dmn(String id) {
-    return """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <definitions xmlns="https://www.omg.org/spec/DMN/20191111/MODEL/" id="%1$s-drd" name="DRD %1$s"
-            namespace="https://flowpipe.dev/dmn/%1$s">
-          <decision id="%1$s" name="Decision %1$s">
-            <variable id="%1$s-variable" name="%1$s" typeRef="number"/>
-            <literalExpression id="%1$s-expression"><text>guests * 2</text></literalExpression>
-          </decision>
-        </definitions>""".formatted(id);
+    return LiteralExpressionDmn.of(id, "DRD " + id, "Decision " + id, "guests * 2");
   }
 
   private static NodeInChildProcess node;

@@ -44,6 +44,8 @@ public final class RoutePolicy {
       Map.entry("POST /v2/process-definitions/{processDefinitionKey}/statistics/element-durations", Access.READ),
       Map.entry("GET /v2/process-instances/{processInstanceKey}/statistics/element-instances", Access.READ),
       Map.entry("GET /v2/process-instances/{processInstanceKey}/sequence-flows", Access.READ),
+      Map.entry("GET /v2/process-instances/{processInstanceKey}/call-hierarchy", Access.READ),
+      Map.entry("POST /v2/process-instances/{processInstanceKey}/incidents/search", Access.READ),
       Map.entry("POST /v2/process-definitions/statistics/process-instances-by-version", Access.READ),
       Map.entry("POST /v2/incidents/statistics/process-instances-by-error", Access.READ),
       Map.entry("POST /v2/incidents/statistics/process-instances-by-definition", Access.READ),

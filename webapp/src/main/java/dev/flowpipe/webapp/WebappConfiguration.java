@@ -2,6 +2,7 @@ package dev.flowpipe.webapp;
 
 import dev.flowpipe.webapp.alert.AlertConfiguration;
 import dev.flowpipe.webapp.alert.AlertProperties;
+import dev.flowpipe.webapp.api.CallHierarchy;
 import dev.flowpipe.webapp.api.ElementStatistics;
 import dev.flowpipe.webapp.api.ProblemErrorController;
 import dev.flowpipe.webapp.api.ProblemHandler;
@@ -155,6 +156,11 @@ public class WebappConfiguration {
   @Bean
   SequenceFlows sequenceFlows(ReadModel readModel, WebappProperties properties) {
     return new SequenceFlows(readModel, properties.search().storeTimeout());
+  }
+
+  @Bean
+  CallHierarchy callHierarchy(ReadModel readModel, WebappProperties properties) {
+    return new CallHierarchy(readModel, properties.search().storeTimeout());
   }
 
   /** The body cap, before security and everything else: an oversized body is refused before it is read. */

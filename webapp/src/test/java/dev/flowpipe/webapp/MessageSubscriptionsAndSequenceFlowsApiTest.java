@@ -13,6 +13,7 @@ import dev.flowpipe.webapp.TestWebapp.Answer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,10 +22,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Message subscriptions, their correlations and an instance's sequence flows through the v2 API, on a real OpenSearch
- * holding documents as the writer's handlers write them: instance 1001 took flows f1..f1200 (more than one store page)
- * and has subscriptions 3001 (CORRELATED twice: a non-interrupting one, messages 4001 and 4002) and 3002 (CREATED);
- * instance 1002 has 3003 (DELETED).
+ * Message subscriptions, their correlations, an instance's sequence flows, its call hierarchy and its incidents through
+ * the v2 API, on a real OpenSearch holding documents as the writer's handlers write them: instance 1001 took flows
+ * f1..f1200 (more than one store page) and has subscriptions 3001 (CORRELATED twice: a non-interrupting one, messages
+ * 4001 and 4002) and 3002 (CREATED); instance 1002 has 3003 (DELETED). The call hierarchy: 1001 (definition 1, "Order")
+ * called 1002 (definition 2, no name: "refund"), which called 1003 (definition 3, "Payment"); 1004 is a root of its
+ * own. Each has one incident (7001..7004) and one variable (6001..6004); variable 6009 belongs to an instance the read
+ * model lacks.
  */
 @ExtendWith(SharedOpenSearch.class)
 class MessageSubscriptionsAndSequenceFlowsApiTest {
@@ -52,8 +56,39 @@ class MessageSubscriptionsAndSequenceFlowsApiTest {
     String correlations = ReadModelIndex.MESSAGE_CORRELATION.indexName(prefix);
     writes.add(correlation(correlations, 3001, 4002, 2));
     writes.add(correlation(correlations, 3001, 4001, 1));
+    String instances = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
+    writes.add(instance(instances, 1001, 0, 1001, 1, "Order"));
+    writes.add(instance(instances, 1002, 1001, 1001, 2, null));
+    writes.add(instance(instances, 1003, 1002, 1001, 3, "Payment"));
+    writes.add(instance(instances, 1004, 0, 1004, 1, "Order"));
+    String incidents = ReadModelIndex.INCIDENT.indexName(prefix);
+    String variables = ReadModelIndex.VARIABLE.indexName(prefix);
+    for (long instance = 1001; instance <= 1004; instance++) {
+      writes.add(ReadModelFixture.doc(incidents, instance + 6000, Map.of("processInstanceKey", instance,
+          "rootProcessInstanceKey", instance == 1004 ? 1004 : 1001, "errorType", "JOB_NO_RETRIES", "errorMessage",
+          "boom", "state", "ACTIVE", "creationTime", ReadModelFixture.date(1), "tenantId", "<default>")));
+      writes.add(ReadModelFixture.doc(variables, instance + 5000, Map.of("scopeKey", instance, "processInstanceKey",
+          instance, "name", "x", "value", "1", "truncated", false, "lastUpdate", ReadModelFixture.date(1))));
+    }
+    writes.add(ReadModelFixture.doc(variables, 6009, Map.of("scopeKey", 1999, "processInstanceKey", 1999, "name", "x",
+        "value", "1", "truncated", false, "lastUpdate", ReadModelFixture.date(1))));
     store.bulk(writes, true);
     app = TestWebapp.start(Map.of("flowpipe.store.url", node.url(), "flowpipe.store.index-prefix", prefix));
+  }
+
+  private static DocumentWrite instance(String index, long key, long parent, long root, long definition,
+      String definitionName) {
+    Map<String, Object> document = new HashMap<>(Map.of("processDefinitionKey", definition, "bpmnProcessId",
+        definitionName == null ? "refund" : definitionName.toLowerCase(Locale.ROOT), "version", 1,
+        "state", "ACTIVE", "stateOrder", 0, "incident", true, "startDate", ReadModelFixture.date(1),
+        "rootProcessInstanceKey", root, "tenantId", "<default>"));
+    if (parent > 0) {
+      document.put("parentProcessInstanceKey", parent);
+    }
+    if (definitionName != null) {
+      document.put("processDefinitionName", definitionName);
+    }
+    return ReadModelFixture.doc(index, key, document);
   }
 
   private static DocumentWrite subscription(String index, long key, long instance, String elementId, String state,
@@ -70,6 +105,8 @@ class MessageSubscriptionsAndSequenceFlowsApiTest {
         ReadModelFixture.date(hour)));
     document.put("tenantId", "<default>");
     document.put("partitionId", 1);
+    // as the writer fills it in: the definition the instance ran at the correlation
+    document.put("processDefinitionKey", 1);
     return new DocumentWrite(index, subscription + "_" + message, message, document);
   }
 
@@ -151,6 +188,14 @@ class MessageSubscriptionsAndSequenceFlowsApiTest {
     }
 
     @Test
+    void answerTheDefinitionKeyOfTheirInstanceWhichZeebe86sRecordsDoNotCarry() {
+      JsonNode answer = ok(app.post("/v2/message-subscriptions/search",
+          "{\"sort\": [{\"field\": \"messageSubscriptionKey\"}]}"));
+
+      assertThat(values(answer, "processDefinitionKey")).containsExactly("1", "1", "2");
+    }
+
+    @Test
     void aStateOutsideTheSpecIsA400NamingIt() {
       Answer answer = app.post("/v2/message-subscriptions/search",
           "{\"filter\": {\"messageSubscriptionState\": \"CREATING\"}}");
@@ -182,7 +227,7 @@ class MessageSubscriptionsAndSequenceFlowsApiTest {
     }
 
     @Test
-    void answerTheSpecsFieldsAndLeaveOutTheDefinitionKeyZeebe86DoesNotGive() {
+    void answerTheSpecsFieldsWithTheDefinitionTheWriterFilledIn() {
       JsonNode item = ok(app.post("/v2/correlated-message-subscriptions/search",
           "{\"filter\": {\"messageKey\": \"4002\"}}")).path("items").get(0);
 
@@ -192,7 +237,88 @@ class MessageSubscriptionsAndSequenceFlowsApiTest {
       assertThat(item.path("messageName").asText()).isEqualTo("paid");
       assertThat(item.path("partitionId").asInt()).isEqualTo(1);
       assertThat(item.path("processInstanceKey").asText()).isEqualTo("1001");
-      assertThat(item.get("processDefinitionKey").isNull()).isTrue();
+      assertThat(item.path("processDefinitionKey").asText()).isEqualTo("1");
+    }
+  }
+
+  @Nested
+  class Variables {
+
+    @Test
+    void answerTheRootOfTheirInstanceSearchedAndByKey() {
+      JsonNode answer = ok(app.post("/v2/variables/search", "{\"sort\": [{\"field\": \"variableKey\"}]}"));
+
+      assertThat(values(answer, "variableKey")).containsExactly("6001", "6002", "6003", "6004", "6009");
+      assertThat(values(answer, "rootProcessInstanceKey")).containsExactly("1001", "1001", "1001", "1004", "null");
+      assertThat(answer.path("items").get(4).get("rootProcessInstanceKey").isNull()).isTrue();
+      assertThat(ok(app.get("/v2/variables/6003")).path("rootProcessInstanceKey").asText()).isEqualTo("1001");
+    }
+  }
+
+  @Nested
+  class CallHierarchy {
+
+    @Test
+    void runsFromTheRootDownToTheInstanceWithTheDefinitionsNameOrElseItsId() {
+      JsonNode answer = ok(app.get("/v2/process-instances/1003/call-hierarchy"));
+
+      assertThat(answer).hasSize(3);
+      List<String> keys = new ArrayList<>();
+      List<String> names = new ArrayList<>();
+      answer.forEach(entry -> {
+        keys.add(entry.path("processInstanceKey").asText() + "/" + entry.path("processDefinitionKey").asText());
+        names.add(entry.path("processDefinitionName").asText());
+      });
+      assertThat(keys).containsExactly("1001/1", "1002/2", "1003/3");
+      assertThat(names).containsExactly("Order", "refund", "Payment");
+    }
+
+    @Test
+    void ofARootInstanceIsEmptyAsCamundaAnswers() {
+      assertThat(ok(app.get("/v2/process-instances/1001/call-hierarchy"))).isEmpty();
+    }
+
+    @Test
+    void ofAnUnknownInstanceIsA404AndOfABadKeyA400NamingIt() {
+      assertThat(app.get("/v2/process-instances/1999/call-hierarchy").status()).isEqualTo(404);
+      Answer bad = app.get("/v2/process-instances/x1/call-hierarchy");
+      assertThat(bad.status()).isEqualTo(400);
+      assertThat(bad.json().path("part").asText()).isEqualTo("processInstanceKey");
+    }
+  }
+
+  @Nested
+  class IncidentsOfAnInstance {
+
+    @Test
+    void ofARootAreThoseOfEveryInstanceItCalledAtAnyDepth() {
+      JsonNode answer = ok(app.post("/v2/process-instances/1001/incidents/search",
+          "{\"sort\": [{\"field\": \"incidentKey\"}]}"));
+
+      assertThat(values(answer, "incidentKey")).containsExactly("7001", "7002", "7003");
+      assertThat(answer.path("page").path("totalItems").asLong()).isEqualTo(3);
+    }
+
+    @Test
+    void ofACalledInstanceAreItsOwnAndThoseBelowItNotItsCallers() {
+      JsonNode answer = ok(app.post("/v2/process-instances/1002/incidents/search",
+          "{\"sort\": [{\"field\": \"incidentKey\", \"order\": \"desc\"}], \"page\": {\"limit\": 1}}"));
+
+      assertThat(values(answer, "incidentKey")).containsExactly("7003");
+      assertThat(answer.path("page").path("totalItems").asLong()).isEqualTo(2);
+    }
+
+    @Test
+    void takeTheIncidentFilterAsWell() {
+      JsonNode answer = ok(app.post("/v2/process-instances/1001/incidents/search",
+          "{\"filter\": {\"processInstanceKey\": {\"$in\": [\"1003\", \"1004\"], \"$notIn\": []}}}"));
+
+      assertThat(values(answer, "incidentKey")).containsExactly("7003");
+    }
+
+    @Test
+    void ofAnUnknownInstanceAreA404() {
+      assertThat(app.post("/v2/process-instances/1999/incidents/search", "{}").status()).isEqualTo(404);
     }
   }
 }

@@ -42,9 +42,10 @@ public final class ReadModelFixture {
     new SchemaManager(store, prefix, refreshInterval).ensureSchema();
     List<DocumentWrite> writes = new ArrayList<>();
     String definitions = ReadModelIndex.PROCESS_DEFINITION.indexName(prefix);
-    writes.add(doc(definitions, 1, Map.of("bpmnProcessId", "order", "version", 1, "name", "Order", "resourceName", "order.bpmn", "bpmnXml", XML)));
+    writes.add(doc(definitions, 1, Map.of("bpmnProcessId", "order", "version", 1, "name", "Order", "resourceName", "order.bpmn", "bpmnXml", XML,
+        "hasStartForm", false)));
     writes.add(doc(definitions, 2, Map.of("bpmnProcessId", "order", "version", 2, "name", "Order", "resourceName", "order.bpmn", "bpmnXml", XML,
-        "versionTag", "v2")));
+        "versionTag", "v2", "hasStartForm", false)));
     writes.add(doc(definitions, 3, Map.of("bpmnProcessId", "payment", "version", 1, "name", "Payment", "resourceName", "payment.bpmn", "bpmnXml", XML,
         "hasStartForm", true)));
     String instances = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);

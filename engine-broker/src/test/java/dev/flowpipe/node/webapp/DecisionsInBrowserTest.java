@@ -11,6 +11,7 @@ import com.microsoft.playwright.Playwright;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.node.TestNode;
 import dev.flowpipe.schema.SharedOpenSearch;
+import dev.flowpipe.testsupport.LiteralExpressionDmn;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import io.camunda.zeebe.model.bpmn.BpmnModelInstance;
@@ -47,15 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DecisionsInBrowserTest {
 
   /** A one-decision DMN for the paging test: a literal expression, evaluated standalone. */
-  static final String PAGED_DMN = """
-      <?xml version="1.0" encoding="UTF-8"?>
-      <definitions xmlns="https://www.omg.org/spec/DMN/20191111/MODEL/" id="ui-paged-drd" name="Paged"
-          namespace="https://flowpipe.dev/dmn/paged">
-        <decision id="ui-paged" name="Paged">
-          <variable id="ui-paged-variable" name="paged" typeRef="number"/>
-          <literalExpression id="ui-paged-expression"><text>n * 2</text></literalExpression>
-        </decision>
-      </definitions>""";
+  static final String PAGED_DMN = LiteralExpressionDmn.of("ui-paged", "Paged", "Paged", "n * 2");
   /** More than the list's page of 50: a full page, then the rest. */
   static final int PAGED_EVALUATIONS = 57;
 

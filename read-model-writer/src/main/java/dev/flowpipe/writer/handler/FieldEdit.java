@@ -2,6 +2,7 @@ package dev.flowpipe.writer.handler;
 
 import dev.flowpipe.schema.index.ElementEntries;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -145,6 +146,49 @@ public sealed interface FieldEdit {
       }
       // a new list: the old one may belong to a version of the document a bulk is writing
       document.put(field, keys);
+    }
+  }
+
+  /**
+   * Adds a key, as of a log position, to a field's history ({@code "<position>:<key>"}, in position order, each once):
+   * what a field of the document was at any position since, for a document derived later that must take the value as
+   * of its own record (a message correlation takes the definition its instance ran at the correlation, which a later
+   * migration changes). {@link #at} reads it.
+   */
+  record KeySince(String field, long position, long key) implements FieldEdit {
+    @Override
+    public void applyTo(Map<String, Object> document) {
+      List<String> history = new ArrayList<>();
+      if (document.get(field) instanceof List<?> stored) {
+        stored.forEach(entry -> history.add(String.valueOf(entry)));
+      }
+      String entry = position + ":" + key;
+      if (!history.contains(entry)) {
+        history.add(entry);
+        history.sort(Comparator.comparingLong(KeySince::positionOf));
+      }
+      // a new list: the old one may belong to a version of the document a bulk is writing
+      document.put(field, history);
+    }
+
+    /** The key a stored history held at {@code position} (its last entry at or before it); null before the first. */
+    public static Long at(Object storedHistory, long position) {
+      Long found = null;
+      long foundPosition = Long.MIN_VALUE;
+      if (storedHistory instanceof List<?> entries) {
+        for (Object entry : entries) {
+          long at = positionOf(String.valueOf(entry));
+          if (at <= position && at >= foundPosition) {
+            foundPosition = at;
+            found = Long.parseLong(String.valueOf(entry).substring(String.valueOf(entry).indexOf(':') + 1));
+          }
+        }
+      }
+      return found;
+    }
+
+    private static long positionOf(String entry) {
+      return Long.parseLong(entry.substring(0, entry.indexOf(':')));
     }
   }
 

@@ -20,7 +20,9 @@ import java.util.Set;
  *
  * <p>Replay-safe: each of these events carries every field of the subscription, so each gives the whole document
  * (like a variable), and the store's position guard keeps the latest event's; a correlation's id is deterministic.
- * Zeebe 8.6's subscription records carry no process definition key: the documents hold none.
+ * Zeebe 8.6's subscription records carry no process definition key: a subscription holds none (the web app reads its
+ * instance's), a correlation takes the one its instance ran at the correlation when the bulk writer fills it in
+ * ({@code DerivedFields}).
  */
 public final class MessageSubscriptionHandler implements ExportHandler {
 

@@ -36,6 +36,13 @@ public final class ProcessInstanceHandler implements ExportHandler {
    */
   public static final String LAST_UPDATE = "lastUpdateDate";
 
+  /**
+   * The definitions the instance ran, each since the position of its start or migration ({@link FieldEdit.KeySince}):
+   * a message correlation takes the one at its own position from it ({@code DerivedFields}), exact whatever the
+   * writer's resume point. Stored, not indexed.
+   */
+  public static final String DEFINITION_HISTORY = "processDefinitionHistory";
+
   private final String index;
 
   public ProcessInstanceHandler(String indexPrefix) {
@@ -68,6 +75,8 @@ public final class ProcessInstanceHandler implements ExportHandler {
               DocumentChange.update(index, key, record.getPosition())
                   .put("key", key)
                   .put("processDefinitionKey", value.getProcessDefinitionKey())
+                  .edit(new FieldEdit.KeySince(DEFINITION_HISTORY, record.getPosition(),
+                      value.getProcessDefinitionKey()))
                   .put("bpmnProcessId", value.getBpmnProcessId())
                   .put("version", value.getVersion())
                   .put("state", "ACTIVE")
@@ -87,6 +96,8 @@ public final class ProcessInstanceHandler implements ExportHandler {
           case ELEMENT_MIGRATED ->
               DocumentChange.update(index, key, record.getPosition())
                   .put("processDefinitionKey", value.getProcessDefinitionKey())
+                  .edit(new FieldEdit.KeySince(DEFINITION_HISTORY, record.getPosition(),
+                      value.getProcessDefinitionKey()))
                   .put("bpmnProcessId", value.getBpmnProcessId())
                   .put("version", value.getVersion())
                   .edit(new FieldEdit.Remove("processDefinitionName"))

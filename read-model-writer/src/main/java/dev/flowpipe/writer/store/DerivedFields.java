@@ -5,6 +5,8 @@ import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.writer.batch.PendingDocument;
 import dev.flowpipe.writer.handler.BpmnNames;
 import dev.flowpipe.writer.handler.DeployedDefinitions;
+import dev.flowpipe.writer.handler.FieldEdit;
+import dev.flowpipe.writer.handler.ProcessInstanceHandler;
 import dev.flowpipe.writer.handler.StartedInstances;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -21,7 +23,8 @@ import java.util.Set;
  * {@code elementName}) and the root of the call hierarchy ({@code rootProcessInstanceKey} on instances, element
  * instances, jobs, incidents, sequence flows and decision instances of a process instance), and a decision
  * definition's DRD name and version ({@code decisionRequirementsName}, {@code decisionRequirementsVersion}, kept for
- * sorting). Zeebe 8.6 records carry none of them.
+ * sorting), and the definition a message correlation's instance ran when the message correlated
+ * ({@code processDefinitionKey}). Zeebe 8.6 records carry none of them.
  *
  * <p>Why here and not in the handlers: a handler sees one record, on the broker's thread, and must not wait for the
  * store; a definition deployed before the exporter's resume point is in no record it will see again. The bulk thread
@@ -35,6 +38,12 @@ import java.util.Set;
  * record comes before its decisions'), one
  * multi-get per index for the rest (after a restart past the deployment's record). Where the source is not in the store yet (a definition another partition's exporter has not
  * written), the field stays absent and the next flush of that document tries again.
+ *
+ * <p>A correlation's definition is a function of the log, not of one document that never changes: a migration changes
+ * the instance's definition after the correlation. So it is read from the instance's history of definitions, each
+ * since its position ({@code ProcessInstanceHandler.DEFINITION_HISTORY}), at the correlation's own position: what the
+ * writer learned since its resume point ({@link #runs}) holds every entry after that point, the stored instance
+ * document every entry up to it (acknowledged, so durable), whatever later bulks the store holds already.
  */
 public final class DerivedFields implements DeployedDefinitions, StartedInstances {
 
@@ -53,6 +62,9 @@ public final class DerivedFields implements DeployedDefinitions, StartedInstance
   /** Instances seen starting before their caller's root was known here: their caller, for the root. */
   private final Map<Long, Long> parentCache = lru(MAX_ROOTS);
   private final Map<Long, Requirements> requirementsCache = lru(MAX_DEFINITIONS);
+  /** Per instance, the definitions learned from its start and migrations: {position, definition key} pairs. */
+  private final Map<Long, List<long[]>> definitionsRun = lru(MAX_ROOTS);
+  private final String correlations;
 
   /** What an instance takes from its definition. */
   record Definition(String name, String versionTag, BpmnNames names) {}
@@ -66,6 +78,7 @@ public final class DerivedFields implements DeployedDefinitions, StartedInstance
     this.elements = ReadModelIndex.FLOW_NODE_INSTANCE.indexName(indexPrefix);
     this.requirements = ReadModelIndex.DECISION_REQUIREMENTS.indexName(indexPrefix);
     this.decisions = ReadModelIndex.DECISION_DEFINITION.indexName(indexPrefix);
+    this.correlations = ReadModelIndex.MESSAGE_CORRELATION.indexName(indexPrefix);
     this.ofInstance = Set.of(ReadModelIndex.JOB.indexName(indexPrefix),
         ReadModelIndex.INCIDENT.indexName(indexPrefix),
         ReadModelIndex.SEQUENCE_FLOW.indexName(indexPrefix), ReadModelIndex.DECISION_INSTANCE.indexName(indexPrefix));
@@ -95,6 +108,15 @@ public final class DerivedFields implements DeployedDefinitions, StartedInstance
     }
   }
 
+  /** From the partition's own start and migration records ({@link dev.flowpipe.writer.handler.CallHierarchyHandler}). */
+  @Override
+  public synchronized void runs(long instanceKey, long position, long definitionKey) {
+    List<long[]> learned = definitionsRun.computeIfAbsent(instanceKey, key -> new ArrayList<>());
+    if (learned.stream().noneMatch(entry -> entry[0] == position)) {
+      learned.add(new long[] {position, definitionKey});
+    }
+  }
+
   @Override
   public void requirementsDeployed(long requirementsKey, String name, int version) {
     cacheRequirements(requirementsKey, new Requirements(name, version));
@@ -114,6 +136,7 @@ public final class DerivedFields implements DeployedDefinitions, StartedInstance
   /** Fills in what the documents lack and their sources give, reading missing sources from {@code store}. */
   public void fill(Collection<PendingDocument> documents, SearchStore store) {
     fillRequirements(documents, store);
+    fillCorrelationDefinitions(documents, store);
     Map<Long, Definition> batchDefinitions = new HashMap<>();
     Map<Long, Map<String, Object>> batchInstances = new HashMap<>();
     List<Target> targets = new ArrayList<>();
@@ -273,6 +296,74 @@ public final class DerivedFields implements DeployedDefinitions, StartedInstance
         decision.put("decisionRequirementsVersion", drd.version());
       }
     }
+  }
+
+  /**
+   * A correlation lacking its definition takes the one its instance ran at the correlation's position: learned here
+   * since the resume point, or from the instance's history in this bulk or in the store (an instance written before
+   * the history existed: its definition). Absent while neither holds it.
+   */
+  private void fillCorrelationDefinitions(Collection<PendingDocument> documents, SearchStore store) {
+    List<PendingDocument> lacking = new ArrayList<>();
+    Map<Long, Map<String, Object>> batchInstances = new HashMap<>();
+    for (PendingDocument document : documents) {
+      Map<String, Object> state = document.state();
+      if (state == null) {
+        continue;
+      }
+      if (document.index().equals(correlations) && !state.containsKey("processDefinitionKey")
+          && key(state, "processInstanceKey") != null) {
+        lacking.add(document);
+      } else if (document.index().equals(instances) && key(state, "key") != null) {
+        batchInstances.put(key(state, "key"), state);
+      }
+    }
+    if (lacking.isEmpty()) {
+      return;
+    }
+    Set<Long> missing = new LinkedHashSet<>();
+    for (PendingDocument correlation : lacking) {
+      Long instance = key(correlation.state(), "processInstanceKey");
+      if (learnedDefinition(instance, correlation.position()) == null && !batchInstances.containsKey(instance)) {
+        missing.add(instance);
+      }
+    }
+    if (!missing.isEmpty()) {
+      store.getAll(instances, missing.stream().map(String::valueOf).toList()).values().forEach(stored -> {
+        if (key(stored, "key") != null) {
+          batchInstances.putIfAbsent(key(stored, "key"), stored);
+        }
+      });
+    }
+    for (PendingDocument correlation : lacking) {
+      Long instance = key(correlation.state(), "processInstanceKey");
+      Long definition = learnedDefinition(instance, correlation.position());
+      Map<String, Object> document = batchInstances.get(instance);
+      if (definition == null && document != null) {
+        definition = document.containsKey(ProcessInstanceHandler.DEFINITION_HISTORY)
+            ? FieldEdit.KeySince.at(document.get(ProcessInstanceHandler.DEFINITION_HISTORY), correlation.position())
+            : key(document, "processDefinitionKey");
+      }
+      if (definition != null) {
+        correlation.state().put("processDefinitionKey", definition);
+      }
+    }
+  }
+
+  /**
+   * The definition learned for an instance at a position: its last entry at or before it, when the writer learned one
+   * (every entry after the resume point is learned, so the last one at or before a later position is among them).
+   */
+  private synchronized Long learnedDefinition(long instanceKey, long position) {
+    Long found = null;
+    long foundPosition = Long.MIN_VALUE;
+    for (long[] entry : definitionsRun.getOrDefault(instanceKey, List.of())) {
+      if (entry[0] <= position && entry[0] >= foundPosition) {
+        foundPosition = entry[0];
+        found = entry[1];
+      }
+    }
+    return found;
   }
 
   private Long instanceRoot(Map<String, Object> instance, Map<Long, Map<String, Object>> batchInstances) {

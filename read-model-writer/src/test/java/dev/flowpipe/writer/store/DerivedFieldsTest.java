@@ -29,6 +29,7 @@ class DerivedFieldsTest {
   private static final String DECISIONS = ReadModelIndex.DECISION_INSTANCE.indexName(PREFIX);
   private static final String DECISION_DEFINITIONS = ReadModelIndex.DECISION_DEFINITION.indexName(PREFIX);
   private static final String DRDS = ReadModelIndex.DECISION_REQUIREMENTS.indexName(PREFIX);
+  private static final String CORRELATIONS = ReadModelIndex.MESSAGE_CORRELATION.indexName(PREFIX);
   private static final String BPMN = """
       <bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" id="d" targetNamespace="t">
         <bpmn:process id="order" name="Order" isExecutable="true">
@@ -328,6 +329,84 @@ class DerivedFieldsTest {
 
       assertThat(buffer.documents().iterator().next().state()).containsOnlyKeys("deleted");
       assertThat(reads).isEmpty();
+    }
+  }
+
+  /**
+   * Instance 10 ran definition 1 from its start (position 5) and definition 2 from a migration (position 50); a
+   * correlation takes the one at its own position.
+   */
+  @Nested
+  class TheDefinitionOfACorrelation {
+
+    private Map<String, Object> correlation(String id) {
+      return Map.of("key", id, "subscriptionKey", 3001L, "messageKey", 4001L, "processInstanceKey", 10L);
+    }
+
+    private Object definitionOf(Map<String, Map<String, Object>> states, String id) {
+      return states.get(CORRELATIONS + "/" + id).get("processDefinitionKey");
+    }
+
+    @Test
+    void learnedFromTheStartAndTheMigrationItIsTheOneAtTheCorrelationWithoutReadingTheStore() {
+      derived.runs(10, 5, 1);
+      derived.runs(10, 50, 2);
+      position = 20;
+      var before = flush(CORRELATIONS, correlation("3001_4001"));
+      position = 60;
+      var after = flush(CORRELATIONS, correlation("3001_4002"));
+
+      assertThat(definitionOf(before, "3001_4001")).isEqualTo(1L);
+      assertThat(definitionOf(after, "3001_4002")).isEqualTo(2L);
+      assertThat(reads).isEmpty();
+    }
+
+    @Test
+    void afterARestartPastTheStartItIsReadFromTheStoredHistoryEvenWhenTheStoreHoldsTheLaterMigration() {
+      Map<String, Object> migrated = new HashMap<>(instance(10, null));
+      migrated.put("processDefinitionKey", 2L);
+      migrated.put("processDefinitionHistory", List.of("5:1", "50:2"));
+      stored.put(INSTANCES, Map.of("10", migrated));
+      position = 20;
+
+      var states = flush(CORRELATIONS, correlation("3001_4001"));
+
+      assertThat(definitionOf(states, "3001_4001")).isEqualTo(1L);
+      assertThat(reads).containsExactly(INSTANCES);
+    }
+
+    @Test
+    void aMigrationLearnedSinceTheResumePointCountsFromItsPositionOnly() {
+      // acknowledged up to 30: the start is in the store, the migration at 50 learned from the log
+      Map<String, Object> started = new HashMap<>(instance(10, null));
+      started.put("processDefinitionHistory", List.of("5:1"));
+      stored.put(INSTANCES, Map.of("10", started));
+      derived.runs(10, 50, 2);
+      position = 40;
+      var before = flush(CORRELATIONS, correlation("3001_4001"));
+      position = 60;
+      var after = flush(CORRELATIONS, correlation("3001_4002"));
+
+      assertThat(definitionOf(before, "3001_4001")).isEqualTo(1L);
+      assertThat(definitionOf(after, "3001_4002")).isEqualTo(2L);
+      assertThat(reads).containsExactly(INSTANCES);
+    }
+
+    @Test
+    void anInstanceWrittenBeforeTheHistoryExistedGivesItsDefinition() {
+      stored.put(INSTANCES, Map.of("10", instance(10, null)));
+
+      var states = flush(CORRELATIONS, correlation("3001_4001"));
+
+      assertThat(definitionOf(states, "3001_4001")).isEqualTo(1L);
+    }
+
+    @Test
+    void anInstanceNeitherLearnedNorStoredLeavesItAbsent() {
+      var states = flush(CORRELATIONS, correlation("3001_4001"));
+
+      assertThat(states.get(CORRELATIONS + "/3001_4001")).doesNotContainKey("processDefinitionKey");
+      assertThat(reads).containsExactly(INSTANCES);
     }
   }
 }

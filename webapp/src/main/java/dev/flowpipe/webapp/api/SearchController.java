@@ -3,6 +3,7 @@ package dev.flowpipe.webapp.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flowpipe.webapp.config.SecurityConfiguration;
 import dev.flowpipe.webapp.query.Entity;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.springframework.http.ContentDisposition;
@@ -33,10 +34,28 @@ public class SearchController {
 
   private final SearchService service;
   private final SequenceFlows sequenceFlows;
+  private final CallHierarchy callHierarchy;
 
-  public SearchController(SearchService service, SequenceFlows sequenceFlows) {
+  public SearchController(SearchService service, SequenceFlows sequenceFlows, CallHierarchy callHierarchy) {
     this.service = service;
     this.sequenceFlows = sequenceFlows;
+    this.callHierarchy = callHierarchy;
+  }
+
+  /** The instances from the root down to this one (empty for a root instance), as Camunda answers. */
+  @GetMapping(path = "/process-instances/{processInstanceKey}/call-hierarchy",
+      produces = MediaType.APPLICATION_JSON_VALUE)
+  public List<Map<String, Object>> callHierarchy(@PathVariable String processInstanceKey) {
+    return callHierarchy.of(processInstanceKey);
+  }
+
+  /** An incident search over the incidents of this instance and of every instance it called (404 for an unknown one). */
+  @PostMapping(path = "/process-instances/{processInstanceKey}/incidents/search",
+      produces = MediaType.APPLICATION_JSON_VALUE)
+  public CompletableFuture<ResponseEntity<SearchAnswer>> incidentsOfInstance(
+      @PathVariable String processInstanceKey, @RequestBody(required = false) JsonNode request) {
+    return answer(service.searchAsync(Entity.INCIDENTS, request,
+        List.of(callHierarchy.instanceAndCalled(processInstanceKey))));
   }
 
   /** The sequence flows an instance took, each once: {@code {items}}, empty for an instance the read model lacks. */
@@ -53,8 +72,12 @@ public class SearchController {
       produces = MediaType.APPLICATION_JSON_VALUE)
   public CompletableFuture<ResponseEntity<SearchAnswer>> search(
       @PathVariable String entity, @RequestBody(required = false) JsonNode request) {
+    return answer(service.searchAsync(entity(entity), request));
+  }
+
+  private static CompletableFuture<ResponseEntity<SearchAnswer>> answer(CompletableFuture<SearchAnswer> search) {
     // a consistency wait holds no servlet thread: the answer is written when the future completes
-    return service.searchAsync(entity(entity), request).thenApply(answer -> {
+    return search.thenApply(answer -> {
       ResponseEntity.BodyBuilder response = ResponseEntity.ok();
       if (answer.consistency() != null) {
         response.header(CONSISTENCY_HEADER, answer.consistency().reached() ? "reached" : "timed-out");

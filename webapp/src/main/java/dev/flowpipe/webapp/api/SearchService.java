@@ -38,6 +38,7 @@ public final class SearchService {
   private final LatestVersions latestVersions;
   private final RequirementsOfDecisions requirements;
   private final BatchInstances batchInstances;
+  private final FieldsOfInstances fieldsOfInstances;
 
   public SearchService(ReadModel readModel, WebappProperties properties, ReadYourWrites readYourWrites) {
     this.readModel = readModel;
@@ -47,6 +48,7 @@ public final class SearchService {
     this.latestVersions = new LatestVersions(readModel, storeTimeout);
     this.requirements = new RequirementsOfDecisions(readModel, parser, storeTimeout);
     this.batchInstances = new BatchInstances(readModel, storeTimeout);
+    this.fieldsOfInstances = new FieldsOfInstances(readModel);
   }
 
   /** A search, waiting for its {@code consistency} on this thread: for background work (batches), not requests. */
@@ -63,19 +65,26 @@ public final class SearchService {
    * without holding the calling thread meanwhile (the search then runs on the waits' answer threads).
    */
   public CompletableFuture<SearchAnswer> searchAsync(Entity entity, JsonNode request) {
+    return searchAsync(entity, request, List.of());
+  }
+
+  /** A search as above, narrowed by {@code scope} as well (the incidents of one instance and those it called). */
+  public CompletableFuture<SearchAnswer> searchAsync(Entity entity, JsonNode request, List<Criterion> scope) {
     ParsedSearch parsed = parser.parse(entity, request);
     if (parsed.consistency() == null) {
-      return CompletableFuture.completedFuture(run(entity, parsed, null));
+      return CompletableFuture.completedFuture(run(entity, parsed, scope, null));
     }
-    return readYourWrites.await(parsed.consistency()).thenApply(outcome -> run(entity, parsed,
+    return readYourWrites.await(parsed.consistency()).thenApply(outcome -> run(entity, parsed, scope,
         new SearchAnswer.ConsistencyInfo(outcome.reached(), outcome.waited().toMillis())));
   }
 
-  private SearchAnswer run(Entity entity, ParsedSearch parsed, SearchAnswer.ConsistencyInfo consistency) {
+  private SearchAnswer run(Entity entity, ParsedSearch parsed, List<Criterion> scope,
+      SearchAnswer.ConsistencyInfo consistency) {
     boolean backwards = parsed.page().backwards();
     List<SortField> sort = backwards ? parsed.sort().stream().map(SortField::reversed).toList() : parsed.sort();
     List<Object> cursor = backwards ? parsed.page().before() : parsed.page().after();
     List<Criterion> criteria = new ArrayList<>(criteria(entity, parsed));
+    criteria.addAll(scope);
     if (parsed.latestVersion() != null) {
       Criterion latest = new Criterion.OneOf("key", latestVersions.keys(entity));
       criteria.add(parsed.latestVersion() ? latest : new Criterion.Not(latest));
@@ -107,6 +116,7 @@ public final class SearchService {
     if (entity == Entity.DECISION_DEFINITIONS) {
       requirements.addNames(items);
     }
+    fieldsOfInstances.add(entity, items);
     String startCursor = hits.isEmpty() ? null : Cursor.encode(hits.getFirst().sortValues());
     String endCursor = hits.isEmpty() ? null : Cursor.encode(hits.getLast().sortValues());
     // the store counts every match (no cap on the total), so there are never more than totalItems
@@ -143,6 +153,7 @@ public final class SearchService {
     if (entity == Entity.DECISION_DEFINITIONS) {
       requirements.addNames(List.of(item));
     }
+    fieldsOfInstances.add(entity, List.of(item));
     if (entity == Entity.VARIABLES && Boolean.TRUE.equals(document.get("truncated"))) {
       item.put("value", document.get("fullValue"));
       item.put("isTruncated", false);

@@ -65,7 +65,8 @@ public class SecurityConfiguration {
   static final List<String> DELETION = List.of("/v2/process-instances/*/deletion", "/v2/process-instances/deletion");
 
   /** The searches: POSTs that change nothing. */
-  static final List<String> SEARCHES = List.of("/v2/*/search", "/v2/process-definitions/statistics/process-instances",
+  static final List<String> SEARCHES = List.of("/v2/*/search", "/v2/process-instances/*/incidents/search",
+      "/v2/process-definitions/statistics/process-instances",
       "/v2/process-definitions/*/statistics/element-instances", "/v2/process-definitions/*/statistics/element-durations",
       "/v2/process-definitions/statistics/process-instances-by-version", "/v2/incidents/statistics/*");
 

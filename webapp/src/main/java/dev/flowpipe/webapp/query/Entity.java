@@ -14,6 +14,8 @@ import dev.flowpipe.schema.index.ElementEntries;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.index.VariableEntries;
 import dev.flowpipe.schema.query.Criterion;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -82,10 +84,16 @@ public enum Entity {
           of("hasRetriesLeft", ElementEntries.RETRIES_LEFT_JOB_KEYS, PRESENCE));
     }
 
-    /** Zeebe 8.6 has no instance tags: every instance answers the spec's required {@code tags} as an empty set. */
+    /**
+     * Zeebe 8.6 has no instance tags nor business ids: every instance answers the spec's required {@code tags} as an
+     * empty set and its required, nullable {@code businessId} (8.9) as null.
+     */
     @Override
     public Map<String, Object> constantAnswers() {
-      return Map.of("tags", List.of());
+      Map<String, Object> answers = new HashMap<>();
+      answers.put("tags", List.of());
+      answers.put("businessId", null);
+      return Collections.unmodifiableMap(answers);
     }
   },
   ELEMENT_INSTANCES(

@@ -138,9 +138,10 @@ class V2SpecConformanceTest {
     writes.add(subscription(subscriptions, 3002, 1001, "wait", "CREATED", "shipped", "o-1", 1));
     writes.add(subscription(subscriptions, 3003, 1002, "wait", "DELETED", "shipped", "o-2", 2));
     String correlations = ReadModelIndex.MESSAGE_CORRELATION.indexName(prefix);
-    writes.add(correlation(correlations, 3001, 4001, 1));
-    writes.add(correlation(correlations, 3001, 4002, 2));
-    writes.add(correlation(correlations, 3002, 4003, 3));
+    // the definition instance 1001 ran at each correlation, as the writer fills it in: 4003 after a migration to 2
+    writes.add(correlation(correlations, 3001, 4001, 1, 1));
+    writes.add(correlation(correlations, 3001, 4002, 2, 1));
+    writes.add(correlation(correlations, 3002, 4003, 3, 2));
     String flows = ReadModelIndex.SEQUENCE_FLOW.indexName(prefix);
     for (int i = 1; i <= 3; i++) {
       String id = "1001_f" + i;
@@ -253,13 +254,15 @@ class V2SpecConformanceTest {
         ReadModelFixture.date(hour), "messageName", message, "correlationKey", correlationKey, "tenantId", "<default>"));
   }
 
-  private static DocumentWrite correlation(String index, long subscription, long message, int hour) {
+  private static DocumentWrite correlation(String index, long subscription, long message, int hour,
+      long definition) {
     Map<String, Object> document = new HashMap<>(Map.of("subscriptionKey", subscription, "messageKey", message,
         "processInstanceKey", 1001, "bpmnProcessId", "order", "elementId", "boundary", "elementInstanceKey",
         subscription + 100, "messageName", "paid", "correlationKey", "o-1", "correlationTime",
         ReadModelFixture.date(hour)));
     document.put("tenantId", "<default>");
     document.put("partitionId", 1);
+    document.put("processDefinitionKey", definition);
     return new DocumentWrite(index, subscription + "_" + message, message, document);
   }
 }
