@@ -1,0 +1,72 @@
+package dev.flowpipe.flowcontrol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.offset;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/** The window's export rate on traces of a store's acknowledgements, one sample per tick (250 ms), window 5 s. */
+class LagWindowTest {
+
+  private static final Duration WINDOW = Duration.ofSeconds(5);
+  private static final long TICK_NANOS = 250_000_000L;
+
+  /** Writes 40 records/s; the store acknowledges {@code bulk} records every {@code everyTicks} ticks until a tick. */
+  private static List<Double> exportRates(long bulk, int everyTicks, int ackUntilTick, int ticks) {
+    LagWindow window = new LagWindow(WINDOW);
+    List<Double> rates = new ArrayList<>();
+    long exported = 0;
+    for (int tick = 1; tick <= ticks; tick++) {
+      if (tick % everyTicks == 0 && tick <= ackUntilTick) {
+        exported += bulk;
+      }
+      window.add(new LagSample(tick * TICK_NANOS, 10L * tick + exported, exported, Duration.ZERO), WINDOW);
+      rates.add(window.exportRate());
+    }
+    return rates;
+  }
+
+  @Nested
+  class AStoreThatAcknowledgesLessOftenThanOnceAWindow {
+
+    // the degraded-store test's timelines: a partition's durable position moved every ~6 s; over a 5 s window that
+    // read as 0 records/s between two acknowledgements, and the partition asked for the floor
+    @Test
+    void readsItsTrueRateAtEveryTickOnceTwoAcknowledgementsAreSeen() {
+      // given 216 records acknowledged every 6 s: 36 records/s
+      List<Double> rates = exportRates(216, 24, Integer.MAX_VALUE, 240);
+
+      // then from the second acknowledgement on (tick 48), every tick reads 36 records/s
+      assertThat(rates.subList(48 - 1, 240)).allSatisfy(rate -> assertThat(rate).isCloseTo(36.0,
+          offset(0.01)));
+    }
+
+    @Test
+    void readsLessAsASilenceLongerThanItsUsualGapGoesOnAndNothingAfterTheHorizon() {
+      // given the same store, which stops after its fifth acknowledgement (tick 120, 30 s)
+      List<Double> rates = exportRates(216, 24, 120, 240);
+
+      // then up to its usual gap (6 s, tick 144) the rate holds; beyond it the overdue silence counts (8.25 s after the
+      // last one: 216 records over 8.25 s); once the horizon (15 s) holds only the last one, it is 0
+      assertThat(rates.get(144 - 1)).isCloseTo(36.0, offset(0.01));
+      assertThat(rates.get(153 - 1)).isCloseTo(216 / 8.25, offset(0.01));
+      assertThat(rates.get(181 - 1)).isZero();
+    }
+  }
+
+  @Nested
+  class AStoreThatAcknowledgesEveryTick {
+
+    @Test
+    void readsTheRateOverTheWindow() {
+      List<Double> rates = exportRates(5, 1, Integer.MAX_VALUE, 80);
+
+      assertThat(rates.subList(20, 80)).allSatisfy(rate -> assertThat(rate).isCloseTo(20.0,
+          offset(0.01)));
+    }
+  }
+}
