@@ -11,10 +11,10 @@ import java.util.function.ToLongFunction;
  * smallest and largest age in it. Nothing is known before the window has filled once.
  *
  * <p>The export rate is measured between acknowledgements (the samples where the durable position moved), over at
- * least the window and back to {@link #ACK_HORIZON} windows: a slowed store that acknowledges a large bulk every few
- * seconds, less often than once a window, reads as its true rate, not as nothing in the windows between two of its
- * acknowledgements (which made that partition ask for the floor). A silence longer than the store's usual gap lowers
- * the rate as it goes on, and a store silent for the whole horizon reads nothing.
+ * least the window and back to {@link #ACK_HORIZON} windows before the latest one: a slowed store that acknowledges a
+ * large bulk every few seconds, less often than once a window, reads as its true rate, not as nothing in the windows
+ * between two of its acknowledgements (which made that partition ask for the floor). A silence longer than the
+ * store's usual gap lowers the rate as it goes on, and a store silent for longer than the horizon reads nothing.
  *
  * <p>Not thread-safe: one per partition, fed by the control thread.
  */
@@ -36,9 +36,11 @@ public final class LagWindow {
     length = windowLength;
     if (!samples.isEmpty() && sample.exported() > samples.getLast().exported()) {
       acks.addLast(sample);
-    }
-    while (!acks.isEmpty() && sample.nanos() - acks.getFirst().nanos() > ACK_HORIZON * length.toNanos()) {
-      acks.removeFirst();
+      // the horizon counts back from the latest acknowledgement: a store whose gaps grew with its bulks (10 s seen)
+      // still has the one before
+      while (acks.getLast().nanos() - acks.getFirst().nanos() > ACK_HORIZON * length.toNanos()) {
+        acks.removeFirst();
+      }
     }
     samples.addLast(sample);
     // keep one sample at or before the window's start, so the window spans its whole length
@@ -80,14 +82,15 @@ public final class LagWindow {
   /**
    * Records made durable per second: between the latest acknowledgement and the latest one at least a window before it
    * (or the oldest within the horizon), over that span plus the part of the silence since the latest one that exceeds
-   * the mean gap between them. With fewer than two acknowledgements within the horizon, over the window (0 with fewer
-   * than two samples).
+   * the mean gap between them. With fewer than two acknowledgements, or a silence longer than the horizon, over the
+   * window (0 with fewer than two samples).
    */
   public double exportRate() {
     if (samples.size() < 2) {
       return 0;
     }
-    if (acks.size() < 2) {
+    long silence = acks.isEmpty() ? 0 : samples.getLast().nanos() - acks.getLast().nanos();
+    if (acks.size() < 2 || silence > ACK_HORIZON * length.toNanos()) {
       return Math.max(0, samples.getLast().exported() - samples.getFirst().exported()) / seconds();
     }
     LagSample last = acks.getLast();
@@ -105,7 +108,6 @@ public final class LagWindow {
       }
     }
     long span = last.nanos() - first.nanos();
-    long silence = samples.getLast().nanos() - last.nanos();
     long overdue = Math.max(0, silence - span / gaps);
     return (last.exported() - first.exported()) / ((span + overdue) / 1e9);
   }

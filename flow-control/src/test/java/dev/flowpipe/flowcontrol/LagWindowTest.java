@@ -46,15 +46,32 @@ class LagWindowTest {
     }
 
     @Test
-    void readsLessAsASilenceLongerThanItsUsualGapGoesOnAndNothingAfterTheHorizon() {
+    void readsLessAsASilenceLongerThanItsUsualGapGoesOnAndNothingOnceItIsLongerThanTheHorizon() {
       // given the same store, which stops after its fifth acknowledgement (tick 120, 30 s)
       List<Double> rates = exportRates(216, 24, 120, 240);
 
       // then up to its usual gap (6 s, tick 144) the rate holds; beyond it the overdue silence counts (8.25 s after the
-      // last one: 216 records over 8.25 s); once the horizon (15 s) holds only the last one, it is 0
+      // last one: 216 records over 8.25 s); after a silence longer than the horizon (15 s), it is 0
       assertThat(rates.get(144 - 1)).isCloseTo(36.0, offset(0.01));
       assertThat(rates.get(153 - 1)).isCloseTo(216 / 8.25, offset(0.01));
+      assertThat(rates.get(180 - 1)).isPositive();
       assertThat(rates.get(181 - 1)).isZero();
+    }
+
+    @Test
+    void whoseGapsGrowReadsTheRateOverTheLastGapAtLeastAWindowLong() {
+      // given 216 records every 6 s, then 360 records after a gap of 10 s (tick 144 + 40)
+      LagWindow window = new LagWindow(WINDOW);
+      long exported = 0;
+      for (int tick = 1; tick <= 184 + 36; tick++) {
+        if ((tick % 24 == 0 && tick <= 144) || tick == 184) {
+          exported += tick == 184 ? 360 : 216;
+        }
+        window.add(new LagSample(tick * TICK_NANOS, 10L * tick + exported, exported, Duration.ZERO), WINDOW);
+      }
+
+      // then 9 s after the last one: 360 records over its 10 s gap, the silence still shorter than that
+      assertThat(window.exportRate()).isCloseTo(36.0, offset(0.01));
     }
   }
 
