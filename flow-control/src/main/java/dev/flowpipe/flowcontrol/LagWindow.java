@@ -11,10 +11,11 @@ import java.util.function.ToLongFunction;
  * smallest and largest age in it. Nothing is known before the window has filled once.
  *
  * <p>The export rate is measured between acknowledgements (the samples where the durable position moved), over at
- * least the window and back to {@link #ACK_HORIZON} windows before the latest one: a slowed store that acknowledges a
- * large bulk every few seconds, less often than once a window, reads as its true rate, not as nothing in the windows
- * between two of its acknowledgements (which made that partition ask for the floor). A silence longer than the
- * store's usual gap lowers the rate as it goes on, and a store silent for longer than the horizon reads nothing.
+ * least the window (back to the latest acknowledgement at or before its start) and at most {@link #ACK_HORIZON}
+ * windows before the latest one: a slowed store that acknowledges a large bulk every few seconds, less often than once
+ * a window, reads as its true rate, not as nothing in the windows between two of its acknowledgements (which made that
+ * partition ask for the floor). A silence longer than the store's usual gap lowers the rate as it goes on, and a store
+ * silent for longer than the horizon reads nothing.
  *
  * <p>Not thread-safe: one per partition, fed by the control thread.
  */
@@ -80,10 +81,10 @@ public final class LagWindow {
   }
 
   /**
-   * Records made durable per second: between the latest acknowledgement and the latest one at least a window before it
-   * (or the oldest within the horizon), over that span plus the part of the silence since the latest one that exceeds
-   * the mean gap between them. With fewer than two acknowledgements, or a silence longer than the horizon, over the
-   * window (0 with fewer than two samples).
+   * Records made durable per second: between the latest acknowledgement and the latest one before it at or before the
+   * window's start, over that span plus the part of the silence since the latest one that exceeds the mean gap between
+   * them. With no such pair within the horizon, or a silence longer than the horizon, over the window (0 with fewer
+   * than two samples).
    */
   public double exportRate() {
     if (samples.size() < 2) {
@@ -91,25 +92,34 @@ public final class LagWindow {
     }
     long silence = acks.isEmpty() ? 0 : samples.getLast().nanos() - acks.getLast().nanos();
     if (acks.size() < 2 || silence > ACK_HORIZON * length.toNanos()) {
-      return Math.max(0, samples.getLast().exported() - samples.getFirst().exported()) / seconds();
+      return windowExportRate();
     }
     LagSample last = acks.getLast();
-    LagSample first = acks.getFirst();
-    int gaps = acks.size() - 1;
-    var back = acks.descendingIterator();
-    int seen = -1;
-    while (back.hasNext()) {
+    // back to the latest acknowledgement at or before the window's start: no further back than the window where the
+    // store acknowledges often (a rate that fell is seen as soon as over the window), one gap further where it does not
+    long windowStart = samples.getLast().nanos() - length.toNanos();
+    LagSample first = null;
+    int gaps = 0;
+    for (var back = acks.descendingIterator(); back.hasNext(); ) {
       LagSample ack = back.next();
-      seen++;
-      if (last.nanos() - ack.nanos() >= length.toNanos()) {
-        first = ack;
-        gaps = seen;
-        break;
+      if (ack != last) {
+        gaps++;
+        if (ack.nanos() <= windowStart) {
+          first = ack;
+          break;
+        }
       }
+    }
+    if (first == null) {
+      return windowExportRate();
     }
     long span = last.nanos() - first.nanos();
     long overdue = Math.max(0, silence - span / gaps);
     return (last.exported() - first.exported()) / ((span + overdue) / 1e9);
+  }
+
+  private double windowExportRate() {
+    return Math.max(0, samples.getLast().exported() - samples.getFirst().exported()) / seconds();
   }
 
   /**

@@ -76,6 +76,28 @@ class LagWindowTest {
   }
 
   @Nested
+  class AStoreThatSlowsDown {
+
+    // the node's degraded-store test: a rate measured back from the latest acknowledgement reached a window and more
+    // into the healthy store's records, read the slowed store at 1.5-2x its rate, and the static limit taken from it
+    // was too high to drain the backlog in time
+    @Test
+    void readsTheSlowRateOnceAWindowHasPassed() {
+      // given 50 records a tick (200 records/s) for 10 s, then 40 records every 2 s (20 records/s)
+      LagWindow window = new LagWindow(WINDOW);
+      long exported = 0;
+      for (int tick = 1; tick <= 62; tick++) {
+        exported += tick <= 40 ? 50 : (tick % 8 == 0 ? 40 : 0);
+        window.add(new LagSample(tick * TICK_NANOS, 60L * tick, exported, Duration.ZERO), WINDOW);
+      }
+
+      // then 5.5 s after the slowdown (6 ticks after its last acknowledgement): 80 records over the 4 s between the
+      // healthy store's last acknowledgement and the latest
+      assertThat(window.exportRate()).isCloseTo(20.0, offset(0.01));
+    }
+  }
+
+  @Nested
   class AStoreThatAcknowledgesEveryTick {
 
     @Test
