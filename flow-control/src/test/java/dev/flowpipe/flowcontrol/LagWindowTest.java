@@ -78,9 +78,9 @@ class LagWindowTest {
   @Nested
   class AStoreThatSlowsDown {
 
-    // the node's degraded-store test: a rate measured back from the latest acknowledgement reached a window and more
-    // into the healthy store's records, read the slowed store at 1.5-2x its rate, and the static limit taken from it
-    // was too high to drain the backlog in time
+    // the node's degraded-store test: a rate measured a window back from the latest acknowledgement reached into the
+    // healthy store's records (here 280 records over 5 s and an overdue 0.67 s: 49 records/s), read the slowed store
+    // above its rate, and the static limit taken from it was too high to drain the backlog in time
     @Test
     void readsTheSlowRateOnceAWindowHasPassed() {
       // given 50 records a tick (200 records/s) for 10 s, then 40 records every 2 s (20 records/s)
