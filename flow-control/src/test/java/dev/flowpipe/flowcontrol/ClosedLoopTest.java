@@ -2,6 +2,7 @@ package dev.flowpipe.flowcontrol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -46,6 +47,30 @@ class ClosedLoopTest {
     void theMeanLagSettlesWithinTenPercentOfTheTarget(double limiterGain, long bulkRecords) {
       assertThat(settledMeanAgeMillis(limiterGain, bulkRecords, false))
           .isBetween(TARGET_MILLIS * 0.9, TARGET_MILLIS * 1.1);
+    }
+  }
+
+  @Nested
+  class ACompleteClusterWhoseStoreAcknowledgesRarely {
+
+    /** As the server's degraded-store test: target 4 s, a floor of 20 records/s. */
+    private static final ControlSettings SERVER = new ControlSettings(true, ControlSettings.Mode.TIME,
+        Duration.ofSeconds(4), 100_000, 20, Duration.ofMillis(250), 0, Duration.ofSeconds(5), Duration.ZERO);
+
+    // the store takes 60% of the offered load, one bulk at a time; a bulk takes its round trip plus its size at that
+    // rate, so under a limit near the store's rate a partition's bulks come seconds apart. Longer round trips across
+    // three partitions (acknowledgements every 4-8 s) cannot reach the target at all: with empty bulks the cycle alone
+    // is longer than it (mean age 6-12 s, with the window's rate or the acknowledgements')
+    @ParameterizedTest(name = "{0} partitions, a store taking {1} records/s in bulks with a round trip of {2} ms")
+    @CsvSource({"1, 72, 1000", "1, 72, 2000", "3, 216, 500"})
+    void theMeanLagSettlesWithinTenPercentOfTheTarget(int partitionCount, double storePerSecond, long roundTripMillis) {
+      SimulatedCluster cluster =
+          new SimulatedCluster(SERVER, partitionCount, storePerSecond / partitionCount / 0.6, storePerSecond, Duration.ofMillis(roundTripMillis));
+      cluster.run(60).measureFromHere().run(120);
+      System.out.printf("%d partitions, round trip %d ms: mean age %.0f ms, acks every %.1f s%n", partitionCount,
+          roundTripMillis, cluster.meanAgeMillis(), cluster.meanAckGapSeconds());
+      assertThat(cluster.throttling()).as("still throttling").isTrue();
+      assertThat(cluster.meanAgeMillis()).isBetween(4000 * 0.9, 4000 * 1.1);
     }
   }
 }
