@@ -29,7 +29,7 @@ final class LiveStream {
   private final Executor writers;
   private final Clock clock;
   private final long reconnectMillis;
-  private final AtomicReference<LogPositions> latest = new AtomicReference<>();
+  private final AtomicReference<Move> latest = new AtomicReference<>();
   private final AtomicBoolean keepAliveDue = new AtomicBoolean();
   private final AtomicBoolean scheduled = new AtomicBoolean();
   private volatile boolean dropped;
@@ -60,7 +60,7 @@ final class LiveStream {
    */
   void start(LogPositions now) {
     if (!now.byPartition().isEmpty() && (sent.byPartition().isEmpty() || now.beyond(sent))) {
-      if (write(positionsEvent(now, now.movedSince(sent)))) {
+      if (write(positionsEvent(now, now.movedSince(sent), null))) {
         sent = now;
       }
     } else {
@@ -68,9 +68,21 @@ final class LiveStream {
     }
   }
 
-  /** Sends the page {@code positions} when it has not seen them; a later call before the write replaces them. */
-  void offer(LogPositions positions) {
-    latest.accumulateAndGet(positions, (waiting, now) -> waiting == null ? now : waiting.max(now));
+  /**
+   * The read model moved to {@code positions}: the poller read them at {@code read} and they were searchable at
+   * {@code searchable} (both sent to the page, so a client can tell where the time went).
+   */
+  record Move(LogPositions positions, Instant read, Instant searchable) {
+
+    /** This move and a later one as one: the further positions, the later one's times. */
+    Move and(Move later) {
+      return new Move(positions.max(later.positions), later.read, later.searchable);
+    }
+  }
+
+  /** Sends the page {@code move} when it has not seen its positions; a later call before the write joins it. */
+  void offer(Move move) {
+    latest.accumulateAndGet(move, (waiting, now) -> waiting == null ? now : waiting.and(now));
     schedule();
   }
 
@@ -122,10 +134,10 @@ final class LiveStream {
         emitter.complete();
         return;
       }
-      LogPositions positions = latest.getAndSet(null);
+      Move move = latest.getAndSet(null);
+      LogPositions positions = move == null ? null : move.positions();
       if (positions != null && (sent.byPartition().isEmpty() || positions.beyond(sent))) {
-        SortedMap<Integer, Long> moved = positions.movedSince(sent);
-        if (!write(positionsEvent(positions, moved))) {
+        if (!write(positionsEvent(positions, positions.movedSince(sent), move))) {
           return;
         }
         sent = positions;
@@ -158,15 +170,24 @@ final class LiveStream {
     return dropped;
   }
 
-  /** The {@code positions} event: its id names where the read model is, its data the partitions that moved. */
-  private SseEmitter.SseEventBuilder positionsEvent(LogPositions positions, SortedMap<Integer, Long> moved) {
+  /**
+   * The {@code positions} event: its id names where the read model is, its data the partitions that moved and, for a
+   * move the poller found ({@code move} not null), when it read the marks and when they were searchable (epoch ms).
+   */
+  private SseEmitter.SseEventBuilder positionsEvent(LogPositions positions, SortedMap<Integer, Long> moved,
+      Move move) {
     StringBuilder json = new StringBuilder("{\"moved\":{");
     String separator = "";
     for (Map.Entry<Integer, Long> entry : moved.entrySet()) {
       json.append(separator).append('"').append(entry.getKey()).append("\":").append(entry.getValue());
       separator = ",";
     }
-    json.append("}}");
+    json.append('}');
+    if (move != null) {
+      json.append(",\"read\":").append(move.read().toEpochMilli())
+          .append(",\"searchable\":").append(move.searchable().toEpochMilli());
+    }
+    json.append('}');
     return SseEmitter.event().name("positions").id(positions.eventId()).reconnectTime(reconnectMillis)
         .data(json.toString(), MediaType.APPLICATION_JSON);
   }

@@ -131,6 +131,7 @@ public final class LiveUpdates implements AutoCloseable {
     try {
       SearchStore store = model.store();
       LogPositions read = read(store);
+      Instant readAt = clock.instant();
       if (!read.beyond(current)) {
         return;
       }
@@ -138,8 +139,9 @@ public final class LiveUpdates implements AutoCloseable {
       model.refreshEntities(store);
       storeReads.incrementAndGet();
       current = current.max(read);
+      LiveStream.Move move = new LiveStream.Move(current, readAt, clock.instant());
       for (LiveStream stream : streams) {
-        stream.offer(current);
+        stream.offer(move);
       }
     } catch (RuntimeException e) {
       // the store cannot be read now: the pages keep what they show, and hear of the next move once it can

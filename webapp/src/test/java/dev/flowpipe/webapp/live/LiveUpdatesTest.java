@@ -133,7 +133,7 @@ class LiveUpdatesTest {
 
         await().atMost(Duration.ofSeconds(10)).until(() -> stream.events.size() == 2);
         assertThat(stream.events.get(1)).contains("id:1:" + position + ",2:50").contains("data:{\"moved\":{\"1\":"
-            + position + "}}");
+            + position + "},\"read\":");
       }
     }
 
@@ -147,7 +147,7 @@ class LiveUpdatesTest {
       try (Stream upToDate = new Stream(current)) {
         mark(2, 60);
         await().atMost(Duration.ofSeconds(10)).until(() -> upToDate.events.size() == 1);
-        assertThat(upToDate.events.getFirst()).contains("data:{\"moved\":{\"2\":60}}");
+        assertThat(upToDate.events.getFirst()).contains("data:{\"moved\":{\"2\":60},\"read\":");
       }
       try (Stream behind = new Stream(current)) {
         await().atMost(Duration.ofSeconds(10)).until(() -> behind.events.size() == 1);
