@@ -28,6 +28,7 @@ import dev.flowpipe.webapp.heatmap.HeatmapController;
 import dev.flowpipe.webapp.export.ExportController;
 import dev.flowpipe.webapp.export.InstanceExport;
 import dev.flowpipe.webapp.live.LiveController;
+import dev.flowpipe.webapp.live.LiveMetrics;
 import dev.flowpipe.webapp.live.LiveUpdates;
 import dev.flowpipe.webapp.config.StoreProperties;
 import dev.flowpipe.webapp.consistency.ReadYourWrites;
@@ -118,6 +119,11 @@ public class WebappConfiguration {
       ExecutorService liveWriters, Clock clock) {
     return new LiveUpdates(readModel, livePoller, liveWriters, clock, live.pollInterval(), live.keepAlive(),
         live.streamTimeout(), live.reconnectDelay(), live.writeTimeout(), live.maxStreams());
+  }
+
+  @Bean
+  LiveMetrics liveMetrics(LiveUpdates liveUpdates) {
+    return new LiveMetrics(liveUpdates);
   }
 
   @Bean

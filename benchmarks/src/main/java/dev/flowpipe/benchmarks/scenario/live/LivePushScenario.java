@@ -10,6 +10,7 @@ import dev.flowpipe.benchmarks.prometheus.ExporterLag;
 import dev.flowpipe.benchmarks.report.Percentiles;
 import dev.flowpipe.benchmarks.scenario.operations.OperationsScenario.LoadAverage;
 import dev.flowpipe.testsupport.NodeProcess;
+import dev.flowpipe.testsupport.PrometheusSamples;
 import dev.flowpipe.testsupport.ScratchDirectories;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.model.bpmn.Bpmn;
@@ -51,13 +52,21 @@ public final class LivePushScenario {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** The settings as the report gives them. */
-  public record Settings(int backgroundInstancesPerSecond, int probesPerSecond, int loadSeconds, int idleSeconds) {}
+  public record Settings(int backgroundInstancesPerSecond, int probesPerSecond, int loadSeconds, int idleSeconds,
+      int streams) {}
 
   public record Report(String scenario, Settings settings, long idleEvents, long idleSearchesPerMinute,
       Percentiles commandToPageMillis, Percentiles recordToPageMillis, Breakdown breakdownMillis, long probesShown,
       long probesNotShownWithin10s, long probesRefusedByTheEngine, long eventsUnderLoad,
       double eventsPerSecondUnderLoad, long searchesUnderLoad, Percentiles exporterLagAgeMillis,
-      List<LoadAverage> loadAverages) {}
+      Percentiles searchableToEventAtEveryStreamMillis, LiveStore liveStoreUnderLoad, List<LoadAverage> loadAverages) {}
+
+  /**
+   * What the web app's live poller asked of the store during the probes, from its own meters
+   * ({@code flowpipe_live_*} at {@code /actuator/prometheus}), with {@code streams} streams open.
+   */
+  public record LiveStore(long streamsOpen, long polls, long storeRequests, double storeRequestsPerMinute,
+      double storeRequestsPerPoll) {}
 
   /** Where the time of the probes shown went, segment by segment (each segment's own percentiles). */
   public record Breakdown(Percentiles commandToRecord, Percentiles recordToPollRead, Percentiles pollReadToSearchable,
@@ -65,7 +74,11 @@ public final class LivePushScenario {
 
   private LivePushScenario() {}
 
-  public static Report run(Path root, int rate, int probesPerSecond, int loadSeconds, int idleSeconds)
+  /**
+   * @param streams the open pages: the push client and {@code streams - 1} listeners that only take the events (their
+   *     delivery is measured; they search nothing, so the store's work beside the page's searches shows)
+   */
+  public static Report run(Path root, int rate, int probesPerSecond, int loadSeconds, int idleSeconds, int streams)
       throws Exception {
     List<LoadAverage> loadAverages = new ArrayList<>(List.of(LoadAverage.now("start")));
     Path work = ScratchDirectories.create("bench-live");
@@ -77,8 +90,13 @@ public final class LivePushScenario {
           .endEvent().done(), "live-probe.bpmn").send().join();
       String base = "http://127.0.0.1:" + node.httpPort();
       Thread.sleep(5_000); // the deployments' records exported before the idle minute begins
-      try (PushClient push = new PushClient(base)) {
+      Histogram delivery = new Histogram(60_000, 3);
+      List<Listener> listeners = new ArrayList<>();
+      try (PushClient push = new PushClient(base, delivery)) {
         push.awaitOpen();
+        for (int i = 1; i < streams; i++) {
+          listeners.add(new Listener(base, delivery));
+        }
         long before = push.events.get();
         Thread.sleep(idleSeconds * 1000L);
         long idle = push.events.get() - before;
@@ -112,6 +130,11 @@ public final class LivePushScenario {
         });
         long eventsBefore = push.events.get();
         long searchesBefore = push.searches.get();
+        PrometheusSamples metricsBefore = metrics(base);
+        long metricsStart = System.nanoTime();
+        synchronized (delivery) {
+          delivery.reset(); // the idle phase's and the warm-up's events left out
+        }
         long loadStart = System.nanoTime();
         long interval = 1_000_000_000L / probesPerSecond;
         long refused = 0;
@@ -132,6 +155,18 @@ public final class LivePushScenario {
         }
         long eventsUnderLoad = push.events.get() - eventsBefore;
         long searchesUnderLoad = push.searches.get() - searchesBefore;
+        PrometheusSamples metricsAfter = metrics(base);
+        double metricsMinutes = (System.nanoTime() - metricsStart) / 60e9;
+        long polls = Math.round(metricsAfter.sum("flowpipe_live_polls_total")
+            - metricsBefore.sum("flowpipe_live_polls_total"));
+        long storeRequests = Math.round(metricsAfter.sum("flowpipe_live_store_requests_total")
+            - metricsBefore.sum("flowpipe_live_store_requests_total"));
+        LiveStore liveStore = new LiveStore(Math.round(metricsAfter.sum("flowpipe_live_streams")), polls,
+            storeRequests, storeRequests / metricsMinutes, polls == 0 ? 0 : (double) storeRequests / polls);
+        Percentiles deliveryEverywhere;
+        synchronized (delivery) {
+          deliveryEverywhere = Percentiles.of(delivery);
+        }
         double loadSecondsTaken = (System.nanoTime() - loadStart) / 1e9;
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (!push.pending.isEmpty() && System.nanoTime() < deadline) {
@@ -139,13 +174,81 @@ public final class LivePushScenario {
         }
         loadAverages.add(LoadAverage.now("after the probes (background load running)"));
         lagSampler.interrupt();
+        listeners.forEach(Listener::close);
         background.interrupt();
         background.join(60_000);
-        return new Report("live-push", new Settings(rate, probesPerSecond, loadSeconds, idleSeconds), idle,
+        return new Report("live-push", new Settings(rate, probesPerSecond, loadSeconds, idleSeconds, streams), idle,
             Math.round(idleSearches * 60.0 / idleSeconds), Percentiles.of(push.commandToPage),
             Percentiles.of(push.recordToPage), push.breakdown(), push.commandToPage.getTotalCount(),
             push.pending.size(), refused, eventsUnderLoad, eventsUnderLoad / loadSecondsTaken, searchesUnderLoad,
-            Percentiles.of(lagAges), loadAverages);
+            Percentiles.of(lagAges), deliveryEverywhere, liveStore, loadAverages);
+      }
+    }
+  }
+
+  private static PrometheusSamples metrics(String base) throws IOException, InterruptedException {
+    try (HttpClient http = HttpClient.newHttpClient()) {
+      return PrometheusSamples.parse(http.send(HttpRequest.newBuilder(URI.create(base + "/actuator/prometheus"))
+          .build(), HttpResponse.BodyHandlers.ofString()).body());
+    }
+  }
+
+  /** Reads a stream's {@code positions} events; for each, {@code onEvent} gets its data and when it arrived. */
+  private static void readEvents(HttpClient http, String base, Runnable onOpen, EventHandler onEvent) {
+    try {
+      HttpResponse<InputStream> response = http.send(HttpRequest.newBuilder(URI.create(base + "/ui/live"))
+          .header("Accept", "text/event-stream").build(), HttpResponse.BodyHandlers.ofInputStream());
+      BufferedReader lines = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
+      onOpen.run();
+      String line;
+      boolean positions = false;
+      boolean first = true;
+      String data = "{}";
+      while ((line = lines.readLine()) != null) {
+        if (line.equals("event:positions")) {
+          positions = true;
+        } else if (line.startsWith("data:")) {
+          data = line.substring("data:".length());
+        } else if (line.isEmpty() && positions) {
+          positions = false;
+          long received = System.currentTimeMillis();
+          if (first) {
+            first = false; // the baseline: where the read model was when the stream opened
+            continue;
+          }
+          onEvent.event(JSON.readTree(data), received);
+        }
+      }
+    } catch (IOException e) {
+      // closed
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private interface EventHandler {
+    void event(JsonNode data, long receivedMillis) throws IOException;
+  }
+
+  /** Another open page: takes the events, records how long each took from searchable to here, searches nothing. */
+  private static final class Listener implements AutoCloseable {
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    Listener(String base, Histogram delivery) {
+      Thread.ofPlatform().daemon().name("listener").start(() -> readEvents(http, base, () -> { },
+          (data, received) -> recordDelivery(delivery, data, received)));
+    }
+
+    @Override
+    public void close() {
+      http.shutdownNow();
+    }
+  }
+
+  private static void recordDelivery(Histogram delivery, JsonNode data, long received) {
+    if (data.has("searchable")) {
+      synchronized (delivery) {
+        delivery.recordValue(Math.max(0, Math.min(60_000, received - data.path("searchable").asLong())));
       }
     }
   }
@@ -173,11 +276,17 @@ public final class LivePushScenario {
     private final AtomicReference<Event> latest = new AtomicReference<>();
     private final Semaphore signal = new Semaphore(0);
     private volatile boolean open;
-    private volatile boolean first = true;
 
-    PushClient(String base) {
+    PushClient(String base, Histogram delivery) {
       this.base = base;
-      Thread.ofPlatform().daemon().name("push-client").start(this::read);
+      Thread.ofPlatform().daemon().name("push-client").start(() -> readEvents(http, base, () -> open = true,
+          (data, received) -> {
+            recordDelivery(delivery, data, received);
+            events.incrementAndGet();
+            latest.set(new Event(data.path("read").asLong(received), data.path("searchable").asLong(received),
+                received));
+            signal.release();
+          }));
       Thread.ofPlatform().daemon().name("push-client-search").start(this::search);
     }
 
@@ -198,41 +307,6 @@ public final class LivePushScenario {
     Breakdown breakdown() {
       return new Breakdown(Percentiles.of(commandToRecord), Percentiles.of(recordToPollRead),
           Percentiles.of(pollReadToSearchable), Percentiles.of(searchableToEvent), Percentiles.of(eventToAnswer));
-    }
-
-    private void read() {
-      try {
-        HttpResponse<InputStream> response = http.send(HttpRequest.newBuilder(URI.create(base + "/ui/live"))
-            .header("Accept", "text/event-stream").build(), HttpResponse.BodyHandlers.ofInputStream());
-        BufferedReader lines = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
-        open = true;
-        String line;
-        boolean positions = false;
-        String data = "{}";
-        while ((line = lines.readLine()) != null) {
-          if (line.equals("event:positions")) {
-            positions = true;
-          } else if (line.startsWith("data:")) {
-            data = line.substring("data:".length());
-          } else if (line.isEmpty() && positions) {
-            positions = false;
-            long received = System.currentTimeMillis();
-            if (first) {
-              first = false; // the baseline: where the read model was when the stream opened
-              continue;
-            }
-            JsonNode times = JSON.readTree(data);
-            events.incrementAndGet();
-            latest.set(new Event(times.path("read").asLong(received), times.path("searchable").asLong(received),
-                received));
-            signal.release();
-          }
-        }
-      } catch (IOException e) {
-        // closed
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
     }
 
     private void search() {
