@@ -33,6 +33,8 @@ final class LiveStream {
   private final AtomicBoolean keepAliveDue = new AtomicBoolean();
   private final AtomicBoolean scheduled = new AtomicBoolean();
   private volatile boolean dropped;
+  /** The emitter was completed: nothing is written or scheduled any more. */
+  private volatile boolean closed;
   /** When the write under way began (null: none under way); the poller reads it to find a stream that is stuck. */
   private volatile Instant writing;
   /** The positions this page was last sent (written by the writer thread only, one at a time). */
@@ -105,7 +107,7 @@ final class LiveStream {
   }
 
   private void schedule() {
-    if (scheduled.compareAndSet(false, true)) {
+    if (!closed && scheduled.compareAndSet(false, true)) {
       try {
         writers.execute(this::drain);
       } catch (RejectedExecutionException e) {
@@ -123,12 +125,14 @@ final class LiveStream {
         scheduled.set(false);
       }
       // something offered after the last look and before the flag was cleared: this writer sends it
-    } while ((latest.get() != null || keepAliveDue.get() || dropped) && scheduled.compareAndSet(false, true));
+    } while (!closed && (latest.get() != null || keepAliveDue.get() || dropped)
+        && scheduled.compareAndSet(false, true));
   }
 
   private void writeWhatWaits() {
     while (true) {
       if (dropped) {
+        closed = true;
         latest.set(null);
         keepAliveDue.set(false);
         emitter.complete();
@@ -159,6 +163,7 @@ final class LiveStream {
     } catch (IOException | IllegalStateException e) {
       // the page went away (or the stream ended): its browser reconnects if it is still open
       dropped = true;
+      closed = true;
       emitter.completeWithError(e);
       return false;
     } finally {

@@ -242,6 +242,13 @@ class LiveUpdatesTest {
           // drain until the server closes the connection
         }
         assertThat(updates.openStreams()).isEqualTo(1);
+
+        // once both pages are gone, no writer keeps working for them
+        reading.close();
+        await().atMost(Duration.ofSeconds(10)).during(Duration.ofMillis(500))
+            .until(() -> Thread.getAllStackTraces().keySet().stream().noneMatch(
+                t -> t.getName().startsWith("flowpipe-live-writer-") && t.getState() == Thread.State.RUNNABLE));
+        await().atMost(Duration.ofSeconds(10)).until(() -> updates.openStreams() == 0);
       }
     }
   }
