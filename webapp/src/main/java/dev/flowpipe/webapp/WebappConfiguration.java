@@ -118,7 +118,7 @@ public class WebappConfiguration {
   LiveUpdates liveUpdates(ReadModel readModel, LiveProperties live, ScheduledExecutorService livePoller,
       ExecutorService liveWriters, Clock clock) {
     return new LiveUpdates(readModel, livePoller, liveWriters, clock, live.pollInterval(), live.keepAlive(),
-        live.streamTimeout(), live.reconnectDelay(), live.writeTimeout(), live.maxStreams());
+        live.streamTimeout(), live.reconnectDelay(), live.writeTimeout(), live.maxStreams(), live.refresh());
   }
 
   @Bean

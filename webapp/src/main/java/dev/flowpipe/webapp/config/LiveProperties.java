@@ -18,6 +18,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param writeTimeout how long one write to a page may be under way before the page counts as not reading: its stream
  *     is dropped (the others never wait for it) and closed, and the browser reconnects and catches up
  * @param maxStreams how many streams may be open at once; one more is answered 429 and the page polls instead
+ * @param refresh whether the poller refreshes the read model's indices on a move before it tells the pages; needless
+ *     (and, on a loaded store, hundreds of milliseconds to seconds) when every writer refreshes what it wrote before
+ *     it marks its export position, as the node's exporter does with {@code flowpipe.exporter.bulk.refresh} on
  */
 @ConfigurationProperties("flowpipe.webapp.live")
 public record LiveProperties(
@@ -26,7 +29,8 @@ public record LiveProperties(
     @DefaultValue("30m") Duration streamTimeout,
     @DefaultValue("1s") Duration reconnectDelay,
     @DefaultValue("10s") Duration writeTimeout,
-    @DefaultValue("1000") int maxStreams) {
+    @DefaultValue("1000") int maxStreams,
+    @DefaultValue("true") boolean refresh) {
 
   private static final String P = "flowpipe.webapp.live.";
 

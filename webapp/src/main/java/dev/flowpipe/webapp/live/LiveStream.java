@@ -72,7 +72,8 @@ final class LiveStream {
 
   /**
    * The read model moved to {@code positions}: the poller read them at {@code read} and they were searchable at
-   * {@code searchable} (both sent to the page, so a client can tell where the time went).
+   * {@code searchable} (both sent to the page, so a client can tell where the time went; null for a stream that
+   * catches up on a move made while it opened).
    */
   record Move(LogPositions positions, Instant read, Instant searchable) {
 
@@ -177,7 +178,7 @@ final class LiveStream {
 
   /**
    * The {@code positions} event: its id names where the read model is, its data the partitions that moved and, for a
-   * move the poller found ({@code move} not null), when it read the marks and when they were searchable (epoch ms).
+   * move the poller found, when it read the marks and when they were searchable (epoch ms).
    */
   private SseEmitter.SseEventBuilder positionsEvent(LogPositions positions, SortedMap<Integer, Long> moved,
       Move move) {
@@ -188,7 +189,7 @@ final class LiveStream {
       separator = ",";
     }
     json.append('}');
-    if (move != null) {
+    if (move != null && move.read() != null) {
       json.append(",\"read\":").append(move.read().toEpochMilli())
           .append(",\"searchable\":").append(move.searchable().toEpochMilli());
     }

@@ -48,6 +48,7 @@ public final class LiveUpdates implements AutoCloseable {
   private final Duration reconnectDelay;
   private final Duration writeTimeout;
   private final int maxStreams;
+  private final boolean refresh;
   private final Set<LiveStream> streams = new CopyOnWriteArraySet<>();
   private final ScheduledFuture<?> poller;
   private final ScheduledFuture<?> keepAlive;
@@ -63,10 +64,12 @@ public final class LiveUpdates implements AutoCloseable {
    * @param streamTimeout how long one stream stays open; the browser then opens the next one, resuming where it was
    * @param reconnectDelay how long a browser waits before it reconnects a dropped stream
    * @param writeTimeout how long one write to a page may be under way before the page counts as not reading
+   * @param refresh whether a move is made searchable (a refresh of the read model's indices) before the pages hear
+   *     of it; needless when every writer refreshes what it wrote before it marks its position
    */
   public LiveUpdates(ReadModel model, ScheduledExecutorService scheduler, Executor writers, Clock clock,
       Duration pollInterval, Duration keepAlive, Duration streamTimeout, Duration reconnectDelay,
-      Duration writeTimeout, int maxStreams) {
+      Duration writeTimeout, int maxStreams, boolean refresh) {
     this.model = model;
     this.writers = writers;
     this.clock = clock;
@@ -74,6 +77,7 @@ public final class LiveUpdates implements AutoCloseable {
     this.reconnectDelay = reconnectDelay;
     this.writeTimeout = writeTimeout;
     this.maxStreams = maxStreams;
+    this.refresh = refresh;
     this.poller = scheduler.scheduleWithFixedDelay(this::poll, pollInterval.toNanos(), pollInterval.toNanos(),
         TimeUnit.NANOSECONDS);
     this.keepAlive = scheduler.scheduleWithFixedDelay(this::keepAlive, keepAlive.toNanos(), keepAlive.toNanos(),
@@ -94,9 +98,15 @@ public final class LiveUpdates implements AutoCloseable {
     emitter.onCompletion(() -> streams.remove(stream));
     emitter.onTimeout(() -> streams.remove(stream));
     emitter.onError(e -> streams.remove(stream));
-    stream.start(current);
+    LogPositions startedAt = current;
+    stream.start(startedAt);
     if (!stream.dropped()) {
       streams.add(stream);
+      // a move the poller handed out between the first event and now did not reach this stream: it gets it now
+      LogPositions now = current;
+      if (now.beyond(startedAt)) {
+        stream.offer(new LiveStream.Move(now, null, null));
+      }
     }
     return emitter;
   }
@@ -135,9 +145,11 @@ public final class LiveUpdates implements AutoCloseable {
       if (!read.beyond(current)) {
         return;
       }
-      // what the export positions say is written becomes searchable before any page is told to read it
-      model.refreshEntities(store);
-      storeReads.incrementAndGet();
+      if (refresh) {
+        // what the export positions say is written becomes searchable before any page is told to read it
+        model.refreshEntities(store);
+        storeReads.incrementAndGet();
+      }
       current = current.max(read);
       LiveStream.Move move = new LiveStream.Move(current, readAt, clock.instant());
       for (LiveStream stream : streams) {

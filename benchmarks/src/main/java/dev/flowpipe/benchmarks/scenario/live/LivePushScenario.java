@@ -53,7 +53,7 @@ public final class LivePushScenario {
 
   /** The settings as the report gives them. */
   public record Settings(int backgroundInstancesPerSecond, int probesPerSecond, int loadSeconds, int idleSeconds,
-      int streams) {}
+      int streams, boolean liveRefresh) {}
 
   public record Report(String scenario, Settings settings, long idleEvents, long idleSearchesPerMinute,
       Percentiles commandToPageMillis, Percentiles recordToPageMillis, Breakdown breakdownMillis, long probesShown,
@@ -77,12 +77,14 @@ public final class LivePushScenario {
   /**
    * @param streams the open pages: the push client and {@code streams - 1} listeners that only take the events (their
    *     delivery is measured; they search nothing, so the store's work beside the page's searches shows)
+   * @param liveRefresh the node's {@code flowpipe.webapp.live.refresh}
    */
-  public static Report run(Path root, int rate, int probesPerSecond, int loadSeconds, int idleSeconds, int streams)
-      throws Exception {
+  public static Report run(Path root, int rate, int probesPerSecond, int loadSeconds, int idleSeconds, int streams,
+      boolean liveRefresh) throws Exception {
     List<LoadAverage> loadAverages = new ArrayList<>(List.of(LoadAverage.now("start")));
     Path work = ScratchDirectories.create("bench-live");
-    try (NodeProcess node = NodeProcess.start(root, work.resolve("node"), List.of());
+    try (NodeProcess node = NodeProcess.start(root, work.resolve("node"),
+        List.of("--flowpipe.webapp.live.refresh=" + liveRefresh));
         ZeebeClient client = ScenarioNodes.client(node)) {
       LoadModel model = LoadModel.builtIn();
       model.deploy(client);
@@ -177,7 +179,8 @@ public final class LivePushScenario {
         listeners.forEach(Listener::close);
         background.interrupt();
         background.join(60_000);
-        return new Report("live-push", new Settings(rate, probesPerSecond, loadSeconds, idleSeconds, streams), idle,
+        return new Report("live-push", new Settings(rate, probesPerSecond, loadSeconds, idleSeconds, streams,
+            liveRefresh), idle,
             Math.round(idleSearches * 60.0 / idleSeconds), Percentiles.of(push.commandToPage),
             Percentiles.of(push.recordToPage), push.breakdown(), push.commandToPage.getTotalCount(),
             push.pending.size(), refused, eventsUnderLoad, eventsUnderLoad / loadSecondsTaken, searchesUnderLoad,
