@@ -54,6 +54,7 @@ public final class LiveUpdates implements AutoCloseable {
   private final ScheduledFuture<?> keepAlive;
   private final AtomicLong storeReads = new AtomicLong();
   private final AtomicLong polls = new AtomicLong();
+  private final AtomicLong refreshes = new AtomicLong();
   private final AtomicLong stuckStreams = new AtomicLong();
   private volatile LogPositions current = LogPositions.NONE;
   private int highestPartition;
@@ -126,6 +127,11 @@ public final class LiveUpdates implements AutoCloseable {
     return storeReads.get();
   }
 
+  /** How many refreshes of the read model the poller asked for so far (one per move, unless the refresh is off). */
+  public long refreshes() {
+    return refreshes.get();
+  }
+
   /** How many streams were dropped so far because a write to them was stuck longer than the write timeout. */
   public long stuckStreams() {
     return stuckStreams.get();
@@ -149,6 +155,7 @@ public final class LiveUpdates implements AutoCloseable {
         // what the export positions say is written becomes searchable before any page is told to read it
         model.refreshEntities(store);
         storeReads.incrementAndGet();
+        refreshes.incrementAndGet();
       }
       current = current.max(read);
       LiveStream.Move move = new LiveStream.Move(current, readAt, clock.instant());

@@ -177,6 +177,7 @@ class LiveUpdatesTest {
         // under way when the counts were taken)
         await().atMost(Duration.ofSeconds(10)).until(() -> updates.polls() > polls);
         long rounds = updates.polls() - polls;
+        assertThat(updates.refreshes()).as("refreshes, one per move").isPositive();
         assertThat(rounds).isPositive();
         assertThat(updates.storeReads() - reads).as("store reads in %d rounds with three streams", rounds)
             .isBetween(rounds - 1, rounds + 2);
@@ -185,13 +186,14 @@ class LiveUpdatesTest {
   }
 
   /**
-   * A page that stops reading, as it really happens: a client over a real socket with a tiny receive buffer that
-   * never reads, on a web app whose keep-alive comments come every millisecond (so its socket buffers fill within a
-   * second or two, where real events would take hours) and whose sockets time a blocked write out after 8 s.
+   * A second web app on the same store, set as the cases below need (one start for both): its keep-alive comments
+   * come every millisecond (so a page's socket buffers fill within a second or two, where real events would take
+   * hours), its sockets time a blocked write out after 8 s, and its poller does not refresh the read model
+   * ({@code flowpipe.webapp.live.refresh=false}: for a store whose writer refreshes each bulk before it marks).
    */
   @Nested
   @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-  class APageThatStopsReading {
+  class ASecondWebApp {
 
     private TestWebapp busy;
 
@@ -201,6 +203,7 @@ class LiveUpdatesTest {
           "flowpipe.store.index-prefix", prefix,
           "flowpipe.webapp.live.poll-interval", "50ms", "flowpipe.webapp.live.keep-alive", "1ms",
           "flowpipe.webapp.live.write-timeout", "500ms", "server.tomcat.connection-timeout", "8s",
+          "flowpipe.webapp.live.refresh", "false",
           "spring.main.sources", SmallSendBuffers.class.getName()));
     }
 
@@ -212,7 +215,7 @@ class LiveUpdatesTest {
     }
 
     @Test
-    void delaysNoOtherStreamAndIsClosedOnceItsWriteIsStuck() throws IOException {
+    void withAPageThatStopsReadingDelaysNoOtherStreamAndClosesItOnceItsWriteIsStuck() throws IOException {
       LiveUpdates updates = busy.context().getBean(LiveUpdates.class);
       try (Stream reading = new Stream(busy, null); Socket stalled = new Socket()) {
         await().atMost(Duration.ofSeconds(10)).until(() -> reading.events.size() == 1);
@@ -249,6 +252,22 @@ class LiveUpdatesTest {
             .until(() -> Thread.getAllStackTraces().keySet().stream().noneMatch(
                 t -> t.getName().startsWith("flowpipe-live-writer-") && t.getState() == Thread.State.RUNNABLE));
         await().atMost(Duration.ofSeconds(10)).until(() -> updates.openStreams() == 0);
+      }
+    }
+
+    @Test
+    void withoutTheRefreshStillTellsOfEachMoveAndAsksForNoRefresh() {
+      LiveUpdates updates = busy.context().getBean(LiveUpdates.class);
+      try (Stream stream = new Stream(busy, null)) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> stream.events.size() == 1);
+        long refreshes = updates.refreshes();
+
+        long at = ++position;
+        mark(1, at);
+
+        await().atMost(Duration.ofSeconds(10))
+            .until(() -> stream.events.stream().anyMatch(e -> e.contains("id:1:" + at + ",")));
+        assertThat(updates.refreshes() - refreshes).isZero();
       }
     }
   }
