@@ -156,14 +156,23 @@ public final class Scenarios {
       return FlowControlScenario.run(root, rate, storeOps);
     });
     scenarios.put("live-push", (root, args) -> {
-      List<String> names = List.of("rate", "probes-per-second", "seconds", "idle-seconds");
+      List<String> names = List.of("rate", "probes-per-second", "seconds", "idle-seconds", "streams", "live-refresh");
       ScenarioArguments a = arguments(args, names);
       int rate = a.integer("rate", 50);
       int probes = a.integer("probes-per-second", 5);
       int seconds = a.integer("seconds", 60);
       int idle = a.integer("idle-seconds", 60);
+      int streams = a.integer("streams", 1);
+      String liveRefresh = a.text("live-refresh", "on");
       a.requireAllKnown(names);
-      return Report.of(LivePushScenario.run(root, rate, probes, seconds, idle));
+      if (!liveRefresh.equals("on") && !liveRefresh.equals("off")) {
+        throw new IllegalArgumentException("--live-refresh must be on or off, was " + liveRefresh);
+      }
+      if (streams < 1) {
+        throw new IllegalArgumentException("--streams must be 1 or more, was " + streams);
+      }
+      return Report.of(LivePushScenario.run(root, rate, probes, seconds, idle, streams,
+          liveRefresh.equals("on")));
     });
     scenarios.put("search-latency", (root, args) -> {
       List<String> names = List.of("instances", "runs");

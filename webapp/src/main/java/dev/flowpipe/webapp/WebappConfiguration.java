@@ -29,6 +29,7 @@ import dev.flowpipe.webapp.heatmap.HeatmapController;
 import dev.flowpipe.webapp.export.ExportController;
 import dev.flowpipe.webapp.export.InstanceExport;
 import dev.flowpipe.webapp.live.LiveController;
+import dev.flowpipe.webapp.live.LiveMetrics;
 import dev.flowpipe.webapp.live.LiveStreamsAtShutdown;
 import dev.flowpipe.webapp.live.LiveUpdates;
 import dev.flowpipe.webapp.config.StoreProperties;
@@ -105,10 +106,26 @@ public class WebappConfiguration {
         .factory());
   }
 
+  /**
+   * The live updates' writers: a thread per stream being written to, idle ones reused. Platform threads: a page that
+   * stops reading blocks its writer in the servlet container's socket write, which would pin a virtual thread's
+   * carrier.
+   */
+  @Bean(destroyMethod = "shutdownNow")
+  ExecutorService liveWriters() {
+    return Executors.newCachedThreadPool(Thread.ofPlatform().name("flowpipe-live-writer-", 0).daemon().factory());
+  }
+
   @Bean(destroyMethod = "close")
-  LiveUpdates liveUpdates(ReadModel readModel, LiveProperties live, ScheduledExecutorService livePoller) {
-    return new LiveUpdates(readModel, livePoller, live.pollInterval(), live.keepAlive(), live.streamTimeout(),
-        live.reconnectDelay(), live.maxStreams());
+  LiveUpdates liveUpdates(ReadModel readModel, LiveProperties live, ScheduledExecutorService livePoller,
+      ExecutorService liveWriters, Clock clock) {
+    return new LiveUpdates(readModel, livePoller, liveWriters, clock, live.pollInterval(), live.keepAlive(),
+        live.streamTimeout(), live.reconnectDelay(), live.writeTimeout(), live.maxStreams(), live.refresh());
+  }
+
+  @Bean
+  LiveMetrics liveMetrics(LiveUpdates liveUpdates) {
+    return new LiveMetrics(liveUpdates);
   }
 
   @Bean

@@ -3,14 +3,15 @@ package dev.flowpipe.webapp.live;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.webapp.readmodel.ReadModel;
-import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -18,14 +19,17 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.CopyOnWriteArraySet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.http.MediaType;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
 /**
  * Tells open pages when the read model moved: one poller per web app reads the exporter's export positions (one
  * real-time multi-get per round, whatever the number of pages), and when a partition moved, refreshes the read model once and
- * sends every open stream a {@code positions} event whose id names the new positions. Pages reload on that event only,
+ * hands every open stream a {@code positions} event whose id names the new positions. Pages reload on that event only,
  * so a page sends no request while nothing changes.
+ *
+ * <p>The poller never writes to a page: each stream has a writer of its own turn ({@link LiveStream}) holding only the
+ * latest positions, so a page that stops reading delays nobody else; one whose write is stuck for longer than
+ * {@code writeTimeout} is dropped and closed, and its browser reconnects.
  *
  * <p>A stream that reconnects sends its last event id ({@code Last-Event-ID}): it gets the current positions at once
  * when the read model moved meanwhile (the page reloads once and is current), nothing when it did not. The poller reads
@@ -38,29 +42,44 @@ public final class LiveUpdates implements AutoCloseable {
   private static final int PROBE = 8;
 
   private final ReadModel model;
+  private final Executor writers;
+  private final Clock clock;
   private final Duration streamTimeout;
   private final Duration reconnectDelay;
+  private final Duration writeTimeout;
   private final int maxStreams;
-  private final Set<SseEmitter> streams = new CopyOnWriteArraySet<>();
+  private final boolean refresh;
+  private final Set<LiveStream> streams = new CopyOnWriteArraySet<>();
   private final ScheduledFuture<?> poller;
   private final ScheduledFuture<?> keepAlive;
   private final AtomicLong storeReads = new AtomicLong();
   private final AtomicLong polls = new AtomicLong();
+  private final AtomicLong refreshes = new AtomicLong();
+  private final AtomicLong stuckStreams = new AtomicLong();
   private volatile LogPositions current = LogPositions.NONE;
   private volatile boolean closed;
   private int highestPartition;
 
   /**
    * @param scheduler runs the poller every {@code pollInterval} and the keep-alive comments every {@code keepAlive}
+   * @param writers writes to the pages, one task per stream at a time (a page that does not read holds one thread)
    * @param streamTimeout how long one stream stays open; the browser then opens the next one, resuming where it was
    * @param reconnectDelay how long a browser waits before it reconnects a dropped stream
+   * @param writeTimeout how long one write to a page may be under way before the page counts as not reading
+   * @param refresh whether a move is made searchable (a refresh of the read model's indices) before the pages hear
+   *     of it; needless when every writer refreshes what it wrote before it marks its position
    */
-  public LiveUpdates(ReadModel model, ScheduledExecutorService scheduler, Duration pollInterval,
-      Duration keepAlive, Duration streamTimeout, Duration reconnectDelay, int maxStreams) {
+  public LiveUpdates(ReadModel model, ScheduledExecutorService scheduler, Executor writers, Clock clock,
+      Duration pollInterval, Duration keepAlive, Duration streamTimeout, Duration reconnectDelay,
+      Duration writeTimeout, int maxStreams, boolean refresh) {
     this.model = model;
+    this.writers = writers;
+    this.clock = clock;
     this.streamTimeout = streamTimeout;
     this.reconnectDelay = reconnectDelay;
+    this.writeTimeout = writeTimeout;
     this.maxStreams = maxStreams;
+    this.refresh = refresh;
     this.poller = scheduler.scheduleWithFixedDelay(this::poll, pollInterval.toNanos(), pollInterval.toNanos(),
         TimeUnit.NANOSECONDS);
     this.keepAlive = scheduler.scheduleWithFixedDelay(this::keepAlive, keepAlive.toNanos(), keepAlive.toNanos(),
@@ -80,20 +99,22 @@ public final class LiveUpdates implements AutoCloseable {
     if (streams.size() >= maxStreams) {
       throw new TooManyStreamsException(maxStreams);
     }
-    SseEmitter stream = new SseEmitter(streamTimeout.toMillis());
-    stream.onCompletion(() -> streams.remove(stream));
-    stream.onTimeout(() -> streams.remove(stream));
-    stream.onError(e -> streams.remove(stream));
-    LogPositions seen = LogPositions.parse(lastEventId);
-    LogPositions now = current;
-    // a new page gets where the read model is (its baseline); a returning one what it missed, or nothing
-    if (!now.byPartition().isEmpty() && (seen.byPartition().isEmpty() || now.beyond(seen))) {
-      send(stream, now, now.movedSince(seen));
-    } else {
-      send(stream, SseEmitter.event().reconnectTime(reconnectDelay.toMillis()).comment("open"));
+    SseEmitter emitter = new SseEmitter(streamTimeout.toMillis());
+    LiveStream stream = new LiveStream(emitter, LogPositions.parse(lastEventId), writers, clock, reconnectDelay);
+    emitter.onCompletion(() -> streams.remove(stream));
+    emitter.onTimeout(() -> streams.remove(stream));
+    emitter.onError(e -> streams.remove(stream));
+    LogPositions startedAt = current;
+    stream.start(startedAt);
+    if (!stream.dropped()) {
+      streams.add(stream);
+      // a move the poller handed out between the first event and now did not reach this stream: it gets it now
+      LogPositions now = current;
+      if (now.beyond(startedAt)) {
+        stream.offer(new LiveStream.Move(now, null, null));
+      }
     }
-    streams.add(stream);
-    return stream;
+    return emitter;
   }
 
   /** How many streams are open now. */
@@ -111,26 +132,40 @@ public final class LiveUpdates implements AutoCloseable {
     return storeReads.get();
   }
 
+  /** How many refreshes of the read model the poller asked for so far (one per move, unless the refresh is off). */
+  public long refreshes() {
+    return refreshes.get();
+  }
+
+  /** How many streams were dropped so far because a write to them was stuck longer than the write timeout. */
+  public long stuckStreams() {
+    return stuckStreams.get();
+  }
+
   /** One round of the poller: reads the export positions; when some moved, makes them searchable and tells the pages. */
   void poll() {
     if (streams.isEmpty()) {
       return;
     }
     polls.incrementAndGet();
+    dropStuck();
     try {
       SearchStore store = model.store();
       LogPositions read = read(store);
+      Instant readAt = clock.instant();
       if (!read.beyond(current)) {
         return;
       }
-      // what the export positions say is written becomes searchable before any page is told to read it
-      model.refreshEntities(store);
-      storeReads.incrementAndGet();
-      LogPositions earlier = current;
+      if (refresh) {
+        // what the export positions say is written becomes searchable before any page is told to read it
+        model.refreshEntities(store);
+        storeReads.incrementAndGet();
+        refreshes.incrementAndGet();
+      }
       current = current.max(read);
-      SortedMap<Integer, Long> moved = current.movedSince(earlier);
-      for (SseEmitter stream : streams) {
-        send(stream, current, moved);
+      LiveStream.Move move = new LiveStream.Move(current, readAt, clock.instant());
+      for (LiveStream stream : streams) {
+        stream.offer(move);
       }
     } catch (RuntimeException e) {
       // the store cannot be read now: the pages keep what they show, and hear of the next move once it can
@@ -138,6 +173,17 @@ public final class LiveUpdates implements AutoCloseable {
     }
   }
 
+  /** Drops the streams whose page has not taken a write for longer than the write timeout: it is not reading. */
+  private void dropStuck() {
+    Instant now = clock.instant();
+    for (LiveStream stream : streams) {
+      if (stream.stuck(now, writeTimeout) && streams.remove(stream)) {
+        stuckStreams.incrementAndGet();
+        LOG.debug("a live stream took no write for {}: dropped, its page reconnects", writeTimeout);
+        stream.drop();
+      }
+    }
+  }
   /**
    * The export positions, in one real-time multi-get: Zeebe numbers partitions from 1 on, so the ids asked for are
    * those of partitions 1 to the highest seen and {@link #PROBE} more, which finds a new partition (or a first one)
@@ -161,30 +207,9 @@ public final class LiveUpdates implements AutoCloseable {
 
   private void keepAlive() {
     // a comment line: proxies and load balancers see traffic, the page sees no event
-    for (SseEmitter stream : streams) {
-      send(stream, SseEmitter.event().comment("keep-alive"));
-    }
-  }
-
-  private void send(SseEmitter stream, LogPositions positions, SortedMap<Integer, Long> moved) {
-    StringBuilder json = new StringBuilder("{\"moved\":{");
-    String separator = "";
-    for (Map.Entry<Integer, Long> entry : moved.entrySet()) {
-      json.append(separator).append('"').append(entry.getKey()).append("\":").append(entry.getValue());
-      separator = ",";
-    }
-    json.append("}}");
-    send(stream, SseEmitter.event().name("positions").id(positions.eventId())
-        .reconnectTime(reconnectDelay.toMillis()).data(json.toString(), MediaType.APPLICATION_JSON));
-  }
-
-  private void send(SseEmitter stream, SseEmitter.SseEventBuilder event) {
-    try {
-      stream.send(event);
-    } catch (IOException | IllegalStateException e) {
-      // the page went away (or the stream ended): forget it; its browser reconnects if it is still open
-      streams.remove(stream);
-      stream.completeWithError(e);
+    dropStuck();
+    for (LiveStream stream : streams) {
+      stream.keepAlive();
     }
   }
 
@@ -193,8 +218,8 @@ public final class LiveUpdates implements AutoCloseable {
     closed = true;
     poller.cancel(false);
     keepAlive.cancel(false);
-    for (SseEmitter stream : streams) {
-      stream.complete();
+    for (LiveStream stream : streams) {
+      stream.drop();
     }
     streams.clear();
   }
