@@ -7,6 +7,7 @@ import static dev.flowpipe.systemtests.BatchRestart.seconds;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flowpipe.testsupport.NodeProcess;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -52,6 +53,11 @@ public final class BatchChangeRestart {
 
   private BatchChangeRestart() {}
 
+  /** Two minutes and a second per 2 instances of a batch (8 min at 1,000): a shared machine's batch is slow. */
+  private static Duration batchWait(int instances) {
+    return Duration.ofSeconds(120 + instances / 2);
+  }
+
   public static Report run(Path root, Path work, int instances, int parallelism, Consumer<String> log)
       throws Exception {
     Path records = work.resolve("records");
@@ -70,9 +76,16 @@ public final class BatchChangeRestart {
 
       WebApiAs reader = new WebApiAs(node.httpPort(), "reader", "r");
       long[] done = new long[1];
-      awaitUntil("half of the items done", () -> (done[0] = 2L * instances
-          - items(reader, batches.migration(), "ACTIVE") - items(reader, batches.modification(), "ACTIVE"))
-          >= instances);
+      long[] logged = {System.nanoTime()};
+      awaitUntil("half of the items done", batchWait(instances), () -> {
+        done[0] = 2L * instances - items(reader, batches.migration(), "ACTIVE")
+            - items(reader, batches.modification(), "ACTIVE");
+        if (System.nanoTime() - logged[0] > 10_000_000_000L) {
+          logged[0] = System.nanoTime();
+          timed.accept(done[0] + " of " + 2 * instances + " items done");
+        }
+        return done[0] >= instances;
+      });
       node.kill();
       timed.accept("SIGKILL at " + done[0] + " of " + 2 * instances + " items done");
       long restart = System.nanoTime();
@@ -82,7 +95,7 @@ public final class BatchChangeRestart {
 
       WebApiAs after = new WebApiAs(node.httpPort(), "reader", "r");
       for (String key : batches.types().keySet()) {
-        awaitUntil("batch " + key + " ends by itself", () ->
+        awaitUntil("batch " + key + " ends by itself", batchWait(instances), () ->
             !"ACTIVE".equals(after.get("/v2/batch-operations/" + key).path("state").asText()));
       }
       double batchSeconds = seconds(batchStarted);

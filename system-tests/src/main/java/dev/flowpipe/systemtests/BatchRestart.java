@@ -288,10 +288,15 @@ public final class BatchRestart {
 
   /** Polls {@code condition} every 50 ms for up to two minutes; fails naming {@code what}. */
   static void awaitUntil(String what, Condition condition) throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
+    awaitUntil(what, WAIT, condition);
+  }
+
+  /** Polls {@code condition} every 50 ms for up to {@code wait}; fails naming {@code what}. */
+  static void awaitUntil(String what, Duration wait, Condition condition) throws Exception {
+    long deadline = System.nanoTime() + wait.toNanos();
     while (!condition.holds()) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("not within " + WAIT + ": " + what);
+        throw new IllegalStateException("not within " + wait + ": " + what);
       }
       TimeUnit.MILLISECONDS.sleep(50);
     }
