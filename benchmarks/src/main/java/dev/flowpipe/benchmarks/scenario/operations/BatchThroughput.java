@@ -55,8 +55,9 @@ public final class BatchThroughput {
    * @param startedAtMillis when the batch was asked for (epoch ms, client)
    * @param endedAtMillis when its progress first showed it ended (epoch ms, client)
    */
-  public record Result(Kind kind, int instances, long completed, long failed, double batchSeconds, double batchPerSecond,
-      double engineSeconds, double enginePerSecond, long terminated, long startedAtMillis, long endedAtMillis) {}
+  public record Result(Kind kind, int instances, long completed, long failed, double batchSeconds,
+      double batchPerSecond, double engineSeconds, double enginePerSecond, long terminated, long startedAtMillis,
+      long endedAtMillis) {}
 
   private BatchThroughput() {}
 

@@ -24,11 +24,11 @@ import org.HdrHistogram.Histogram;
 
 /**
  * The time from an operation's answer to its effect in the UI's next read: after each operation (set variables, update
- * a job's retries, resolve an incident, move a token to the next task, migrate to version 2, cancel an instance), the search the instance page sends next for the entity
- * the operation changed, timed until an answer shows the effect. Alternately (so both see the same conditions) that
- * read carries the answer's {@code Flowpipe-Written-Position} as {@code consistency.positions}, as the UI sends it, or
- * is sent without and again every poll interval until it shows the effect (the baseline). A few users operate at once,
- * each one operation after another.
+ * a job's retries, resolve an incident, move a token to the next task, migrate to version 2, cancel an instance), the
+ * search the instance page sends next for the entity the operation changed, timed until an answer shows the effect.
+ * Alternately (so both see the same conditions) that read carries the answer's {@code Flowpipe-Written-Position} as
+ * {@code consistency.positions}, as the UI sends it, or is sent without and again every poll interval until it shows
+ * the effect (the baseline). A few users operate at once, each one operation after another.
  */
 public final class OperationVisibility {
 
