@@ -6,12 +6,8 @@ import static dev.flowpipe.systemtests.BatchRestart.seconds;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flowpipe.testsupport.NodeProcess;
-import io.camunda.zeebe.client.ZeebeClient;
-import io.camunda.zeebe.model.bpmn.Bpmn;
-import io.camunda.zeebe.model.bpmn.BpmnModelInstance;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -21,12 +17,11 @@ import java.util.function.Consumer;
  * waiting instances, on a node process killed with SIGKILL once about half of the items of both is done and restarted
  * on its data. The batches must go on by themselves; the engine's own records ({@link RecordFileExporter}, read by
  * {@link EngineInstanceChanges}, not the read model) must show each instance migrated, or modified, exactly once; the
- * batches' progress must report every item completed. {@code BatchChangesAcrossARestartTest} runs it small.
+ * batches' progress must report every item completed; the audit log must hold one entry per batch across the kill
+ * ({@link BatchAuditEntries}). The batches are {@link ChangeBatches}; {@code BatchCancelAcrossRestartsTest} runs them
+ * small, beside its batch cancel.
  */
 public final class BatchChangeRestart {
-
-  private static final String MIGRATING = "batch-migrating";
-  private static final String MOVING = "batch-moving";
 
   /**
    * What a run did and saw.
@@ -36,12 +31,15 @@ public final class BatchChangeRestart {
    * @param modification the modification batch likewise
    * @param violations instances not migrated, or modified, exactly once by the engine's records (at most 20 named)
    * @param commandsSentAgain commands the engine rejected (sent again after the kill for what it had done)
+   * @param auditViolations what is wrong with the audit log: each batch must have one entry across the kill, and the
+   *     log nothing more ({@link BatchAuditEntries})
    */
   public record Report(int instances, long doneAtSigkill, double restartSeconds, double batchSeconds,
-      JsonNode migration, JsonNode modification, int commandsSentAgain, List<String> violations) {
+      JsonNode migration, JsonNode modification, int commandsSentAgain, List<String> violations,
+      List<String> auditViolations) {
 
     public boolean passed() {
-      return completed(migration) && completed(modification) && violations.isEmpty()
+      return completed(migration) && completed(modification) && violations.isEmpty() && auditViolations.isEmpty()
           && doneAtSigkill < 2L * instances;
     }
 
@@ -55,6 +53,11 @@ public final class BatchChangeRestart {
 
   private BatchChangeRestart() {}
 
+  /** Two minutes and a second per 2 instances of a batch (8 min at 1,000): a shared machine's batch is slow. */
+  private static Duration batchWait(int instances) {
+    return Duration.ofSeconds(120 + instances / 2);
+  }
+
   public static Report run(Path root, Path work, int instances, int parallelism, Consumer<String> log)
       throws Exception {
     Path records = work.resolve("records");
@@ -66,40 +69,23 @@ public final class BatchChangeRestart {
 
     NodeProcess node = NodeProcess.start(root, workDir, arguments, classpath);
     try {
-      long version2;
-      List<Long> migrating;
-      List<Long> moving;
-      try (ZeebeClient client = ZeebeClient.newClientBuilder().grpcAddress(node.gateway()).usePlaintext()
-          .defaultRequestTimeout(Duration.ofSeconds(20)).build()) {
-        client.newDeployResourceCommand().addProcessModel(process(MIGRATING, "a"), MIGRATING + ".bpmn")
-            .addProcessModel(twoSteps(), MOVING + ".bpmn").send().join();
-        migrating = BatchRestart.createInstances(client, MIGRATING, instances);
-        moving = BatchRestart.createInstances(client, MOVING, instances);
-        version2 = client.newDeployResourceCommand().addProcessModel(process(MIGRATING, "a2"), MIGRATING + ".bpmn")
-            .send().join().getProcesses().getFirst().getProcessDefinitionKey();
-      }
-      WebApiAs reader = new WebApiAs(node.httpPort(), "reader", "r");
-      for (String[] waiting : List.of(new String[] {MIGRATING, "a"}, new String[] {MOVING, "first"})) {
-        awaitUntil("the read model shows the " + waiting[0] + " instances at their task", () -> reader.search(
-            "element-instances", "{\"filter\": {\"processDefinitionId\": \"" + waiting[0] + "\", \"elementId\": \""
-                + waiting[1] + "\", \"state\": \"ACTIVE\"}, \"page\": {\"limit\": 0}}").path("page")
-            .path("totalItems").asLong() == instances);
-      }
+      ChangeBatches targets = ChangeBatches.prepare(node, instances);
       timed.accept(2 * instances + " instances created and searchable");
-
-      WebApiAs operator = new WebApiAs(node.httpPort(), "operator", "o");
-      String migration = operator.expect(200, "POST", "/v2/process-instances/migration", "{\"filter\":"
-          + " {\"processDefinitionId\": \"" + MIGRATING + "\"}, \"migrationPlan\": {\"targetProcessDefinitionKey\": \""
-          + version2 + "\", \"mappingInstructions\": [{\"sourceElementId\": \"a\", \"targetElementId\": \"a2\"}]}}")
-          .path("batchOperationKey").asText();
-      String modification = operator.expect(200, "POST", "/v2/process-instances/modification", "{\"filter\":"
-          + " {\"processDefinitionId\": \"" + MOVING + "\"}, \"moveInstructions\": [{\"sourceElementId\": \"first\","
-          + " \"targetElementId\": \"second\"}]}").path("batchOperationKey").asText();
+      ChangeBatches.Started batches = targets.start(new WebApiAs(node.httpPort(), "operator", "o"));
       long batchStarted = System.nanoTime();
 
+      WebApiAs reader = new WebApiAs(node.httpPort(), "reader", "r");
       long[] done = new long[1];
-      awaitUntil("half of the items done", () -> (done[0] = 2L * instances - items(reader, migration, "ACTIVE")
-          - items(reader, modification, "ACTIVE")) >= instances);
+      long[] logged = {System.nanoTime()};
+      awaitUntil("half of the items done", batchWait(instances), () -> {
+        done[0] = 2L * instances - items(reader, batches.migration(), "ACTIVE")
+            - items(reader, batches.modification(), "ACTIVE");
+        if (System.nanoTime() - logged[0] > 10_000_000_000L) {
+          logged[0] = System.nanoTime();
+          timed.accept(done[0] + " of " + 2 * instances + " items done");
+        }
+        return done[0] >= instances;
+      });
       node.kill();
       timed.accept("SIGKILL at " + done[0] + " of " + 2 * instances + " items done");
       long restart = System.nanoTime();
@@ -108,49 +94,25 @@ public final class BatchChangeRestart {
       timed.accept(String.format("restarted in %.1f s", restartSeconds));
 
       WebApiAs after = new WebApiAs(node.httpPort(), "reader", "r");
-      for (String key : List.of(migration, modification)) {
-        awaitUntil("batch " + key + " ends by itself", () ->
+      for (String key : batches.types().keySet()) {
+        awaitUntil("batch " + key + " ends by itself", batchWait(instances), () ->
             !"ACTIVE".equals(after.get("/v2/batch-operations/" + key).path("state").asText()));
       }
       double batchSeconds = seconds(batchStarted);
-      JsonNode migrationBatch = after.get("/v2/batch-operations/" + migration);
-      JsonNode modificationBatch = after.get("/v2/batch-operations/" + modification);
+      JsonNode migrationBatch = after.get("/v2/batch-operations/" + batches.migration());
+      JsonNode modificationBatch = after.get("/v2/batch-operations/" + batches.modification());
       timed.accept("batches ended");
+      List<String> audit = BatchAuditEntries.violations(after, batches.types(), "operator");
       node.terminate(); // the recorder syncs its file on a clean stop
 
       EngineInstanceChanges engine = EngineInstanceChanges.read(records);
-      List<String> violations = new ArrayList<>();
-      int rejected = 0;
-      for (long instance : migrating) {
-        EngineInstanceChanges.Counts counts = engine.of(instance);
-        rejected += counts.migrationsRejected();
-        if (counts.migrated() != 1) {
-          violations.add("instance " + instance + ": " + counts.migrated() + " MIGRATED");
-        }
-      }
-      for (long instance : moving) {
-        EngineInstanceChanges.Counts counts = engine.of(instance);
-        rejected += counts.modificationsRejected();
-        if (counts.modified() != 1) {
-          violations.add("instance " + instance + ": " + counts.modified() + " MODIFIED");
-        }
-      }
+      List<String> violations = targets.violations(engine);
       Report report = new Report(instances, done[0], restartSeconds, batchSeconds, migrationBatch, modificationBatch,
-          rejected, violations.subList(0, Math.min(20, violations.size())));
+          targets.rejected(engine), violations.subList(0, Math.min(20, violations.size())), audit);
       timed.accept("checked: " + report);
       return report;
     } finally {
       node.close();
     }
-  }
-
-  private static BpmnModelInstance process(String id, String task) {
-    return Bpmn.createExecutableProcess(id).startEvent("start").serviceTask(task, t -> t.zeebeJobType("nobody"))
-        .endEvent().done();
-  }
-
-  private static BpmnModelInstance twoSteps() {
-    return Bpmn.createExecutableProcess(MOVING).startEvent().serviceTask("first", t -> t.zeebeJobType("nobody"))
-        .serviceTask("second", t -> t.zeebeJobType("nobody")).endEvent().done();
   }
 }

@@ -9,8 +9,11 @@ import io.camunda.zeebe.model.bpmn.Bpmn;
 import io.grpc.Status;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import dev.flowpipe.testsupport.NodeProcess;
@@ -40,15 +43,46 @@ public final class BatchRestart {
    * @param itemsCompleted the batch's items in state COMPLETED, as its item search answers
    * @param commandsSentAgain CANCEL commands the engine rejected: sent again after a stop for what it had done
    * @param violations instances not cancelled exactly once by the engine's records (at most 20 named)
+   * @param changes the migration and modification batches started just before the SIGKILL; null where none ran
+   * @param auditViolations what is wrong with the audit log: every batch must have one entry across the stops, and
+   *     the log nothing more ({@link BatchAuditEntries})
    */
   public record Report(int instances, int parallelism, long doneAtSigterm, long doneAtSigkill, List<Double> restartSeconds,
-      double batchSeconds, JsonNode progress, long itemsCompleted, int commandsSentAgain, List<String> violations) {
+      double batchSeconds, JsonNode progress, long itemsCompleted, int commandsSentAgain, List<String> violations,
+      Changes changes, List<String> auditViolations) {
 
     public boolean passed() {
       return "COMPLETED".equals(progress.path("state").asText())
           && progress.path("operationsCompletedCount").asInt() == instances
           && progress.path("operationsFailedCount").asInt() == 0 && itemsCompleted == instances
-          && violations.isEmpty() && doneAtSigkill < instances;
+          && violations.isEmpty() && doneAtSigkill < instances && auditViolations.isEmpty()
+          && (changes == null || changes.passed());
+    }
+  }
+
+  /**
+   * The migration and the modification batch of the run, each over {@code instances}, started at once just before
+   * the SIGKILL.
+   *
+   * @param processedBeforeSigkill items of both batches processed before the kill (by their processed dates, read
+   *     after the restart): below {@code 2 x instances} where the kill came before the batches' end
+   * @param migration the migration batch as its endpoint answers at the end
+   * @param modification the modification batch likewise
+   * @param commandsSentAgain migration and modification commands the engine rejected
+   * @param violations instances not migrated, or modified, exactly once by the engine's records (at most 20 named)
+   */
+  public record Changes(int instances, long processedBeforeSigkill, JsonNode migration, JsonNode modification,
+      int commandsSentAgain, List<String> violations) {
+
+    boolean passed() {
+      return completed(migration) && completed(modification) && violations.isEmpty()
+          && processedBeforeSigkill < 2L * instances;
+    }
+
+    private boolean completed(JsonNode batch) {
+      return "COMPLETED".equals(batch.path("state").asText())
+          && batch.path("operationsCompletedCount").asInt() == instances
+          && batch.path("operationsFailedCount").asInt() == 0;
     }
   }
 
@@ -76,6 +110,16 @@ public final class BatchRestart {
   }
 
   public static Report run(Path root, Path work, int instances, int parallelism, Consumer<String> log) throws Exception {
+    return run(root, work, instances, parallelism, 0, log);
+  }
+
+  /**
+   * The run with, where {@code changeInstances > 0}, a batch migration and a batch modification of that many instances
+   * each ({@link ChangeBatches}) started at once after the SIGTERM's restart, once the cancel is two thirds done, and
+   * the node killed as soon as both have answered: they go on after the restart beside the cancel.
+   */
+  public static Report run(Path root, Path work, int instances, int parallelism, int changeInstances,
+      Consumer<String> log) throws Exception {
     Path records = work.resolve("records");
     List<String> arguments = nodeArguments(records, parallelism);
     String classpath = root.resolve("system-tests/target/classes").toString();
@@ -91,6 +135,10 @@ public final class BatchRestart {
           "{\"filter\": {\"processDefinitionId\": \"" + PROCESS + "\", \"state\": \"ACTIVE\"}, \"page\": {\"limit\": 0}}")
           .path("page").path("totalItems").asLong() == instances);
       timed.accept(instances + " instances created and searchable");
+      ChangeBatches changes = changeInstances > 0 ? ChangeBatches.prepare(node, changeInstances) : null;
+      if (changes != null) {
+        timed.accept(2 * changeInstances + " instances to migrate and modify created and searchable");
+      }
 
       JsonNode batch = new WebApiAs(node.httpPort(), "operator", "o").expect(200, "POST",
           "/v2/process-instances/cancellation", "{\"filter\": {\"processDefinitionId\": \"" + PROCESS + "\"}}");
@@ -107,8 +155,12 @@ public final class BatchRestart {
       node = restart(root, workDir, node, arguments, classpath, restarts, timed);
 
       long doneAtSigkill = awaitItemsDone(node, key, instances, instances * 2 / 3);
+      ChangeBatches.Started changing = changes == null ? null
+          : changes.start(new WebApiAs(node.httpPort(), "operator", "o"));
       node.kill();
-      timed.accept("SIGKILL at " + doneAtSigkill + " items done");
+      Instant killed = Instant.now();
+      timed.accept("SIGKILL at " + doneAtSigkill + " items done" + (changing == null ? ""
+          : ", just after the migration and modification batches started"));
       node = restart(root, workDir, node, arguments, classpath, restarts, timed);
 
       WebApiAs afterRestarts = new WebApiAs(node.httpPort(), "reader", "r");
@@ -118,6 +170,22 @@ public final class BatchRestart {
       timed.accept("batch ended");
       JsonNode progress = afterRestarts.get("/v2/batch-operations/" + key);
       long completed = items(afterRestarts, key, "COMPLETED");
+      Map<String, String> batches = new LinkedHashMap<>(Map.of(key, "CANCEL_PROCESS_INSTANCE"));
+      JsonNode migration = null;
+      JsonNode modification = null;
+      long processedBeforeSigkill = 0;
+      if (changing != null) {
+        for (String change : changing.types().keySet()) {
+          awaitUntil("batch " + change + " ends by itself", () ->
+              !"ACTIVE".equals(afterRestarts.get("/v2/batch-operations/" + change).path("state").asText()));
+          processedBeforeSigkill += ChangeBatches.processedBefore(afterRestarts, change, killed);
+        }
+        timed.accept("migration and modification batches ended");
+        migration = afterRestarts.get("/v2/batch-operations/" + changing.migration());
+        modification = afterRestarts.get("/v2/batch-operations/" + changing.modification());
+        batches.putAll(changing.types());
+      }
+      List<String> audit = BatchAuditEntries.violations(afterRestarts, batches, "operator");
       node.terminate(); // the recorder syncs its file on a clean stop
 
       EngineCancellations engine = EngineCancellations.read(records);
@@ -129,8 +197,16 @@ public final class BatchRestart {
               + counts.accepted() + " CANCEL accepted");
         }
       }
+      Changes changed = null;
+      if (changes != null) {
+        EngineInstanceChanges engineChanges = EngineInstanceChanges.read(records);
+        List<String> changeViolations = changes.violations(engineChanges);
+        changed = new Changes(changeInstances, processedBeforeSigkill, migration, modification,
+            changes.rejected(engineChanges), changeViolations.subList(0, Math.min(20, changeViolations.size())));
+      }
       Report report = new Report(instances, parallelism, doneAtSigterm, doneAtSigkill, restarts, batchSeconds,
-          progress, completed, engine.rejections(), violations.subList(0, Math.min(20, violations.size())));
+          progress, completed, engine.rejections(), violations.subList(0, Math.min(20, violations.size())), changed,
+          audit);
       timed.accept("checked: " + report);
       return report;
     } finally {
@@ -212,10 +288,15 @@ public final class BatchRestart {
 
   /** Polls {@code condition} every 50 ms for up to two minutes; fails naming {@code what}. */
   static void awaitUntil(String what, Condition condition) throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
+    awaitUntil(what, WAIT, condition);
+  }
+
+  /** Polls {@code condition} every 50 ms for up to {@code wait}; fails naming {@code what}. */
+  static void awaitUntil(String what, Duration wait, Condition condition) throws Exception {
+    long deadline = System.nanoTime() + wait.toNanos();
     while (!condition.holds()) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("not within " + WAIT + ": " + what);
+        throw new IllegalStateException("not within " + wait + ": " + what);
       }
       TimeUnit.MILLISECONDS.sleep(50);
     }

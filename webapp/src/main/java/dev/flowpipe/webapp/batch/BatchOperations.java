@@ -157,7 +157,10 @@ public final class BatchOperations implements AutoCloseable {
     this.owner = "webapp-" + ProcessHandle.current().pid() + "-" + Long.toHexString(random.nextLong());
     this.workers = Executors.newFixedThreadPool(settings.parallelism(),
         Thread.ofPlatform().daemon().name("batch-operation-item-", 0).factory());
-    Duration renewal = settings.leaseExpiry().dividedBy(3);
+    // a holder acts only within half the expiry of its last write (StoreLease#holds), and the next write comes a
+    // renewal period plus two store round trips later: at a third, a loaded store's 0.5 s (of a 3 s expiry) stopped
+    // most of every page between renewals; at a sixth it has a third of the expiry
+    Duration renewal = settings.leaseExpiry().dividedBy(6);
     scheduler.scheduleWithFixedDelay(this::renewLeases, renewal.toMillis(), renewal.toMillis(), TimeUnit.MILLISECONDS);
   }
 

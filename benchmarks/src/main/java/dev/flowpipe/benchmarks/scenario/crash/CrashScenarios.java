@@ -92,6 +92,7 @@ public final class CrashScenarios {
         .figure("itemsCompleted", report.itemsCompleted())
         .figure("cancelCommandsSentAgainAndRejected", report.commandsSentAgain())
         .texts("instancesNotCancelledExactlyOnce", report.violations())
+        .texts("auditLogNotOneEntryPerBatch", report.auditViolations())
         .flag(Report.PASSED, report.passed()));
   }
 
@@ -116,6 +117,7 @@ public final class CrashScenarios {
         .typed("modification", report.modification())
         .figure("commandsSentAgainAndRejected", report.commandsSentAgain())
         .texts("instancesNotChangedExactlyOnce", report.violations())
+        .texts("auditLogNotOneEntryPerBatch", report.auditViolations())
         .flag(Report.PASSED, report.passed()));
   }
 

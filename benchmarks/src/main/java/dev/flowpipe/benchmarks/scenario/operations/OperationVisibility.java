@@ -9,6 +9,7 @@ import dev.flowpipe.testsupport.CommandOutcome;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.response.ActivatedJob;
 import io.camunda.zeebe.model.bpmn.Bpmn;
+import io.camunda.zeebe.model.bpmn.BpmnModelInstance;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,17 +24,19 @@ import org.HdrHistogram.Histogram;
 
 /**
  * The time from an operation's answer to its effect in the UI's next read: after each operation (set variables, update
- * a job's retries, resolve an incident, cancel an instance), the search the instance page sends next for the entity
- * the operation changed, timed until an answer shows the effect. Alternately (so both see the same conditions) that
- * read carries the answer's {@code Flowpipe-Written-Position} as {@code consistency.positions}, as the UI sends it, or
- * is sent without and again every poll interval until it shows the effect (the baseline). A few users operate at once,
- * each one operation after another.
+ * a job's retries, resolve an incident, move a token to the next task, migrate to version 2, cancel an instance), the
+ * search the instance page sends next for the entity the operation changed, timed until an answer shows the effect.
+ * Alternately (so both see the same conditions) that read carries the answer's {@code Flowpipe-Written-Position} as
+ * {@code consistency.positions}, as the UI sends it, or is sent without and again every poll interval until it shows
+ * the effect (the baseline). A few users operate at once, each one operation after another.
  */
 public final class OperationVisibility {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String WAITING = "ops-wait";
   private static final String FAILING = "ops-fragile";
+  private static final String MOVING = "ops-move";
+  private static final String MIGRATING = "ops-migrate";
   private static final long GIVE_UP_NANOS = TimeUnit.SECONDS.toNanos(30);
 
   /**
@@ -82,8 +85,16 @@ public final class OperationVisibility {
     this.users = users;
   }
 
-  /** Instances waiting at an activated job, and instances with an incident: {@code count} of each. */
-  public record Targets(List<ActivatedJob> jobs, List<Incident> incidents) {}
+  /**
+   * Instances waiting at an activated job, instances with an incident, instances waiting at the first of two tasks
+   * (to be moved to the second) and instances of version 1 of a process with a version 2 (to be migrated to it):
+   * {@code count} of each.
+   */
+  public record Targets(List<ActivatedJob> jobs, List<Incident> incidents, List<Waiting> moving,
+      List<Long> migrating, long version2) {}
+
+  /** An instance and the element instance of the task it waits at. */
+  public record Waiting(long instanceKey, long elementInstanceKey) {}
 
   /** An open incident and its instance. */
   public record Incident(long instanceKey, long incidentKey) {}
@@ -94,32 +105,59 @@ public final class OperationVisibility {
             .serviceTask("work", t -> t.zeebeJobType(WAITING)).endEvent().done(), WAITING + ".bpmn")
         .addProcessModel(Bpmn.createExecutableProcess(FAILING).startEvent()
             .serviceTask("charge", t -> t.zeebeJobType(FAILING)).endEvent().done(), FAILING + ".bpmn")
+        .addProcessModel(Bpmn.createExecutableProcess(MOVING).startEvent()
+            .serviceTask("first", t -> t.zeebeJobType(MOVING)).serviceTask("second", t -> t.zeebeJobType(MOVING))
+            .endEvent().done(), MOVING + ".bpmn")
+        .addProcessModel(migrating("a"), MIGRATING + ".bpmn")
         .send().join();
+    List<Long> migrating = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      for (String process : List.of(WAITING, FAILING)) {
+      for (String process : List.of(WAITING, FAILING, MOVING)) {
         CommandOutcome.untilAccepted(
             () -> client.newCreateInstanceCommand().bpmnProcessId(process).latestVersion().send().join());
       }
+      migrating.add(CommandOutcome.untilAccepted(() -> client.newCreateInstanceCommand().bpmnProcessId(MIGRATING)
+          .latestVersion().send().join()).getProcessInstanceKey());
     }
+    long version2 = CommandOutcome.untilAccepted(() -> client.newDeployResourceCommand()
+        .addProcessModel(migrating("a2"), MIGRATING + ".bpmn").send().join()).getProcesses().getFirst()
+        .getProcessDefinitionKey();
     List<ActivatedJob> jobs = activate(client, WAITING, count);
     for (ActivatedJob job : activate(client, FAILING, count)) {
       CommandOutcome.untilAccepted(
           () -> client.newFailCommand(job).retries(0).errorMessage("declined by the benchmark").send().join());
     }
-    String incidents = "{\"filter\": {\"processDefinitionId\": \"" + FAILING + "\", \"state\": \"ACTIVE\"},"
-        + " \"page\": {\"limit\": " + count + "}}";
+    List<Incident> incidents = new ArrayList<>();
+    searched(webapp, "incidents", "{\"filter\": {\"processDefinitionId\": \"" + FAILING + "\", \"state\": \"ACTIVE\"},"
+        + " \"page\": {\"limit\": " + count + "}}", count).forEach(i -> incidents.add(
+            new Incident(i.path("processInstanceKey").asLong(), i.path("incidentKey").asLong())));
+    List<Waiting> moving = new ArrayList<>();
+    searched(webapp, "element-instances", "{\"filter\": {\"processDefinitionId\": \"" + MOVING + "\", \"elementId\":"
+        + " \"first\", \"state\": \"ACTIVE\"}, \"page\": {\"limit\": " + count + "}}", count).forEach(e -> moving.add(
+            new Waiting(e.path("processInstanceKey").asLong(), e.path("elementInstanceKey").asLong())));
+    // the migration's read looks for the new definition: the read model first shows every instance on the old one
+    searched(webapp, "element-instances", "{\"filter\": {\"processDefinitionId\": \"" + MIGRATING + "\","
+        + " \"elementId\": \"a\", \"state\": \"ACTIVE\"}, \"page\": {\"limit\": " + count + "}}", count);
+    return new Targets(jobs, incidents, moving, migrating, version2);
+  }
+
+  private static BpmnModelInstance migrating(String task) {
+    return Bpmn.createExecutableProcess(MIGRATING).startEvent().serviceTask(task, t -> t.zeebeJobType(MIGRATING))
+        .endEvent().done();
+  }
+
+  /** The items of a search once it finds {@code count} (polled every 200 ms for up to 60 s). */
+  private static JsonNode searched(WebappClient webapp, String entity, String request, int count)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {
-      JsonNode items = webapp.expect(200, "POST", "/v2/incidents/search", incidents).json().path("items");
+      JsonNode items = webapp.expect(200, "POST", "/v2/" + entity + "/search", request).json().path("items");
       if (items.size() == count) {
-        List<Incident> found = new ArrayList<>();
-        items.forEach(i -> found.add(
-            new Incident(i.path("processInstanceKey").asLong(), i.path("incidentKey").asLong())));
-        return new Targets(jobs, found);
+        return items;
       }
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("only " + items.size() + " of " + count
-            + " incidents in the read model after 60 s");
+        throw new IllegalStateException("only " + items.size() + " of " + count + " " + entity
+            + " in the read model after 60 s: " + request);
       }
       Thread.sleep(200);
     }
@@ -161,6 +199,24 @@ public final class OperationVisibility {
             byInstance(incident.instanceKey(), "creationTime"), answer -> anyItem(answer, item ->
                 item.path("incidentKey").asLong() == incident.incidentKey()
                     && item.path("state").asText().equals("RESOLVED")))).toList()));
+    results.add(measure("modify instance (POST /v2/process-instances/{key}/modification)", "element-instances",
+        targets.moving().stream().map(waiting -> new Operation("POST",
+            "/v2/process-instances/" + waiting.instanceKey() + "/modification",
+            "{\"activateInstructions\": [{\"elementId\": \"second\"}], \"terminateInstructions\":"
+                + " [{\"elementInstanceKey\": \"" + waiting.elementInstanceKey() + "\"}]}", "element-instances",
+            byInstance(waiting.instanceKey(), "startDate"), answer -> anyItem(answer, item ->
+                item.path("elementId").asText().equals("second") && item.path("state").asText().equals("ACTIVE"))))
+            .toList()));
+    results.add(measure("migrate instance (POST /v2/process-instances/{key}/migration)", "process-instances",
+        targets.migrating().stream().map(instance -> {
+          ObjectNode read = JSON.createObjectNode();
+          read.putObject("filter").put("processInstanceKey", Long.toString(instance));
+          read.putObject("page").put("limit", 1);
+          return new Operation("POST", "/v2/process-instances/" + instance + "/migration",
+              "{\"targetProcessDefinitionKey\": \"" + targets.version2() + "\", \"mappingInstructions\":"
+                  + " [{\"sourceElementId\": \"a\", \"targetElementId\": \"a2\"}]}", "process-instances", read,
+              answer -> anyItem(answer, item -> item.path("processDefinitionKey").asLong() == targets.version2()));
+        }).toList()));
     results.add(measure("cancel instance (POST /v2/process-instances/{key}/cancellation)", "process-instances",
         targets.jobs().stream().map(job -> {
           ObjectNode read = JSON.createObjectNode();

@@ -47,13 +47,14 @@ public final class OperationsPage {
     html.paragraph(settings.users() + " users operating at once, each one operation after another; the kinds in turn,"
         + " the two ways alternating. Time from the operation's answer to the answer of the first read showing its"
         + " effect.");
-    html.heading("Batch cancellation under " + settings.backgroundRate() + " instances/s of background load");
-    BatchThroughput.Result b = report.batch();
-    html.table(List.of("instances", "completed", "failed", "batch s", "batch instances/s", "engine s",
-            "engine instances/s", "terminated in the read model"),
-        List.of(List.of(String.valueOf(b.instances()), String.valueOf(b.completed()), String.valueOf(b.failed()),
-            String.valueOf(b.batchSeconds()), String.valueOf(b.batchPerSecond()), String.valueOf(b.engineSeconds()),
-            String.valueOf(b.enginePerSecond()), String.valueOf(b.terminated()))));
+    html.heading("Batch cancellation and batch modification under " + settings.backgroundRate()
+        + " instances/s of background load");
+    html.table(List.of("batch", "instances", "completed", "failed", "batch s", "batch instances/s", "engine s",
+            "engine instances/s", "done in the read model"),
+        report.batches().stream().map(b -> List.of(b.kind().name(), String.valueOf(b.instances()),
+            String.valueOf(b.completed()), String.valueOf(b.failed()), String.valueOf(b.batchSeconds()),
+            String.valueOf(b.batchPerSecond()), String.valueOf(b.engineSeconds()), String.valueOf(b.enginePerSecond()),
+            String.valueOf(b.terminated()))).toList());
     rows = new ArrayList<>();
     for (LoadLatency l : report.backgroundLoad()) {
       rows.add(List.of(l.phase(), String.valueOf(l.seconds()),

@@ -30,8 +30,9 @@ import java.util.stream.IntStream;
  * What the web app's operations give a user (issue 23's figures), on node processes started as a user starts them,
  * with basic authentication and a user with the write role: the store requests of one refresh of the dashboard and the
  * process page, now and the old way (a node whose store is behind a counting proxy); the time from an operation's
- * answer to its effect in the UI's next read, with and without read-your-writes; a batch cancellation's throughput and
- * its effect on a background load's latency (a second node, on its embedded store, no proxy in the way).
+ * answer to its effect in the UI's next read, with and without read-your-writes (modification and migration among the
+ * kinds since issue 35); a batch cancellation's and a batch modification's throughput and their effect on a background
+ * load's latency (a second node, on its embedded store, no proxy in the way).
  */
 public final class OperationsScenario {
 
@@ -56,7 +57,8 @@ public final class OperationsScenario {
       int processPageElements) {}
 
   public record Report(String scenario, String node, Described settings, List<RefreshRequests.Count> refreshes,
-      long nodeOwnStoreRequestsIn5sIdle, List<OperationVisibility.KindResult> visibility, BatchThroughput.Result batch,
+      long nodeOwnStoreRequestsIn5sIdle, List<OperationVisibility.KindResult> visibility,
+      List<BatchThroughput.Result> batches,
       List<LoadLatency> backgroundLoad, List<LoadAverage> loadAverages) {}
 
   private OperationsScenario() {}
@@ -89,7 +91,7 @@ public final class OperationsScenario {
       loadAverages.add(LoadAverage.now("after the request counts"));
     }
     List<OperationVisibility.KindResult> visibility;
-    BatchThroughput.Result batch;
+    List<BatchThroughput.Result> batches = new ArrayList<>();
     List<LoadLatency> latencies = new ArrayList<>();
     try (NodeProcess node = NodeProcess.start(root, work.resolve("node"), nodeArgs);
         ZeebeClient client = ScenarioNodes.client(node)) {
@@ -99,7 +101,9 @@ public final class OperationsScenario {
       LoadSettings load = LoadSettings.defaults().withRate(settings.backgroundRate());
       OperationVisibility.Targets targets =
           OperationVisibility.prepare(client, webapp, 2 * settings.operationsPerMode());
-      BatchThroughput.prepare(client, webapp, settings.batchInstances());
+      for (BatchThroughput.Kind kind : BatchThroughput.Kind.values()) {
+        BatchThroughput.prepare(client, webapp, kind, settings.batchInstances());
+      }
       Thread background = Thread.ofPlatform().name("background-load").start(() -> {
         try {
           new LoadGenerator(client, load.withDuration(Duration.ofHours(1)), model, null, line -> { }, 0).run();
@@ -118,35 +122,47 @@ public final class OperationsScenario {
           System.out::println, 10).run();
       latencies.add(latency("background load alone", alone, 0, alone.loadSeconds()));
       loadAverages.add(LoadAverage.now("after the load alone"));
-      long loadStart = System.currentTimeMillis();
-      BatchThroughput.Result[] done = new BatchThroughput.Result[1];
-      Thread batchRun = Thread.ofPlatform().name("batch").start(() -> {
-        try {
-          Thread.sleep(2_000);
-          done[0] = BatchThroughput.run(webapp);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      });
-      LoadResult withBatch = new LoadGenerator(client, load.withDuration(settings.loadPhase()), model, null,
-          System.out::println, 10).run();
-      batchRun.join();
-      batch = done[0];
-      if (batch == null) {
-        throw new IllegalStateException("the batch did not end; see the output above");
+      for (BatchThroughput.Kind kind : BatchThroughput.Kind.values()) {
+        batches.add(withBatch(client, webapp, model, load.withDuration(settings.loadPhase()), kind, latencies));
+        loadAverages.add(LoadAverage.now("after the batch " + kind));
       }
-      int from = (int) ((batch.startedAtMillis() - loadStart) / 1000);
-      int to = (int) Math.ceil((batch.endedAtMillis() - loadStart) / 1000.0);
-      latencies.add(latency("background load during the batch (its seconds only)", withBatch, from, to));
-      latencies.add(latency("background load, whole phase with the batch", withBatch, 0, withBatch.loadSeconds()));
-      loadAverages.add(LoadAverage.now("after the batch"));
     }
     Report report = new Report("operations: issue 23's figures on node processes with basic auth and a write user",
         "two fresh nodes started by the harness (own JVMs, embedded OpenSearch): for the counts behind a counting "
             + "proxy (external store URL), for the rest on its embedded store",
-        describe(settings), refreshes, idle, visibility, batch, latencies, loadAverages);
+        describe(settings), refreshes, idle, visibility, batches, latencies, loadAverages);
     OperationsPage.write(report, settings, root.resolve("benchmarks/results/operations.html"));
     return report;
+  }
+
+  /**
+   * A phase of the background load with a batch of {@code kind} asked for 2 s into it; the load's latency over the
+   * batch's own seconds and over the whole phase go to {@code latencies}.
+   */
+  private static BatchThroughput.Result withBatch(ZeebeClient client, WebappClient webapp, LoadModel model,
+      LoadSettings phase, BatchThroughput.Kind kind, List<LoadLatency> latencies) throws InterruptedException {
+    long loadStart = System.currentTimeMillis();
+    BatchThroughput.Result[] done = new BatchThroughput.Result[1];
+    Thread batchRun = Thread.ofPlatform().name("batch").start(() -> {
+      try {
+        Thread.sleep(2_000);
+        done[0] = BatchThroughput.run(webapp, kind);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    LoadResult withBatch = new LoadGenerator(client, phase, model, null, System.out::println, 10).run();
+    batchRun.join();
+    BatchThroughput.Result batch = done[0];
+    if (batch == null) {
+      throw new IllegalStateException("the batch " + kind + " did not end; see the output above");
+    }
+    int from = (int) ((batch.startedAtMillis() - loadStart) / 1000);
+    int to = (int) Math.ceil((batch.endedAtMillis() - loadStart) / 1000.0);
+    latencies.add(latency("background load during the batch " + kind + " (its seconds only)", withBatch, from, to));
+    latencies.add(latency("background load, whole phase with the batch " + kind, withBatch, 0,
+        withBatch.loadSeconds()));
+    return batch;
   }
 
   private static List<String> concat(List<String> args, String more) {
