@@ -2,6 +2,7 @@ package dev.flowpipe.webapp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.flowpipe.webapp.api.FieldsOfInstances;
 import dev.flowpipe.webapp.query.ApiField;
 import dev.flowpipe.webapp.query.Entity;
 import java.io.InputStream;
@@ -101,6 +102,7 @@ class OpenApiDocumentTest {
       Set<String> documented = ((Map<String, Object>) schema.get("properties")).keySet();
       List<String> fields = new ArrayList<>(entity.fields().stream().map(ApiField::name).toList());
       fields.addAll(entity.constantAnswers().keySet());
+      FieldsOfInstances.answerField(entity).ifPresent(fields::add);
       if (entity == Entity.DECISION_DEFINITIONS) {
         fields.addAll(dev.flowpipe.webapp.query.SearchRequestParser.REQUIREMENTS_FIELDS.keySet());
       }

@@ -6,6 +6,7 @@ import dev.flowpipe.webapp.readmodel.ReadModel;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -20,7 +21,7 @@ import java.util.Set;
  * (Zeebe migrates it with its element); a closed one of an instance migrated later answers the instance's new
  * definition. Neither field is offered as a filter or sort here (the spec offers none on these two entities).
  */
-final class FieldsOfInstances {
+public final class FieldsOfInstances {
 
   /** Per entity: the answer's field and the instance document's field it reads. */
   private static final Map<Entity, Map.Entry<String, String>> JOINED = Map.of(
@@ -31,6 +32,11 @@ final class FieldsOfInstances {
 
   FieldsOfInstances(ReadModel readModel) {
     this.readModel = readModel;
+  }
+
+  /** The field {@code entity}'s answers take from the instance documents, if any (the OpenAPI document names it). */
+  public static Optional<String> answerField(Entity entity) {
+    return Optional.ofNullable(JOINED.get(entity)).map(Map.Entry::getKey);
   }
 
   /** Puts the joined field in each item of {@code entity}'s answer (null where its instance is not in the read model). */
