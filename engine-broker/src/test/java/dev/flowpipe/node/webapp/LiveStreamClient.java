@@ -3,7 +3,6 @@ package dev.flowpipe.node.webapp;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,7 +23,6 @@ final class LiveStreamClient implements AutoCloseable {
   private final List<Event> events = new CopyOnWriteArrayList<>();
   private final HttpClient http = HttpClient.newHttpClient();
   private final Thread reader;
-  private volatile BufferedReader lines;
 
   LiveStreamClient(String baseUrl) {
     HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + "/ui/live"))
@@ -32,7 +30,7 @@ final class LiveStreamClient implements AutoCloseable {
     reader = Thread.ofPlatform().daemon().name("live-stream-client").start(() -> {
       try {
         HttpResponse<java.io.InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
-        lines = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
+        BufferedReader lines = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8));
         String name = null;
         String id = null;
         String line;
@@ -63,15 +61,10 @@ final class LiveStreamClient implements AutoCloseable {
 
   @Override
   public void close() {
-    try {
-      if (lines != null) {
-        lines.close();
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } finally {
-      reader.interrupt();
-      http.close();
-    }
+    // cancels the stream's exchange, which ends the reader's readLine; closing the reader here would wait for its lock,
+    // which readLine holds until the next line arrives (a keep-alive, seconds away), and HttpClient.close() waits for
+    // the exchange to end, which a stream does only at the server's stream timeout
+    http.shutdownNow();
+    reader.interrupt();
   }
 }
