@@ -32,11 +32,14 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The whole path on one node: deploy with the official client, run instances to completion with a job worker, find
  * the definition and the completed instances in the store; then stop and start the node on the same data.
  */
+// it reads the broker's metrics, which Zeebe keeps in the JVM's one Prometheus registry: a broker of another class closing beside it removes their series
+@Isolated
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NodeEndToEndTest {

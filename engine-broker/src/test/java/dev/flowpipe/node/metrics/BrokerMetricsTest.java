@@ -12,11 +12,14 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * {@code /actuator/prometheus} shows the broker's own metrics (processing, backpressure, exporting, Raft), which it
  * keeps in another registry, beside the node's, on a node that has run instances.
  */
+// it reads the broker's metrics, which Zeebe keeps in the JVM's one Prometheus registry: a broker of another class closing beside it removes their series
+@Isolated
 @ExtendWith(SharedWebappNode.class)
 @ResourceLock(SharedWebappNode.LOCK)
 class BrokerMetricsTest {
