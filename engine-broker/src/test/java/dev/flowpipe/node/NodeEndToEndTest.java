@@ -148,6 +148,26 @@ class NodeEndToEndTest {
         .body();
   }
 
+  /**
+   * {@code /actuator/prometheus} shows the broker's own metrics (processing, backpressure, exporting, Raft), which it
+   * keeps in another registry, beside the node's, once the node has run instances. (Here, not on the shared web-app
+   * node: that registry is the JVM's one, and other classes' in-process brokers remove its series as they close.)
+   */
+  @Test
+  @Order(2)
+  void theBrokersProcessingBackpressureExporterAndRaftMetricsAppearBesideOurs() throws Exception {
+    java.util.Set<String> families = prometheus().lines().filter(line -> line.startsWith("# TYPE "))
+        .map(line -> line.split(" ")[2]).collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new));
+
+    assertThat(families).as("metric families on the endpoint").contains(
+        "zeebe_element_instance_events_total", // processing
+        "zeebe_backpressure_requests_limit", "zeebe_dropped_request_count_total", // backpressure
+        "zeebe_flow_control_outcome_total",
+        "zeebe_exporter_events_total", // exporting
+        "zeebe_log_appender_commit_latency", "atomix_role", // the log and Raft
+        "flowpipe_exporter_records_total", "jvm_memory_used_bytes"); // ours and Spring's, still there
+  }
+
   @Test
   @Order(2)
   void everyMetricTheDashboardUsesIsPublished() throws Exception {
