@@ -60,7 +60,7 @@ final class NodeInChildProcess implements AutoCloseable {
     }
     all.putAll(settings);
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx768m"));
+        "-Xmx768m", NodeProcess.temporaryDirectoryIn(directory)));
     command.addAll(NodeProcess.testJitOptions());
     command.addAll(List.of("-cp", required("flowpipe.node.classpath"), "dev.flowpipe.node.NodeApplication"));
     all.forEach((key, value) -> command.add("--" + key + "=" + value));

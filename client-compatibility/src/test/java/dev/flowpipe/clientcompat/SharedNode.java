@@ -1,8 +1,8 @@
 package dev.flowpipe.clientcompat;
 
+import dev.flowpipe.testsupport.ScratchDirectories;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.util.Map;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ExtensionContext.Store.CloseableResource;
@@ -46,7 +46,7 @@ final class SharedNode implements ParameterResolver {
 
   private static Started start() {
     try {
-      return new Started(NodeInChildProcess.startWithWriters(Files.createTempDirectory("client-compatibility"),
+      return new Started(NodeInChildProcess.startWithWriters(ScratchDirectories.create("client-compatibility"),
           Map.of(OPERATOR, OPERATOR_PASSWORD, READER_WRITER, READER_WRITER_PASSWORD)));
     } catch (IOException e) {
       throw new UncheckedIOException(e);

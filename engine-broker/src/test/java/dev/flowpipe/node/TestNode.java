@@ -30,6 +30,8 @@ public final class TestNode implements AutoCloseable {
   public TestNode(Path dataDirectory) {
     this.dataDirectory = dataDirectory;
     properties.put("flowpipe.data-directory", dataDirectory.toString());
+    // Tomcat's work directory beside the node's data, not one more in the system's temporary directory per node
+    properties.put("server.tomcat.basedir", dataDirectory.resolve("tomcat").toString());
     properties.put("flowpipe.gateway.port", freePort());
     properties.put("flowpipe.broker.command-port", freePort());
     properties.put("flowpipe.broker.internal-port", freePort());

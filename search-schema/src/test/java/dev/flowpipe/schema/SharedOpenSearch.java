@@ -5,9 +5,9 @@ import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.schema.store.SearchStoreConnector;
 import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.testsupport.NodeProcess;
+import dev.flowpipe.testsupport.ScratchDirectories;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.util.UUID;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -72,7 +72,7 @@ public class SharedOpenSearch implements ParameterResolver {
       try {
         EmbeddedSearchStore node =
             EmbeddedSearchStore.start(
-                Files.createTempDirectory("shared-" + engine.name().toLowerCase()),
+                ScratchDirectories.create("shared-" + engine.name().toLowerCase()),
                 // C1 only, as the tests' own node and store JVMs: the shared store mostly starts and answers
                 // small requests (NodeProcess.TEST_JIT; empty for the JVM's default)
                 EmbeddedSearchStore.Settings.forTests(engine).withJvmOptions(

@@ -1,8 +1,8 @@
 package dev.flowpipe.schema;
 
+import dev.flowpipe.testsupport.ScratchDirectories;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +26,7 @@ public record TestCertificates(Path caTrustStore, Path caPem, Path serverKeyStor
   public static synchronized TestCertificates get() {
     if (made == null) {
       try {
-        made = make(Files.createTempDirectory("flowpipe-tls"));
+        made = make(ScratchDirectories.create("flowpipe-tls"));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }

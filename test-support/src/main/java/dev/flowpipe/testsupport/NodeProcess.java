@@ -119,7 +119,7 @@ public final class NodeProcess implements AutoCloseable {
     all.putAll(settings);
     List<String> entries = new ArrayList<>(shippedClasspath());
     extraJars.forEach(jar -> entries.add(jar.toString()));
-    List<String> java = new ArrayList<>(List.of(javaCommand(), "-Xmx768m"));
+    List<String> java = new ArrayList<>(List.of(javaCommand(), "-Xmx768m", temporaryDirectoryIn(data)));
     if (!TEST_JIT.isEmpty()) {
       java.add(TEST_JIT);
     }
@@ -203,7 +203,8 @@ public final class NodeProcess implements AutoCloseable {
     Files.createDirectories(workDir);
     Path log = workDir.resolve("node.log");
     List<String> command = new ArrayList<>(wrapper);
-    command.addAll(List.of(javaCommand(), "-Xmx1g", "--enable-native-access=ALL-UNNAMED"));
+    command.addAll(List.of(javaCommand(), "-Xmx1g", "--enable-native-access=ALL-UNNAMED",
+        temporaryDirectoryIn(workDir)));
     boolean projectJit = !PROJECT_NODE_JIT.isEmpty();
     if (projectJit) {
       command.add(PROJECT_NODE_JIT);
@@ -229,6 +230,15 @@ public final class NodeProcess implements AutoCloseable {
       process.destroy();
     }));
     return new NodeProcess(process, ports, log, workDir.resolve("data"));
+  }
+
+  /**
+   * The JVM option that puts a node's temporary files (RocksDB's native library, 14 MB a JVM, and Tomcat's work
+   * directories) under {@code directory}: a killed node never deletes them, and in the system's temporary directory
+   * they filled a CI machine's disk past the store's watermarks over many runs.
+   */
+  public static String temporaryDirectoryIn(Path directory) throws IOException {
+    return "-Djava.io.tmpdir=" + Files.createDirectories(directory.resolve("tmp"));
   }
 
   /** The embedded OpenSearch child's class path in a built project under {@code root}. */

@@ -9,8 +9,8 @@ import java.util.stream.Stream;
 import org.springframework.util.FileSystemUtils;
 
 /**
- * The temporary directories of one benchmark run (a node's or a store's data: hundreds of MB each), removed when the
- * run's JVM exits. Their top-level {@code *.log} files stay, so a "see .../node.log" in an error can still be read.
+ * The temporary directories of one test or benchmark JVM (a node's or a store's data: hundreds of MB each), removed
+ * when that JVM exits: left behind, many runs on one machine filled its disk past the stores' watermarks. Their top-level {@code *.log} files stay, so a "see .../node.log" in an error can still be read.
  */
 public final class ScratchDirectories {
 

@@ -2,8 +2,8 @@ package dev.flowpipe.node.readmodel;
 
 import dev.flowpipe.node.TestNode;
 import dev.flowpipe.schema.SharedOpenSearch;
+import dev.flowpipe.testsupport.ScratchDirectories;
 import io.camunda.zeebe.client.ZeebeClient;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -36,7 +36,7 @@ final class TwoTaskNode implements BeforeAllCallback, AfterAllCallback {
       return;
     }
     startedBy = context.getRequiredTestClass();
-    data = Files.createTempDirectory("two-task-node");
+    data = ScratchDirectories.create("two-task-node");
     prefix = SharedOpenSearch.uniquePrefix();
     node = new TestNode(data)
         // flow control is not what these tests are about (it is being redesigned): off, so no command is refused

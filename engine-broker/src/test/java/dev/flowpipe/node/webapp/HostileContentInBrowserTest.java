@@ -18,6 +18,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.flowpipe.embeddedstore.EmbeddedSearchStore;
 import dev.flowpipe.node.TestNode;
 import dev.flowpipe.schema.SharedOpenSearch;
+import dev.flowpipe.testsupport.ScratchDirectories;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.response.ActivatedJob;
 import io.camunda.zeebe.model.bpmn.Bpmn;
@@ -92,7 +93,7 @@ class HostileContentInBrowserTest {
 
     // the test JVM's one store, under a prefix of its own
     prefix = SharedOpenSearch.uniquePrefix();
-    node = new TestNode(Files.createTempDirectory("hostile-content"))
+    node = new TestNode(ScratchDirectories.create("hostile-content"))
         .with("flowpipe.store.url", store.url()).with("flowpipe.exporter.index-prefix", prefix)
         .with("flowpipe.webapp.security.basic-auth", true)
         .with("flowpipe.webapp.security.users[0].username", "operator")

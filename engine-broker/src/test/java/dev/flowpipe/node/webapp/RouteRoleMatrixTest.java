@@ -12,10 +12,10 @@ import dev.flowpipe.testsupport.RoutePolicy;
 import dev.flowpipe.testsupport.RoutePolicy.Access;
 import dev.flowpipe.testsupport.RoutePolicy.Caller;
 import dev.flowpipe.testsupport.RouteRequests;
+import dev.flowpipe.testsupport.ScratchDirectories;
 import dev.flowpipe.testsupport.ServedRoutes;
 import dev.flowpipe.testsupport.ServedRoutes.Route;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -51,7 +51,7 @@ class RouteRoleMatrixTest {
     @BeforeAll
     void start(EmbeddedSearchStore store) throws IOException {
       // the test JVM's one store, under a prefix of its own: the routes do not depend on where the store runs
-      node = new TestNode(Files.createTempDirectory("route-matrix"))
+      node = new TestNode(ScratchDirectories.create("route-matrix"))
           .with("flowpipe.store.url", store.url())
           .with("flowpipe.exporter.index-prefix", SharedOpenSearch.uniquePrefix());
       settings().forEach(node::with);

@@ -3,6 +3,7 @@ package dev.flowpipe.node.webapp;
 import static org.awaitility.Awaitility.await;
 
 import dev.flowpipe.node.TestNode;
+import dev.flowpipe.testsupport.ScratchDirectories;
 import dev.flowpipe.webapp.WebappApplication;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.response.ActivatedJob;
@@ -10,7 +11,6 @@ import io.camunda.zeebe.model.bpmn.Bpmn;
 import io.camunda.zeebe.model.bpmn.BpmnModelInstance;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -76,7 +76,7 @@ public final class SharedWebappNode implements ParameterResolver {
     TestNode node;
     try {
       // the operations are off without authentication unless switched on: on here, for OperationsOnNodeTest
-      node = new TestNode(Files.createTempDirectory("webapp-node"))
+      node = new TestNode(ScratchDirectories.create("webapp-node"))
           .with("flowpipe.webapp.operations.enabled", true).start();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
