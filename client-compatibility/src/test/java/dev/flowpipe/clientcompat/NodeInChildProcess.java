@@ -7,7 +7,6 @@ import io.camunda.client.CamundaClient;
 import io.camunda.client.CredentialsProvider;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -156,11 +155,7 @@ final class NodeInChildProcess implements AutoCloseable {
   }
 
   private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return NodeProcess.freePort();
   }
 
   /** Kills the node and its store and waits until they have exited. */

@@ -5,8 +5,6 @@ import dev.flowpipe.node.store.RunningStore;
 import dev.flowpipe.testsupport.NodeProcess;
 import io.camunda.zeebe.client.ZeebeClient;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -131,10 +129,7 @@ public final class TestNode implements AutoCloseable {
   }
 
   public static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    // outside the kernel's ephemeral range, never twice in this JVM (NodeProcess.freePort)
+    return NodeProcess.freePort();
   }
 }

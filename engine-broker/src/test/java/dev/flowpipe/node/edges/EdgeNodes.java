@@ -1,7 +1,6 @@
 package dev.flowpipe.node.edges;
 
-import java.io.IOException;
-import java.net.ServerSocket;
+import dev.flowpipe.testsupport.NodeProcess;
 import java.time.Duration;
 
 /** What the node-process tests at the node's edges share. */
@@ -12,9 +11,9 @@ final class EdgeNodes {
 
   private EdgeNodes() {}
 
-  static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+  static int freePort() {
+    // outside the kernel's ephemeral range: a port kept across a node's restart must not become an outgoing
+    // connection's meanwhile
+    return NodeProcess.freePort();
   }
 }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flowpipe.node.webapp.Http.Answer;
 import dev.flowpipe.node.webapp.SharedWebappNode.Runs;
+import dev.flowpipe.webapp.config.LiveProperties;
 import dev.flowpipe.webapp.readmodel.ReadModel;
 import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.model.bpmn.Bpmn;
@@ -58,6 +59,12 @@ class WebappOnNodeTest {
     ReadModel readModel = runs.node().context().getBean(ReadModel.class);
 
     assertThat(readModel.store()).isSameAs(runs.node().store().client());
+  }
+
+  @Test
+  void tellsOpenPagesOfAMoveWithoutARefreshOfItsOwnSinceItsExporterRefreshesEachBulk() {
+    // the shared node keeps flowpipe.exporter.bulk.refresh at its default (on) and sets no live.refresh
+    assertThat(runs.node().context().getBean(LiveProperties.class).refresh()).isFalse();
   }
 
   @Test
