@@ -163,7 +163,8 @@ public final class Scenarios {
       int seconds = a.integer("seconds", 60);
       int idle = a.integer("idle-seconds", 60);
       int streams = a.integer("streams", 1);
-      String liveRefresh = a.text("live-refresh", "on");
+      // off: the node's default while its exporter refreshes each bulk (LiveRefreshDefault)
+      String liveRefresh = a.text("live-refresh", "off");
       a.requireAllKnown(names);
       if (!liveRefresh.equals("on") && !liveRefresh.equals("off")) {
         throw new IllegalArgumentException("--live-refresh must be on or off, was " + liveRefresh);
