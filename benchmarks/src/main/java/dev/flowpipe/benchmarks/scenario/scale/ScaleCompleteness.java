@@ -72,6 +72,10 @@ final class ScaleCompleteness {
     checks.add(check("8.9 by error: instances with an active incident summed over errors",
         total(client, "process-instances", "{\"filter\": {\"state\": \"ACTIVE\", \"hasIncident\": true}}"),
         sum(byError, "activeInstancesWithErrorCount")));
+    // the variable filter on instances against the variable documents themselves (one customerId per instance)
+    checks.add(check("variable filter: instances of customer c-7 against its customerId variables",
+        total(client, "variables", "{\"filter\": {\"name\": \"customerId\", \"value\": \"\\\"c-7\\\"\"}}"),
+        total(client, "process-instances", "{\"filter\": {\"variables\": [" + ScaleQueries.customer(7) + "]}}")));
     checks.forEach(c -> System.out.println("completeness: " + c));
     return checks;
   }

@@ -70,6 +70,15 @@ final class ScaleQueries {
             + firstStart.plus(i % spanDays + 1, ChronoUnit.DAYS) + "\"}}, " + newestFirst + "}"));
     queries.add(search("filter: instance key $in 10", "process-instances",
         i -> "{\"filter\": {\"processInstanceKey\": {\"$in\": [" + keys(instanceKeys, i, 10) + "]}}}"));
+    // the variable filter (issue 34: the filter Operate users use most), one term on the instance document each
+    queries.add(search("filter: variable name and value", "process-instances",
+        i -> "{\"filter\": {\"variables\": [" + customer(i) + "]}, " + newestFirst + "}"));
+    queries.add(search("filter: variable value $in 10", "process-instances",
+        i -> "{\"filter\": {\"variables\": [{\"name\": \"customerId\", \"value\": {\"$in\": ["
+            + customerValues(i, 10) + "]}}]}, " + newestFirst + "}"));
+    queries.add(search("filter: two variables and ACTIVE", "process-instances",
+        i -> "{\"filter\": {\"state\": \"ACTIVE\", \"variables\": [" + customer(i)
+            + ", {\"name\": \"country\", \"value\": \"\\\"DE\\\"\"}]}, " + newestFirst + "}"));
     for (String sort : List.of("startDate", "endDate", "processInstanceKey", "state", "processDefinitionId")) {
       queries.add(search("sort: " + sort + (sort.equals("processInstanceKey") ? " asc" : " desc"),
           "process-instances", i -> "{\"sort\": [{\"field\": \"" + sort + "\", \"order\": \""
@@ -120,6 +129,19 @@ final class ScaleQueries {
         i -> "{\"filter\": {\"name\": \"customerId\", \"value\": \"\\\"c-" + (i % 50_000) + "\\\"\"}, "
             + "\"page\": {\"limit\": 50}}"));
     return queries;
+  }
+
+  /** The {@code i}-th run's variable filter item: a customer the fixture gave one instance in 50,000. */
+  static String customer(int i) {
+    return "{\"name\": \"customerId\", \"value\": \"\\\"c-" + (i % 50_000) + "\\\"\"}";
+  }
+
+  private static String customerValues(int i, int count) {
+    List<String> values = new ArrayList<>();
+    for (int k = 0; k < count; k++) {
+      values.add("\"\\\"c-" + ((i * count + k) % 50_000) + "\\\"\"");
+    }
+    return String.join(", ", values);
   }
 
   /** Sends, checks the status and parses the answer (parsing is part of what a client waits for). */
