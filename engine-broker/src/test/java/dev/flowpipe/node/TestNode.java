@@ -3,14 +3,17 @@ package dev.flowpipe.node;
 import dev.flowpipe.node.broker.EmbeddedBroker;
 import dev.flowpipe.node.store.RunningStore;
 import dev.flowpipe.testsupport.NodeProcess;
+import dev.flowpipe.testsupport.ScratchDirectories;
 import io.camunda.zeebe.client.ZeebeClient;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -28,8 +31,9 @@ public final class TestNode implements AutoCloseable {
   public TestNode(Path dataDirectory) {
     this.dataDirectory = dataDirectory;
     properties.put("flowpipe.data-directory", dataDirectory.toString());
-    // Tomcat's work directory beside the node's data, not one more in the system's temporary directory per node
-    properties.put("server.tomcat.basedir", dataDirectory.resolve("tomcat").toString());
+    // Tomcat's work directory under one of this JVM's scratch directories, removed when it exits, not one more in the
+    // system's temporary directory per node; not in the data directory, which a refused start must leave unmade
+    properties.put("server.tomcat.basedir", TomcatDirectories.next().toString());
     properties.put("flowpipe.gateway.port", freePort());
     properties.put("flowpipe.broker.command-port", freePort());
     properties.put("flowpipe.broker.internal-port", freePort());
@@ -126,6 +130,24 @@ public final class TestNode implements AutoCloseable {
   @Override
   public void close() {
     stop();
+  }
+
+  /** The test JVM's Tomcat work directories, one per node. */
+  private static final class TomcatDirectories {
+    private static final Path ROOT;
+    private static final AtomicInteger NEXT = new AtomicInteger();
+
+    static {
+      try {
+        ROOT = ScratchDirectories.create("test-node-tomcat");
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    static Path next() {
+      return ROOT.resolve("node-" + NEXT.incrementAndGet());
+    }
   }
 
   public static int freePort() {
