@@ -28,6 +28,7 @@ public final class PartitionFlowControl {
   private final WriteRateController controller = new WriteRateController();
   private volatile PartitionLag lag;
   private volatile OptionalInt applied = OptionalInt.empty();
+  private final LimiterGain limiterGain = new LimiterGain();
   private volatile boolean leading;
   private long appliedAtNanos;
   // a limit that must be put in force (a new leader) until an apply succeeds
@@ -68,15 +69,17 @@ public final class PartitionFlowControl {
       // positions and rates start anew, and the new leader's limiter knows nothing of any limit
       window.clear();
       controller.release();
+      limiterGain.reset();
       leading = true;
     }
+    limiterGain.observe(nanos, reading.written(), reapply ? OptionalInt.empty() : applied);
     double exportRate = window.full() ? window.exportRate() : 0;
     long backlog = Math.max(0, reading.written() - reading.exported());
     Duration age = reading.oldestPendingAge().orElseGet(() -> estimatedAge(reading, backlog, exportRate, settings, nanos));
     window.add(new LagSample(nanos, reading.written(), reading.exported(), age), settings.window());
     lag = PartitionLag.of(partitionId, window);
     OptionalInt limit =
-        hold.apply(WriteRateController.effective(settings, controller.next(settings, window, warmingUp)));
+        hold.apply(WriteRateController.effective(settings, controller.next(settings, window, warmingUp, limiterGain.value())));
     mustApply |= reapply;
     if (mustApply || worthApplying(limit, nanos)) {
       return Optional.of(limit);

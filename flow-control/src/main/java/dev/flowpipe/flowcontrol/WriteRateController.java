@@ -16,7 +16,8 @@ import java.util.function.ToLongFunction;
  *       backlog of {@code acceptable-backlog} records that grew over the window engages too, whatever the age says
  *       (a backstop, also for a store never reached).
  *   <li><b>Hold</b>: the limit is the window's export rate (what the store absorbs keeps the lag where it is), moved
- *       by the signal's distance from the target (proportional and integral terms), so the lag settles at the target.
+ *       by the signal's distance from the target (proportional and integral terms), so the lag settles at the target;
+ *       divided by the records the broker writes per unit of its limit ({@link LimiterGain}).
  *       It never goes below half the export rate (a catching-up store is not starved) nor below {@code min-write-rate}.
  *   <li><b>Release</b> completely once the signal stayed under half the target for half a window: the full rate
  *       returns. Whether writes are below the limit does not matter (while the limit binds they never are).
@@ -46,6 +47,14 @@ public final class WriteRateController {
    * @param warmingUp whether the node (or server) is within its warm-up
    */
   public OptionalInt next(ControlSettings settings, LagWindow window, boolean warmingUp) {
+    return next(settings, window, warmingUp, 1);
+  }
+
+  /**
+   * As {@link #next(ControlSettings, LagWindow, boolean)}, for a broker that writes {@code limiterGain} records per
+   * unit of the limit in force ({@link LimiterGain}): the write rate the controller wants, divided by it.
+   */
+  public OptionalInt next(ControlSettings settings, LagWindow window, boolean warmingUp, double limiterGain) {
     if (!settings.enabled() || !window.full()) {
       release();
       return OptionalInt.empty();
@@ -75,7 +84,7 @@ public final class WriteRateController {
       integral = Math.max(-MAX_CUT, Math.min(1, integral + INTEGRAL_GAIN * error * settings.resolution().toNanos() / 1e9));
     }
     double correction = Math.max(-MAX_CUT, Math.min(1, GAIN * error + integral));
-    double limit = Math.max(settings.minWriteRate(), window.exportRate() * (1 + correction));
+    double limit = Math.max(settings.minWriteRate(), window.exportRate() * (1 + correction) / limiterGain);
     return OptionalInt.of((int) Math.min(Integer.MAX_VALUE, Math.ceil(limit)));
   }
 

@@ -11,7 +11,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The controller in closed loop with a {@link SimulatedPartition}: clients offer 400 records/s, the store absorbs 200.
  * The lag must settle at the target on average whatever the broker's limiter lets through for a given limit and however
  * coarsely the store acknowledges: the node's experiment saw writes 15-20% above the limit and a store acknowledging
- * ~500 records every 2.5 s, and the mean lag settled 22% above the target.
+ * ~500 records every 2.5 s, and the mean lag settled 22% above the target; the stock brokers wrote about 1.44 records
+ * per unit of the limit, and without {@link LimiterGain} a limiter letting through 1.45x settled 5-62% above it.
  */
 class ClosedLoopTest {
 
@@ -30,7 +31,8 @@ class ClosedLoopTest {
   class WhereTheExporterReportsTheOldestPendingAge {
 
     @ParameterizedTest(name = "limiter lets through {0}x the limit, bulks of {1} records")
-    @CsvSource({"0.85, 50", "0.85, 500", "1.0, 50", "1.0, 500", "1.15, 50", "1.15, 500", "1.3, 50", "1.3, 500"})
+    @CsvSource({"0.85, 50", "0.85, 500", "1.0, 50", "1.0, 500", "1.15, 50", "1.15, 500", "1.3, 50", "1.3, 500",
+        "1.45, 50", "1.45, 500"})
     void theMeanLagSettlesWithinFivePercentOfTheTarget(double limiterGain, long bulkRecords) {
       assertThat(settledMeanAgeMillis(limiterGain, bulkRecords, true))
           .isBetween(TARGET_MILLIS * 0.95, TARGET_MILLIS * 1.05);
@@ -43,7 +45,8 @@ class ClosedLoopTest {
     // the estimate (since the window first saw the log written past the durable position) errs by up to a tick and
     // by the bulks' granularity; the controller holds the estimate at the target
     @ParameterizedTest(name = "limiter lets through {0}x the limit, bulks of {1} records")
-    @CsvSource({"0.85, 50", "0.85, 500", "1.0, 50", "1.0, 500", "1.15, 50", "1.15, 500", "1.3, 50", "1.3, 500"})
+    @CsvSource({"0.85, 50", "0.85, 500", "1.0, 50", "1.0, 500", "1.15, 50", "1.15, 500", "1.3, 50", "1.3, 500",
+        "1.45, 50", "1.45, 500"})
     void theMeanLagSettlesWithinTenPercentOfTheTarget(double limiterGain, long bulkRecords) {
       assertThat(settledMeanAgeMillis(limiterGain, bulkRecords, false))
           .isBetween(TARGET_MILLIS * 0.9, TARGET_MILLIS * 1.1);
