@@ -135,8 +135,9 @@ class ServerBesideTheStockClusterTest {
     assertNoWriteLimitOnAnyBroker();
   }
 
-  // Not in the suite: it has not passed on this machine yet (the lag within 20% of its target and the release within
-  // 5 s were never met under a load average of 20-50; see server/README.md). Run it with -Dflowpipe.server-degraded=true.
+  // Not in the suite: about 100 s more on the suite's longest path. It passed twice on a quiet machine once the limit
+  // allowed for the brokers' records per unit of it (LimiterGain; docs/measurements/flow-control.md), never before
+  // under a load average of 20-50. Run it with -Dflowpipe.server-degraded=true.
   @Test
   @Order(2)
   @EnabledIfSystemProperty(named = "flowpipe.server-degraded", matches = "true")
