@@ -34,11 +34,18 @@ final class GroupedCounts {
     this.storeTimeout = storeTimeout;
   }
 
-  /** Every group of the query, in key order. */
+  /** Every group of the query, in key order, each with any one document's {@code sampleFields}. */
   List<GroupCountQuery.Group> all(ReadModelIndex entity, List<Criterion> criteria, List<String> groupBy,
       Map<String, List<Criterion>> conditions, String distinctField, List<String> sampleFields) {
+    return all(entity, criteria, groupBy, conditions, distinctField, sampleFields, List.of());
+  }
+
+  /** Every group of the query, in key order, each with the {@code sampleFields} of its first document by an order. */
+  List<GroupCountQuery.Group> all(ReadModelIndex entity, List<Criterion> criteria, List<String> groupBy,
+      Map<String, List<Criterion>> conditions, String distinctField, List<String> sampleFields,
+      List<SortField> sampleOrder) {
     GroupCountQuery query = new GroupCountQuery(List.of(readModel.index(entity)), criteria, groupBy, PAGE, null,
-        conditions, distinctField, sampleFields, storeTimeout);
+        conditions, distinctField, sampleFields, sampleOrder, storeTimeout);
     List<GroupCountQuery.Group> groups = new ArrayList<>();
     while (true) {
       GroupCountQuery.GroupCounts page;
