@@ -13,10 +13,20 @@ import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
 import dev.flowpipe.testsupport.StoreProxy;
 import dev.flowpipe.webapp.TestWebapp.Answer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
@@ -188,6 +198,55 @@ class ProcessStatisticsAtScaleTest {
       // what the store sent back for the definitions: before, every one of big's 10,001 versions
       assertThat(documentsAnswered(ReadModelIndex.PROCESS_DEFINITION)).as("definitions the store answered")
           .isLessThanOrEqualTo(10);
+    }
+  }
+
+  @Nested
+  class TheDashboardInABrowser {
+
+    /**
+     * The UI reads the first 1,000 definitions (here all of big's versions) and the counts of 10,000 processes: before,
+     * it showed only the processes of those definitions (big alone) and said nothing of the rest.
+     */
+    @Test
+    void showsEveryCountedProcessAndSaysWhatItLeavesOut() throws Exception {
+      String dom = domOf(app.baseUrl() + "/#/");
+
+      assertThat(dom).contains("data-process=\"big\"", "data-process=\"" + small(0) + "\"",
+          "data-process=\"" + small(SMALL_PROCESSES - 2) + "\"", ">Small " + (SMALL_PROCESSES - 2) + "</a>");
+      assertThat(dom).contains("Processes with running instances: the first 10000 of " + (SMALL_PROCESSES + 1))
+          .contains("Processes without running instances: those of the first 1000 of "
+              + (BIG_VERSIONS + SMALL_PROCESSES) + " definitions.");
+    }
+  }
+
+  /**
+   * The page's DOM after its scripts ran, in the machine's headless Chromium: its virtual time runs the dashboard's
+   * requests and first refreshes; fails (no skip) without Chromium.
+   */
+  private static String domOf(String url) throws Exception {
+    Path chromium = Path.of("/usr/bin/chromium");
+    assertThat(Files.isExecutable(chromium)).as(chromium + " (apt-get install chromium)").isTrue();
+    Path profile = Files.createTempDirectory("dashboard-chromium");
+    Process browser = new ProcessBuilder(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--user-data-dir=" + profile, "--virtual-time-budget=5000", "--dump-dom", url)
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    try (InputStream out = browser.getInputStream()) {
+      CompletableFuture<byte[]> dom = CompletableFuture.supplyAsync(() -> {
+        try {
+          return out.readAllBytes();
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+      assertThat(browser.waitFor(3, TimeUnit.MINUTES)).as("Chromium ended").isTrue();
+      return new String(dom.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8);
+    } finally {
+      browser.destroyForcibly();
+      try (Stream<Path> files = Files.walk(profile)) {
+        files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+      }
     }
   }
 
