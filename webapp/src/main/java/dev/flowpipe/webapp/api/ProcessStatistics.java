@@ -40,7 +40,6 @@ public final class ProcessStatistics {
   /** What the dashboard shows of a process's latest definition. */
   private static final List<String> LATEST_FIELDS = List.of("name", "tenantId");
 
-  private final ReadModel readModel;
   private final SearchRequestParser parser;
   private final ReadYourWrites readYourWrites;
 
@@ -48,7 +47,6 @@ public final class ProcessStatistics {
   private final GroupedCounts groupedCounts;
 
   public ProcessStatistics(ReadModel readModel, WebappProperties properties, ReadYourWrites readYourWrites) {
-    this.readModel = readModel;
     this.parser = new SearchRequestParser(properties.search(), properties.consistency(), properties.limits());
     this.readYourWrites = readYourWrites;
     this.storeTimeout = properties.search().storeTimeout();
