@@ -44,6 +44,7 @@ public final class StoreProxy implements AutoCloseable {
   private final AtomicReference<HeldBulk> nextHeld = new AtomicReference<>();
   private final AtomicReference<HeldMatch> nextHeldMatch = new AtomicReference<>();
   private final java.util.Queue<String> searches = new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private final java.util.Queue<AnsweredSearch> answeredSearches = new java.util.concurrent.ConcurrentLinkedQueue<>();
   private volatile boolean recordingSearches;
   private final java.util.Map<String, java.util.concurrent.atomic.LongAdder> requests =
       new java.util.concurrent.ConcurrentHashMap<>();
@@ -242,6 +243,7 @@ public final class StoreProxy implements AutoCloseable {
   public StoreProxy recordSearches(boolean on) {
     if (on) {
       searches.clear();
+      answeredSearches.clear();
     }
     recordingSearches = on;
     return this;
@@ -250,6 +252,19 @@ public final class StoreProxy implements AutoCloseable {
   /** The search requests kept since {@link #recordSearches} was switched on, in order. */
   public java.util.List<String> searches() {
     return java.util.List.copyOf(searches);
+  }
+
+  /**
+   * A recorded search with the store's answer to it.
+   *
+   * @param request {@code "<path> <body>"}, as {@link #searches()} gives it
+   * @param answer the store's answer body as it passed
+   */
+  public record AnsweredSearch(String request, String answer) {}
+
+  /** The recorded searches with their answers, in the order the answers passed: what the store sent back. */
+  public java.util.List<AnsweredSearch> answeredSearches() {
+    return java.util.List.copyOf(answeredSearches);
   }
 
   public void resetRequestCounts() {
@@ -280,8 +295,10 @@ public final class StoreProxy implements AutoCloseable {
         return;
       }
       byte[] requestBody = exchange.getRequestBody().readAllBytes();
+      String recorded = null;
       if (recordingSearches && exchange.getRequestURI().getPath().endsWith("/_search")) {
-        searches.add(exchange.getRequestURI().getPath() + " " + new String(requestBody, StandardCharsets.UTF_8));
+        recorded = exchange.getRequestURI().getPath() + " " + new String(requestBody, StandardCharsets.UTF_8);
+        searches.add(recorded);
       }
       if (down) {
         exchange.sendResponseHeaders(503, -1);
@@ -337,6 +354,9 @@ public final class StoreProxy implements AutoCloseable {
       if (partial) {
         exchange.sendResponseHeaders(503, -1);
         return;
+      }
+      if (recorded != null) {
+        answeredSearches.add(new AnsweredSearch(recorded, new String(body, StandardCharsets.UTF_8)));
       }
       exchange.sendResponseHeaders(response.statusCode(), body.length == 0 ? -1 : body.length);
       if (body.length > 0) {

@@ -22,11 +22,14 @@ import java.util.Objects;
  * @param distinctField a field whose distinct values are counted within each group (the store's {@code cardinality}
  *     at its highest precision: exact up to 40,000 values a group, an estimate within about 1% beyond), or null
  * @param sampleFields fields whose values one document of each group gives, or empty
+ * @param sampleOrder which document of a group gives them: the first in this order (e.g. the highest version, for
+ *     the latest definition of a process); empty for any one
  * @param timeout how long the store may run one page
  */
 public record GroupCountQuery(
     List<String> indices, List<Criterion> criteria, List<String> groupBy, int pageSize, Map<String, Object> after,
-    Map<String, List<Criterion>> conditions, String distinctField, List<String> sampleFields, Duration timeout) {
+    Map<String, List<Criterion>> conditions, String distinctField, List<String> sampleFields,
+    List<SortField> sampleOrder, Duration timeout) {
 
   /** The store's precision ceiling for distinct counts (below it, counts are exact but for hash collisions). */
   public static final int DISTINCT_PRECISION = 40_000;
@@ -50,16 +53,24 @@ public record GroupCountQuery(
         .forEach((name, all) -> copy.put(Objects.requireNonNull(name, "condition name"), List.copyOf(all)));
     conditions = java.util.Collections.unmodifiableMap(copy);
     sampleFields = List.copyOf(sampleFields == null ? List.of() : sampleFields);
+    sampleOrder = List.copyOf(sampleOrder == null ? List.of() : sampleOrder);
     timeout = timeout == null ? SearchQuery.DEFAULT_TIMEOUT : timeout;
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout must be positive, was " + timeout);
     }
   }
 
+  /** A query whose sample is any one document of its group. */
+  public GroupCountQuery(
+      List<String> indices, List<Criterion> criteria, List<String> groupBy, int pageSize, Map<String, Object> after,
+      Map<String, List<Criterion>> conditions, String distinctField, List<String> sampleFields, Duration timeout) {
+    this(indices, criteria, groupBy, pageSize, after, conditions, distinctField, sampleFields, List.of(), timeout);
+  }
+
   /** The same query for the page after the group with this key. */
   public GroupCountQuery after(Map<String, Object> key) {
     return new GroupCountQuery(indices, criteria, groupBy, pageSize, key, conditions, distinctField, sampleFields,
-        timeout);
+        sampleOrder, timeout);
   }
 
   /**

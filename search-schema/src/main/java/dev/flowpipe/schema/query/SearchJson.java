@@ -78,13 +78,7 @@ public final class SearchJson {
   public static String body(SearchQuery query) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("query", allOf(query.criteria()));
-    List<Object> sort = new ArrayList<>();
-    for (SortField field : query.sort()) {
-      sort.add(
-          Map.of(
-              field.field(),
-              Map.of("order", field.descending() ? "desc" : "asc", "missing", field.missingFirst() ? "_first" : "_last")));
-    }
+    List<Object> sort = sort(query.sort());
     if (!sort.isEmpty()) {
       body.put("sort", sort);
     }
@@ -154,7 +148,13 @@ public final class SearchJson {
           Map.of("field", query.distinctField(), "precision_threshold", GroupCountQuery.DISTINCT_PRECISION)));
     }
     if (!query.sampleFields().isEmpty()) {
-      inside.put(SAMPLE, Map.of("top_hits", Map.of("size", 1, "_source", Map.of("includes", query.sampleFields()))));
+      Map<String, Object> sample = new LinkedHashMap<>();
+      sample.put("size", 1);
+      sample.put("_source", Map.of("includes", query.sampleFields()));
+      if (!query.sampleOrder().isEmpty()) {
+        sample.put("sort", sort(query.sampleOrder()));
+      }
+      inside.put(SAMPLE, Map.of("top_hits", sample));
     }
     Map<String, Object> groups = new LinkedHashMap<>();
     groups.put("composite", composite);
@@ -190,6 +190,15 @@ public final class SearchJson {
     Map<String, Object> next = groups.size() < query.pageSize() || afterKey.isMissingNode() ? null
         : JSON.convertValue(afterKey, new com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>>() {});
     return new GroupCountQuery.GroupCounts(groups, next);
+  }
+
+  private static List<Object> sort(List<SortField> fields) {
+    List<Object> sort = new ArrayList<>();
+    for (SortField field : fields) {
+      sort.add(Map.of(field.field(),
+          Map.of("order", field.descending() ? "desc" : "asc", "missing", field.missingFirst() ? "_first" : "_last")));
+    }
+    return sort;
   }
 
   /** The store's time unit syntax; whole milliseconds (at least one). */

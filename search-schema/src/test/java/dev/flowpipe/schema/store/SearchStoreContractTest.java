@@ -575,6 +575,24 @@ public abstract class SearchStoreContractTest {
   }
 
   @Test
+  void samplesTheFirstDocumentOfEachGroupInTheOrderAsked() {
+    String searchIndex = searchIndex();
+
+    // A: keys 1,3,5,7,9; B: 2,4,6,8,10 - the highest key of each, then the lowest
+    List<GroupCountQuery.Group> highest = store.countGroups(new GroupCountQuery(List.of(searchIndex), List.of(),
+        List.of("state"), 10, null, Map.of(), null, List.of("key", "note"),
+        List.of(new SortField("key", true, false)), null)).groups();
+    List<GroupCountQuery.Group> lowest = store.countGroups(new GroupCountQuery(List.of(searchIndex), List.of(),
+        List.of("state"), 10, null, Map.of(), null, List.of("key"), List.of(SortField.ascending("key")), null))
+        .groups();
+
+    assertThat(highest).extracting(g -> g.key().get("state") + ": " + g.total() + " " + g.sample().get("key") + " "
+        + g.sample().get("note")).containsExactly("A: 5 9 note 9", "B: 5 10 note 10");
+    assertThat(lowest).extracting(g -> g.key().get("state") + ": " + g.sample().get("key"))
+        .containsExactly("A: 1", "B: 2");
+  }
+
+  @Test
   void countsGroupsInAMissingIndexFindNoneAndNoNextPage() {
     GroupCountQuery.GroupCounts counts = store.countGroups(new GroupCountQuery(
         List.of(SharedOpenSearch.uniquePrefix() + "-none"), List.of(), List.of("state"), 10, null, Map.of(), null,

@@ -68,21 +68,33 @@ public final class IncidentStatistics {
     criteria.add(new Criterion.Equals("errorMessageHash", (int) hash));
     List<GroupCountQuery.Group> groups = counts.all(ReadModelIndex.INCIDENT, criteria,
         List.of("processDefinitionKey"), Map.of(), "processInstanceKey", List.of("bpmnProcessId", "tenantId"));
-    Map<Long, Map<String, Object>> definitions =
-        counts.definitions(groups.stream().map(g -> GroupedCounts.number(g, "processDefinitionKey")).toList());
     List<Map<String, Object>> items = new ArrayList<>();
     for (GroupCountQuery.Group group : groups) {
-      long key = GroupedCounts.number(group, "processDefinitionKey");
-      Map<String, Object> definition = definitions.getOrDefault(key, Map.of());
       Map<String, Object> item = new LinkedHashMap<>();
       item.put("processDefinitionId", group.sample().get("bpmnProcessId"));
-      item.put("processDefinitionKey", String.valueOf(key));
-      item.put("processDefinitionName", definition.get("name"));
-      item.put("processDefinitionVersion", definition.get("version"));
-      item.put("tenantId", group.sample().getOrDefault("tenantId", definition.get("tenantId")));
+      item.put("processDefinitionKey", String.valueOf(GroupedCounts.number(group, "processDefinitionKey")));
+      item.put("processDefinitionName", null); // of the definition, read for the page's items only (below)
+      item.put("processDefinitionVersion", null);
+      item.put("tenantId", group.sample().get("tenantId"));
       item.put(COUNT, group.distinct());
       items.add(item);
     }
-    return request.answer(items);
+    // the sort fields are the key, the count and the tenant, never the name: the page is cut first, and only its
+    // definitions are read (an error in thousands of definitions read them all on every request)
+    Map<String, Object> answer = request.answer(items);
+    @SuppressWarnings("unchecked")
+    List<Map<String, Object>> page = (List<Map<String, Object>>) answer.get("items");
+    Map<Long, Map<String, Object>> definitions = counts.definitions(
+        page.stream().map(item -> Long.parseLong((String) item.get("processDefinitionKey"))).toList());
+    for (Map<String, Object> item : page) {
+      Map<String, Object> definition =
+          definitions.getOrDefault(Long.parseLong((String) item.get("processDefinitionKey")), Map.of());
+      item.put("processDefinitionName", definition.get("name"));
+      item.put("processDefinitionVersion", definition.get("version"));
+      if (item.get("tenantId") == null) {
+        item.put("tenantId", definition.get("tenantId"));
+      }
+    }
+    return answer;
   }
 }

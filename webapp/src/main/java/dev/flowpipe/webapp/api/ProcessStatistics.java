@@ -6,8 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.GroupCountQuery;
-import dev.flowpipe.schema.query.SearchHits;
-import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.query.SortField;
 import dev.flowpipe.webapp.config.WebappProperties;
 import dev.flowpipe.webapp.consistency.ReadYourWrites;
@@ -29,9 +27,8 @@ import java.util.Set;
  * Active process instances per process, with and without incidents, in the shape of Camunda's v2
  * {@code getProcessDefinitionInstanceStatistics}: the store's groups per process id (a composite aggregation paged to
  * its end, one request up to {@link GroupedCounts#PAGE} processes), sorted and cut to the page asked for; then the
- * definitions of the page's processes only, for each one's latest name and whether it has several versions (paged to
- * the end, one request up to {@link #DEFINITIONS_PAGE} definitions). Nothing is cut at a fixed size. What a dashboard
- * shows per process.
+ * definitions of the page's processes only, counted per process by the store with the latest one's name (one group per
+ * process, however many versions it has). Nothing is cut at a fixed size. What a dashboard shows per process.
  */
 public final class ProcessStatistics {
 
@@ -40,10 +37,9 @@ public final class ProcessStatistics {
       Set.of("processDefinitionId", "activeInstancesWithIncidentCount", "activeInstancesWithoutIncidentCount");
   private static final String WITH_INCIDENT = "activeInstancesWithIncidentCount";
   private static final String WITHOUT_INCIDENT = "activeInstancesWithoutIncidentCount";
-  /** Definitions read per store request for their names (all are read, page after page). */
-  static final int DEFINITIONS_PAGE = 10_000;
+  /** What the dashboard shows of a process's latest definition. */
+  private static final List<String> LATEST_FIELDS = List.of("name", "tenantId");
 
-  private final ReadModel readModel;
   private final SearchRequestParser parser;
   private final ReadYourWrites readYourWrites;
 
@@ -51,7 +47,6 @@ public final class ProcessStatistics {
   private final GroupedCounts groupedCounts;
 
   public ProcessStatistics(ReadModel readModel, WebappProperties properties, ReadYourWrites readYourWrites) {
-    this.readModel = readModel;
     this.parser = new SearchRequestParser(properties.search(), properties.consistency(), properties.limits());
     this.readYourWrites = readYourWrites;
     this.storeTimeout = properties.search().storeTimeout();
@@ -111,17 +106,17 @@ public final class ProcessStatistics {
     // in long: from + limit near Integer.MAX_VALUE would overflow
     List<Map<String, Object>> page = items.subList(Math.min(from, items.size()),
         (int) Math.min((long) from + limit, items.size()));
-    Map<String, List<Map<String, Object>>> versions =
+    Map<String, GroupCountQuery.Group> definitions =
         definitions(page.stream().map(item -> item.get("processDefinitionId")).toList());
     List<Map<String, Object>> named = new ArrayList<>(page.size());
     for (Map<String, Object> counted : page) {
-      List<Map<String, Object>> ofProcess = versions.getOrDefault((String) counted.get("processDefinitionId"), List.of());
-      Map<String, Object> latest = ofProcess.isEmpty() ? Map.of() : ofProcess.getFirst();
+      GroupCountQuery.Group ofProcess = definitions.get((String) counted.get("processDefinitionId"));
+      Map<String, Object> latest = ofProcess == null ? Map.of() : ofProcess.sample();
       Map<String, Object> item = new LinkedHashMap<>();
       item.put("processDefinitionId", counted.get("processDefinitionId"));
       item.put("tenantId", latest.getOrDefault("tenantId", "<default>"));
       item.put("latestProcessDefinitionName", latest.get("name"));
-      item.put("hasMultipleVersions", ofProcess.size() > 1);
+      item.put("hasMultipleVersions", ofProcess != null && ofProcess.total() > 1);
       item.put(WITHOUT_INCIDENT, counted.get(WITHOUT_INCIDENT));
       item.put(WITH_INCIDENT, counted.get(WITH_INCIDENT));
       named.add(item);
@@ -130,32 +125,22 @@ public final class ProcessStatistics {
   }
 
   /**
-   * The definitions of these processes, per process id, latest version first: every one of them, read page by page
-   * after the last one seen (one request while they fit in a page), so a process is never left without its name.
+   * Per process id of these: how many definitions it has and the fields of its latest one (highest version; the
+   * lowest key among equal versions), counted by the store - one group per process, page after page of groups, so a
+   * process of thousands of versions costs one group, not thousands of documents.
    */
-  private Map<String, List<Map<String, Object>>> definitions(List<Object> processIds) {
-    Map<String, List<Map<String, Object>>> byProcess = new HashMap<>();
+  private Map<String, GroupCountQuery.Group> definitions(List<Object> processIds) {
+    Map<String, GroupCountQuery.Group> byProcess = new HashMap<>();
     if (processIds.isEmpty()) {
       return byProcess;
     }
-    List<Object> after = List.of();
-    while (true) {
-      SearchHits hits = readModel.store().search(new SearchQuery(
-          List.of(readModel.index(ReadModelIndex.PROCESS_DEFINITION)),
-          List.of(new Criterion.OneOf("bpmnProcessId", processIds)),
-          List.of(new SortField("version", true, false), SortField.ascending("key")), 0, DEFINITIONS_PAGE, after,
-          List.of("bpmnXml"), storeTimeout));
-      for (SearchHits.Hit hit : hits.hits()) {
-        byProcess.computeIfAbsent(String.valueOf(hit.source().get("bpmnProcessId")), id -> new ArrayList<>())
-            .add(hit.source());
-      }
-      if (hits.hits().size() < DEFINITIONS_PAGE) {
-        return byProcess;
-      }
-      after = hits.hits().getLast().sortValues();
+    for (GroupCountQuery.Group group : groupedCounts.all(ReadModelIndex.PROCESS_DEFINITION,
+        List.of(new Criterion.OneOf("bpmnProcessId", processIds)), List.of("bpmnProcessId"), Map.of(), null,
+        LATEST_FIELDS, List.of(new SortField("version", true, false), SortField.ascending("key")))) {
+      byProcess.put(String.valueOf(group.key().get("bpmnProcessId")), group);
     }
+    return byProcess;
   }
-
 
   @SuppressWarnings("unchecked")
   private static Comparator<Map<String, Object>> order(JsonNode sort) {

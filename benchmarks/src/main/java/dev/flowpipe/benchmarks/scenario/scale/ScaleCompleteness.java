@@ -29,6 +29,9 @@ final class ScaleCompleteness {
     List<Check> checks = new ArrayList<>();
     long definitions = total(client, "process-definitions", "{}");
     checks.add(check("process definitions listed", (long) settings.definitions() * settings.versions(), definitions));
+    // one latest definition per process (the fixture deploys every process in one tenant)
+    checks.add(check("process definitions: latest versions, one per process", settings.definitions(),
+        total(client, "process-definitions", "{\"filter\": {\"isLatestVersion\": true}}")));
     long active = total(client, "process-instances", "{\"filter\": {\"state\": \"ACTIVE\"}}");
     JsonNode dashboard = client.post("/v2/process-definitions/statistics/process-instances",
         "{\"page\": {\"limit\": 10000}}");

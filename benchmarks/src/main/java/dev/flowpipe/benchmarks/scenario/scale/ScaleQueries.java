@@ -93,6 +93,9 @@ final class ScaleQueries {
         i -> "{\"filter\": {\"state\": \"ACTIVE\"}, \"page\": {\"limit\": 0}}"));
     queries.add(post("dashboard: active instances per process", "/v2/process-definitions/statistics/process-instances",
         i -> "{}"));
+    // what the UI's dashboard asks on each refresh: every process with active instances, up to 10,000
+    queries.add(post("dashboard: the UI's page of 10,000", "/v2/process-definitions/statistics/process-instances",
+        i -> "{\"sort\": [{\"field\": \"processDefinitionId\"}], \"page\": {\"limit\": 10000}}"));
     queries.add(postTo("per-element statistics of a definition", i -> "{}",
         i -> "/v2/process-definitions/" + definitionKeys.get(i % definitionKeys.size())
             + "/statistics/element-instances"));
@@ -110,6 +113,9 @@ final class ScaleQueries {
             + "\"page\": {\"limit\": 50}}"));
     queries.add(search("process definitions: list, 50", "process-definitions",
         i -> "{\"sort\": [{\"field\": \"name\", \"order\": \"asc\"}], \"page\": {\"limit\": 50}}"));
+    queries.add(search("process definitions: latest versions, 50", "process-definitions",
+        i -> "{\"filter\": {\"isLatestVersion\": true}, \"sort\": [{\"field\": \"processDefinitionId\"}], "
+            + "\"page\": {\"limit\": 50}}"));
     queries.add(search("process definitions: versions of a process", "process-definitions",
         i -> "{\"filter\": {\"processDefinitionId\": \"" + processes.get(i % processes.size()) + "\"}, "
             + "\"sort\": [{\"field\": \"version\", \"order\": \"desc\"}], \"page\": {\"limit\": 50}}"));
