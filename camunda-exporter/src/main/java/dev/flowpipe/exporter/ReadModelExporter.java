@@ -261,9 +261,14 @@ public final class ReadModelExporter implements Exporter {
     identity.awaitPrepared(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
   }
 
-  private static String refusal(StoreRefusedException refused) {
+  /**
+   * The health's reason for a refusal. A retry's bulk holds more records than the one before, so the bulk's size is
+   * left out: the reason stays the same while the store's does, and the health logs it once (not at every retry).
+   */
+  static String refusal(StoreRefusedException refused) {
     Throwable cause = refused.getCause() == null ? refused : refused.getCause();
-    return "the search store refuses the exporter's requests: HTTP " + refused.status() + " " + cause.getMessage();
+    String message = String.valueOf(cause.getMessage()).replaceFirst("^bulk of \\d+ ", "a bulk ");
+    return "the search store refuses the exporter's requests: HTTP " + refused.status() + " " + message;
   }
 
   @Override

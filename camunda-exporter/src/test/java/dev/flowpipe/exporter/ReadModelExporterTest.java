@@ -14,6 +14,7 @@ import dev.flowpipe.schema.index.VariableEntries;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.SearchQuery;
 import dev.flowpipe.schema.store.SearchStore;
+import dev.flowpipe.schema.store.StoreRefusedException;
 import dev.flowpipe.testsupport.NodeProcess;
 import dev.flowpipe.testsupport.StoreProxy;
 import dev.flowpipe.writer.config.WriterSettings;
@@ -215,6 +216,16 @@ class ReadModelExporterTest {
       assertThat(store.get(ReadModelIndex.PROCESS_INSTANCE.indexName(replayed), String.valueOf(instanceKey)))
           .as("replayed from %d after a cut at %d", cut / 2, cut).hasValue(clean);
     }
+  }
+
+  @Test
+  void aStoresRefusalGivesOneReasonWhateverTheSizeOfTheRetrysBulkSoItIsLoggedOnce() {
+    // seen on a node: a read-only store's refusal logged at each retry, the bulk growing from 13 records to 20
+    String store = " refused with HTTP 403 (a block forbids it): {\"type\":\"cluster_block_exception\"}";
+    String first = ReadModelExporter.refusal(new StoreRefusedException("bulk of 13" + store, 403, null));
+    String retry = ReadModelExporter.refusal(new StoreRefusedException("bulk of 20" + store, 403, null));
+
+    assertThat(retry).isEqualTo(first).contains("HTTP 403", "a bulk refused", "cluster_block_exception");
   }
 
   @Nested
