@@ -23,8 +23,10 @@ final class LimiterGain {
   /** The least span of limited writing before the ratio counts at all. */
   static final long MIN_SPAN_NANOS = 5_000_000_000L;
 
-  // per interval between two readings with a limit in force: records written, records the limit allowed, nanos
-  private final Deque<double[]> intervals = new ArrayDeque<>();
+  /** The time between two readings with a limit in force: records written, records the limit allowed. */
+  private record Interval(double written, double allowed, long nanos) {}
+
+  private final Deque<Interval> intervals = new ArrayDeque<>();
   private double written;
   private double allowed;
   private long spanNanos;
@@ -39,22 +41,22 @@ final class LimiterGain {
     if (lastNanos >= 0 && inForce.isPresent() && inForce.getAsInt() > 0 && writtenPosition >= lastWritten
         && nanos > lastNanos) {
       long interval = nanos - lastNanos;
-      add(new double[] {writtenPosition - lastWritten, inForce.getAsInt() * interval / 1e9, interval});
+      add(new Interval(writtenPosition - lastWritten, inForce.getAsInt() * interval / 1e9, interval));
     }
     lastNanos = nanos;
     lastWritten = writtenPosition;
   }
 
-  private void add(double[] interval) {
+  private void add(Interval interval) {
     intervals.addLast(interval);
-    written += interval[0];
-    allowed += interval[1];
-    spanNanos += (long) interval[2];
-    while (spanNanos - (long) intervals.peekFirst()[2] >= SPAN_NANOS) {
-      double[] old = intervals.removeFirst();
-      written -= old[0];
-      allowed -= old[1];
-      spanNanos -= (long) old[2];
+    written += interval.written();
+    allowed += interval.allowed();
+    spanNanos += interval.nanos();
+    while (spanNanos - intervals.peekFirst().nanos() >= SPAN_NANOS) {
+      Interval old = intervals.removeFirst();
+      written -= old.written();
+      allowed -= old.allowed();
+      spanNanos -= old.nanos();
     }
   }
 
