@@ -340,9 +340,30 @@ class ReadModelExporterTest {
 
       Map<String, Object> after = afterExporting(stream.subList(12, stream.size()));
       assertThat(after.get("incidentErrorMessages")).isEqualTo(List.of());
+      assertThat(after.get("incidentErrorHashCodes")).isEqualTo(List.of());
       assertThat(after.get("elementInstanceEntries")).asInstanceOf(InstanceOfAssertFactories.LIST)
           .contains("id=pack|state=TERMINATED|inc=false")
           .doesNotContain("id=pack|state=ACTIVE|inc=true", "id=pack|state=ACTIVE|inc=false", "inc=true");
+    }
+
+    /** What the 8.9 incident statistics count: an error's hash stays while any open incident of it does. */
+    @Test
+    void holdAnErrorsHashCodeOnceUntilItsLastOpenIncidentIsResolved() {
+      List<Record<?>> twoOfOneError = List.of(
+          processInstance(1, INSTANCE, ELEMENT_ACTIVATING),
+          Records.element(2, 510, INSTANCE, "charge", ELEMENT_ACTIVATING),
+          Records.element(3, 511, INSTANCE, "ship", ELEMENT_ACTIVATING),
+          Records.incident(4, 530, INSTANCE, 510, "charge", IncidentIntent.CREATED, "no box"),
+          Records.incident(5, 531, INSTANCE, 511, "ship", IncidentIntent.CREATED, "no box"),
+          Records.incident(6, 530, INSTANCE, 510, "charge", IncidentIntent.RESOLVED, "no box"),
+          Records.incident(7, 531, INSTANCE, 511, "ship", IncidentIntent.RESOLVED, "no box"));
+      String hash = String.valueOf("no box".hashCode());
+
+      assertThat(afterExporting(twoOfOneError.subList(0, 5)).get("incidentErrorHashCodes")).isEqualTo(List.of(hash));
+      assertThat(afterExporting(twoOfOneError.subList(5, 6)).get("incidentErrorHashCodes")).isEqualTo(List.of(hash));
+      Map<String, Object> resolved = afterExporting(twoOfOneError.subList(6, 7));
+      assertThat(resolved.get("incidentErrorHashCodes")).isEqualTo(List.of());
+      assertReplaysLeave(resolved, twoOfOneError, INSTANCE, 2);
     }
 
     @Test

@@ -66,13 +66,14 @@ class MessageSubscriptionsAndSequenceFlowsApiTest {
     for (long instance = 1001; instance <= 1004; instance++) {
       writes.add(ReadModelFixture.doc(incidents, instance + 6000, Map.of("processInstanceKey", instance,
           "rootProcessInstanceKey", instance == 1004 ? 1004 : 1001, "errorType", "JOB_NO_RETRIES", "errorMessage",
-          "boom", "state", "ACTIVE", "creationTime", ReadModelFixture.date(1), "tenantId", "<default>")));
+          "boom", "errorMessageHash", "boom".hashCode(), "state", "ACTIVE", "creationTime", ReadModelFixture.date(1),
+          "tenantId", "<default>")));
       writes.add(ReadModelFixture.doc(variables, instance + 5000, Map.of("scopeKey", instance, "processInstanceKey",
           instance, "name", "x", "value", "1", "truncated", false, "lastUpdate", ReadModelFixture.date(1))));
     }
     writes.add(ReadModelFixture.doc(variables, 6009, Map.of("scopeKey", 1999, "processInstanceKey", 1999, "name", "x",
         "value", "1", "truncated", false, "lastUpdate", ReadModelFixture.date(1))));
-    store.bulk(writes, true);
+    store.bulk(ReadModelFixture.withIncidentsOnInstances(store, prefix, writes), true);
     app = TestWebapp.start(Map.of("flowpipe.store.url", node.url(), "flowpipe.store.index-prefix", prefix));
   }
 

@@ -70,19 +70,21 @@ class ProcessStatisticsAtScaleTest {
     for (int p = 0; p < SMALL_PROCESSES; p++) {
       writes.add(doc(definitions, key++, Map.of("bpmnProcessId", small(p), "version", 1, "name", "Small " + p)));
     }
-    writes.add(doc(instances, key++, active("big")));
+    writes.add(doc(instances, key++, active("big", 1)));
+    long firstSmallInstance = key;
     for (int p = 0; p < SMALL_PROCESSES; p++) {
-      writes.add(doc(instances, key++, active(small(p))));
+      // small p's one definition has key BIG_VERSIONS + 1 + p
+      writes.add(doc(instances, key++, active(small(p), BIG_VERSIONS + 1 + p)));
     }
-    // one error in the first ERROR_DEFINITIONS small processes' definitions (keys BIG_VERSIONS + 1 ...)
+    // one error on the instance of each of the first ERROR_DEFINITIONS small processes, so in their definitions
     String incidents = ReadModelIndex.INCIDENT.indexName(prefix);
     for (int p = 0; p < ERROR_DEFINITIONS; p++) {
-      long incident = key++;
-      writes.add(doc(incidents, incident, Map.of("processInstanceKey", incident,
+      writes.add(doc(incidents, key++, Map.of("processInstanceKey", firstSmallInstance + p,
           "processDefinitionKey", BIG_VERSIONS + 1 + p,
           "bpmnProcessId", small(p), "elementId", "task", "errorType", "JOB_NO_RETRIES", "errorMessage", ERROR,
           "errorMessageHash", ERROR.hashCode(), "state", "ACTIVE")));
     }
+    writes = ReadModelFixture.withIncidentsOnInstances(store, prefix, writes);
     for (int start = 0; start < writes.size(); start += 5_000) {
       assertThat(store.bulk(writes.subList(start, Math.min(start + 5_000, writes.size())), false).failures())
           .isEmpty();
@@ -102,9 +104,9 @@ class ProcessStatisticsAtScaleTest {
     return String.format("small-%05d", p);
   }
 
-  private static Map<String, Object> active(String process) {
-    return Map.of("bpmnProcessId", process, "state", "ACTIVE", "incident", false, "startDate",
-        ReadModelFixture.date(1));
+  private static Map<String, Object> active(String process, long definition) {
+    return Map.of("bpmnProcessId", process, "processDefinitionKey", definition, "state", "ACTIVE", "incident", false,
+        "startDate", ReadModelFixture.date(1));
   }
 
   @AfterAll

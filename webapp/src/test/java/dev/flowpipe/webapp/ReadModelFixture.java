@@ -1,7 +1,9 @@
 package dev.flowpipe.webapp;
 
+import dev.flowpipe.schema.index.ElementEntries;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.index.SchemaManager;
+import dev.flowpipe.schema.index.VariableEntries;
 import dev.flowpipe.schema.store.DocumentWrite;
 import dev.flowpipe.schema.store.SearchStore;
 import java.time.Instant;
@@ -64,9 +66,9 @@ public final class ReadModelFixture {
     writes.add(doc(variables, 6002, Map.of("scopeKey", 1001, "processInstanceKey", 1001, "name", "note", "value", "\"hello\"", "truncated", false, "lastUpdate", date(1))));
     writes.add(doc(variables, 6003, Map.of("scopeKey", 5002, "processInstanceKey", 1001, "name", "big", "value", "\"yyyy", "fullValue", "\"yyyyyyyy\"", "truncated", true, "lastUpdate", date(1))));
     String incidents = ReadModelIndex.INCIDENT.indexName(prefix);
-    writes.add(doc(incidents, 7001, incident(1001, 5002, "ACTIVE", "no retries left")));
-    writes.add(doc(incidents, 7002, incident(1013, 5100, "ACTIVE", "boom")));
-    writes.add(doc(incidents, 7003, incident(1025, 5200, "RESOLVED", "fixed")));
+    writes.add(doc(incidents, 7001, incident(1, 5002, "ACTIVE", "no retries left")));
+    writes.add(doc(incidents, 7002, incident(13, 5100, "ACTIVE", "boom")));
+    writes.add(doc(incidents, 7003, incident(25, 5200, "RESOLVED", "fixed")));
     String jobs = ReadModelIndex.JOB.indexName(prefix);
     writes.add(doc(jobs, 8001, with(Map.of("processInstanceKey", 1001, "processDefinitionKey", 1, "bpmnProcessId", "order", "elementInstanceKey", 5002,
         "elementId", "task", "type", "work", "worker", "w1", "retries", 0, "state", "FAILED", "errorMessage", "no retries left"),
@@ -78,7 +80,7 @@ public final class ReadModelFixture {
         Map.of("jobKind", "EXECUTION_LISTENER", "listenerEventType", "START", "customHeaders", Map.of(),
             "hasFailedWithRetriesLeft", true, "creationTime", date(4), "lastUpdateTime", date(5),
             "rootProcessInstanceKey", 1004, "stateOrder", 2))));
-    var outcome = store.bulk(writes);
+    var outcome = store.bulk(withIncidentsOnInstances(store, prefix, writes));
     if (!outcome.failures().isEmpty()) {
       throw new IllegalStateException("fixture not written: " + outcome.failures());
     }
@@ -125,14 +127,10 @@ public final class ReadModelFixture {
             "id=start|inc=false", "state=COMPLETED|inc=false", "id=start|state=COMPLETED|inc=false",
             "id=task", "state=ACTIVE", "inc=true", "id=task|state=ACTIVE", "id=task|inc=true", "state=ACTIVE|inc=true",
             "id=task|state=ACTIVE|inc=true"));
-        doc.put("incidentErrorMessages", List.of("no retries left"));
-        doc.put("incidentErrorHashCodes", List.of("no retries left".hashCode()));
       }
       case 13 -> {
         doc.put("elementInstanceEntries", List.of("id=task", "state=ACTIVE", "inc=true", "id=task|state=ACTIVE",
             "id=task|inc=true", "state=ACTIVE|inc=true", "id=task|state=ACTIVE|inc=true"));
-        doc.put("incidentErrorMessages", List.of("boom"));
-        doc.put("incidentErrorHashCodes", List.of("boom".hashCode()));
       }
       case 25 -> doc.put("elementInstanceEntries", List.of("id=task", "state=COMPLETED", "inc=false",
           "id=task|state=COMPLETED", "id=task|inc=false", "state=COMPLETED|inc=false", "id=task|state=COMPLETED|inc=false"));
@@ -159,10 +157,82 @@ public final class ReadModelFixture {
     return START.plus(hours, ChronoUnit.HOURS).toString();
   }
 
-  private static Map<String, Object> incident(long instance, long element, String state, String message) {
-    return Map.of("processInstanceKey", instance, "processDefinitionKey", 1, "bpmnProcessId", "order",
-        "elementInstanceKey", element, "elementId", "task", "errorType", "JOB_NO_RETRIES", "errorMessage", message,
-        "state", state, "creationTime", date(1));
+  /** Instance 1000 + i's incident, with its instance's definition and the error's hash as the writer keeps it. */
+  private static Map<String, Object> incident(int i, long element, String state, String message) {
+    Map<String, Object> instance = instance(i);
+    Map<String, Object> incident = new HashMap<>(Map.of("processInstanceKey", 1000 + i, "processDefinitionKey",
+        instance.get("processDefinitionKey"), "bpmnProcessId", instance.get("bpmnProcessId"), "elementInstanceKey",
+        element, "elementId", "task", "errorType", "JOB_NO_RETRIES", "errorMessage", message, "state", state,
+        "creationTime", date(1)));
+    incident.put("errorMessageHash", message.hashCode());
+    return incident;
+  }
+
+  /**
+   * The writes, with what the writer keeps on a process instance for each of its open incidents among them
+   * ({@code IncidentHandler}): the incident's key in {@code incidentKeys}, the {@code incident} flag, and its message
+   * and its message's hash code in {@code incidentErrorMessages} and {@code incidentErrorHashCodes} (each distinct and
+   * sorted, the hash codes as text, as the writer writes them). The filters and the incident statistics read these
+   * from the instance, so a fixture that writes an incident without them tests a read model the writer never writes.
+   * An instance among the writes is changed there; one already stored is read and written again, one version above.
+   */
+  public static List<DocumentWrite> withIncidentsOnInstances(SearchStore store, String prefix,
+      List<DocumentWrite> writes) {
+    String incidents = ReadModelIndex.INCIDENT.indexName(prefix);
+    String instances = ReadModelIndex.PROCESS_INSTANCE.indexName(prefix);
+    Map<String, List<Map<String, Object>>> openByInstance = new java.util.LinkedHashMap<>();
+    for (DocumentWrite write : writes) {
+      if (write.index().equals(incidents) && "ACTIVE".equals(write.document().get("state"))) {
+        openByInstance.computeIfAbsent(String.valueOf(write.document().get("processInstanceKey")),
+            key -> new ArrayList<>()).add(write.document());
+      }
+    }
+    Map<String, DocumentWrite> instanceWrites = new java.util.LinkedHashMap<>();
+    for (DocumentWrite write : writes) {
+      if (write.index().equals(instances) && openByInstance.containsKey(write.id())) {
+        instanceWrites.put(write.id(), write);
+      }
+    }
+    List<String> stored = openByInstance.keySet().stream().filter(id -> !instanceWrites.containsKey(id)).toList();
+    if (!stored.isEmpty()) {
+      store.getAll(instances, stored).forEach((id, document) -> instanceWrites.put(id, new DocumentWrite(instances, id,
+          ((Number) document.get("position")).longValue() + 1, document)));
+    }
+    Map<String, DocumentWrite> changed = new HashMap<>();
+    instanceWrites.forEach((id, write) -> {
+      Map<String, Object> document = new HashMap<>(write.document());
+      java.util.TreeSet<Long> keys = new java.util.TreeSet<>();
+      java.util.TreeSet<String> messages = new java.util.TreeSet<>();
+      java.util.TreeSet<String> hashCodes = new java.util.TreeSet<>();
+      addAll(keys, document.get("incidentKeys"), value -> ((Number) value).longValue());
+      addAll(messages, document.get(ElementEntries.INCIDENT_ERROR_MESSAGES), String::valueOf);
+      addAll(hashCodes, document.get(ElementEntries.INCIDENT_ERROR_HASH_CODES), String::valueOf);
+      for (Map<String, Object> incident : openByInstance.get(id)) {
+        String message = (String) incident.get("errorMessage");
+        keys.add(((Number) incident.get("key")).longValue());
+        if (message != null) {
+          messages.add(VariableEntries.cut(message));
+        }
+        hashCodes.add(String.valueOf(java.util.Objects.hashCode(message)));
+      }
+      document.put("incidentKeys", List.copyOf(keys));
+      document.put("incident", true);
+      document.put(ElementEntries.INCIDENT_ERROR_MESSAGES, List.copyOf(messages));
+      document.put(ElementEntries.INCIDENT_ERROR_HASH_CODES, List.copyOf(hashCodes));
+      changed.put(id, new DocumentWrite(instances, id, write.position(), document));
+    });
+    List<DocumentWrite> all = new ArrayList<>();
+    for (DocumentWrite write : writes) {
+      all.add(write.index().equals(instances) && changed.containsKey(write.id()) ? changed.remove(write.id()) : write);
+    }
+    all.addAll(changed.values());
+    return all;
+  }
+
+  private static <T> void addAll(java.util.Set<T> set, Object list, java.util.function.Function<Object, T> each) {
+    if (list instanceof List<?> values) {
+      values.forEach(value -> set.add(each.apply(value)));
+    }
   }
 
   private static Map<String, Object> with(Map<String, Object> fields, Map<String, Object> more) {

@@ -123,8 +123,7 @@ public final class SearchJson {
 
   /**
    * The {@code _search} body of a {@link GroupCountQuery}: no hits, a composite aggregation on the fields (one source
-   * per field, named by it), after the previous page's key, with the conditions, the distinct count and the sample
-   * under it.
+   * per field, named by it), after the previous page's key, with the conditions and the sample under it.
    */
   public static String body(GroupCountQuery query) {
     List<Object> sources = new ArrayList<>();
@@ -142,10 +141,6 @@ public final class SearchJson {
       Map<String, Object> conditions = new LinkedHashMap<>();
       query.conditions().forEach((name, criteria) -> conditions.put(name, allOf(criteria)));
       inside.put(CONDITIONS, Map.of("filters", Map.of("filters", conditions)));
-    }
-    if (query.distinctField() != null) {
-      inside.put(DISTINCT, Map.of("cardinality",
-          Map.of("field", query.distinctField(), "precision_threshold", GroupCountQuery.DISTINCT_PRECISION)));
     }
     if (!query.sampleFields().isEmpty()) {
       Map<String, Object> sample = new LinkedHashMap<>();
@@ -183,7 +178,7 @@ public final class SearchJson {
           new com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>>() {});
       groups.add(new GroupCountQuery.Group(
           JSON.convertValue(bucket.path("key"), new com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>>() {}),
-          bucket.path("doc_count").asLong(), conditions, bucket.path(DISTINCT).path("value").asLong(0), sample));
+          bucket.path("doc_count").asLong(), conditions, sample));
     }
     JsonNode afterKey = aggregation.path("after_key");
     // a page shorter than asked is the last; a full one may be followed by more
@@ -209,7 +204,6 @@ public final class SearchJson {
   private static final String BY_VALUE = "byValue";
   private static final String CONDITIONS = "conditions";
   private static final String GROUPS = "groups";
-  private static final String DISTINCT = "distinct";
   private static final String SAMPLE = "sample";
 
   private static String write(Map<String, Object> body) {

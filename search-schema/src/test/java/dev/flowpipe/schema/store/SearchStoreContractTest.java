@@ -554,10 +554,10 @@ public abstract class SearchStoreContractTest {
   // --- counts per group of values, paged by the store: the aggregation behind the 8.9 statistics ---
 
   @Test
-  void countsGroupsPageByPageUntilTheStoreSaysThereAreNoMoreWithDistinctCountsAndASample() {
+  void countsGroupsPageByPageUntilTheStoreSaysThereAreNoMoreWithConditionsAndASample() {
     String searchIndex = searchIndex();
     GroupCountQuery query = new GroupCountQuery(List.of(searchIndex), List.of(), List.of("state", "flag"), 2, null,
-        Map.of("ended", List.of(new Criterion.Exists("endDate"))), "key", List.of("state"), null);
+        Map.of("ended", List.of(new Criterion.Exists("endDate"))), List.of("state"), null);
 
     List<GroupCountQuery.Group> groups = new java.util.ArrayList<>();
     int pages = 0;
@@ -570,8 +570,38 @@ public abstract class SearchStoreContractTest {
     // A: 1,3,5,7 unflagged (ended 1..5), 9 flagged; B: 2,4,6 unflagged (ended 2,4), 8,10 flagged
     assertThat(pages).isEqualTo(3);
     assertThat(groups).extracting(g -> g.key().get("state") + "/" + g.key().get("flag") + ": " + g.total() + " "
-            + g.distinct() + " " + g.conditions().get("ended") + " " + g.sample().get("state"))
-        .containsExactly("A/false: 4 4 3 A", "A/true: 1 1 0 A", "B/false: 3 3 2 B", "B/true: 2 2 0 B");
+            + g.conditions().get("ended") + " " + g.sample().get("state"))
+        .containsExactly("A/false: 4 3 A", "A/true: 1 0 A", "B/false: 3 2 B", "B/true: 2 0 B");
+  }
+
+  /**
+   * A many-valued field (as a process instance's {@code incidentErrorHashCodes}, distinct values written as text): a
+   * document is in the group of each of its values, once, and a document without values in none, so the groups'
+   * document counts are exact counts of the documents holding each value.
+   */
+  @Test
+  void countsADocumentOnceInTheGroupOfEachOfItsValues() {
+    String index = SharedOpenSearch.uniquePrefix() + "-codes";
+    store.createIndex(index, """
+        {"settings": {"number_of_shards": 1, "number_of_replicas": 0},
+         "mappings": {"dynamic": "strict", "properties": {"key": {"type": "long"}, "codes": {"type": "integer"},
+           "position": {"type": "long"}}}}
+        """);
+    List<List<String>> codes = List.of(List.of("-3", "5"), List.of("5"), List.of("-3", "5", "7"), List.of());
+    List<DocumentWrite> writes = new ArrayList<>();
+    for (int key = 1; key <= codes.size(); key++) {
+      writes.add(new DocumentWrite(index, String.valueOf(key), key, Map.of("key", key, "codes", codes.get(key - 1))));
+    }
+    writes.add(new DocumentWrite(index, "5", 5, Map.of("key", 5)));
+    assertThat(store.bulk(writes, true).failures()).isEmpty();
+
+    List<GroupCountQuery.Group> groups = store.countGroups(new GroupCountQuery(List.of(index), List.of(),
+        List.of("codes"), 2, null, Map.of(), List.of(), null)).groups();
+    List<GroupCountQuery.Group> ofFive = store.countGroups(new GroupCountQuery(List.of(index),
+        List.of(new Criterion.Equals("codes", 5)), List.of("key"), 10, null, Map.of(), List.of(), null)).groups();
+
+    assertThat(groups).extracting(g -> g.key().get("codes") + ": " + g.total()).containsExactly("-3: 2", "5: 3");
+    assertThat(ofFive).extracting(g -> ((Number) g.key().get("key")).intValue()).containsExactly(1, 2, 3);
   }
 
   @Test
@@ -580,10 +610,10 @@ public abstract class SearchStoreContractTest {
 
     // A: keys 1,3,5,7,9; B: 2,4,6,8,10 - the highest key of each, then the lowest
     List<GroupCountQuery.Group> highest = store.countGroups(new GroupCountQuery(List.of(searchIndex), List.of(),
-        List.of("state"), 10, null, Map.of(), null, List.of("key", "note"),
+        List.of("state"), 10, null, Map.of(), List.of("key", "note"),
         List.of(new SortField("key", true, false)), null)).groups();
     List<GroupCountQuery.Group> lowest = store.countGroups(new GroupCountQuery(List.of(searchIndex), List.of(),
-        List.of("state"), 10, null, Map.of(), null, List.of("key"), List.of(SortField.ascending("key")), null))
+        List.of("state"), 10, null, Map.of(), List.of("key"), List.of(SortField.ascending("key")), null))
         .groups();
 
     assertThat(highest).extracting(g -> g.key().get("state") + ": " + g.total() + " " + g.sample().get("key") + " "
@@ -595,7 +625,7 @@ public abstract class SearchStoreContractTest {
   @Test
   void countsGroupsInAMissingIndexFindNoneAndNoNextPage() {
     GroupCountQuery.GroupCounts counts = store.countGroups(new GroupCountQuery(
-        List.of(SharedOpenSearch.uniquePrefix() + "-none"), List.of(), List.of("state"), 10, null, Map.of(), null,
+        List.of(SharedOpenSearch.uniquePrefix() + "-none"), List.of(), List.of("state"), 10, null, Map.of(),
         List.of(), null));
 
     assertThat(counts.groups()).isEmpty();

@@ -25,12 +25,6 @@ final class GroupedCounts {
 
   /** Groups per store request. */
   static final int PAGE = 1_000;
-  /**
-   * Groups per store request when each counts distinct values: the store keeps a distinct count's sketch (precision
-   * 40,000) per group of the page; with pages of 1,000 its request breaker stood at 142 MB and a 512 MB store refused
-   * the count (429, a 503 here) for an error spread over 2,000 definitions. A tenth of that per page.
-   */
-  static final int DISTINCT_PAGE = 100;
 
   private final ReadModel readModel;
   private final Duration storeTimeout;
@@ -42,17 +36,15 @@ final class GroupedCounts {
 
   /** Every group of the query, in key order, each with any one document's {@code sampleFields}. */
   List<GroupCountQuery.Group> all(ReadModelIndex entity, List<Criterion> criteria, List<String> groupBy,
-      Map<String, List<Criterion>> conditions, String distinctField, List<String> sampleFields) {
-    return all(entity, criteria, groupBy, conditions, distinctField, sampleFields, List.of());
+      Map<String, List<Criterion>> conditions, List<String> sampleFields) {
+    return all(entity, criteria, groupBy, conditions, sampleFields, List.of());
   }
 
   /** Every group of the query, in key order, each with the {@code sampleFields} of its first document by an order. */
   List<GroupCountQuery.Group> all(ReadModelIndex entity, List<Criterion> criteria, List<String> groupBy,
-      Map<String, List<Criterion>> conditions, String distinctField, List<String> sampleFields,
-      List<SortField> sampleOrder) {
-    GroupCountQuery query = new GroupCountQuery(List.of(readModel.index(entity)), criteria, groupBy,
-        distinctField == null ? PAGE : DISTINCT_PAGE, null, conditions, distinctField, sampleFields, sampleOrder,
-        storeTimeout);
+      Map<String, List<Criterion>> conditions, List<String> sampleFields, List<SortField> sampleOrder) {
+    GroupCountQuery query = new GroupCountQuery(List.of(readModel.index(entity)), criteria, groupBy, PAGE, null,
+        conditions, sampleFields, sampleOrder, storeTimeout);
     List<GroupCountQuery.Group> groups = new ArrayList<>();
     while (true) {
       GroupCountQuery.GroupCounts page;

@@ -1,10 +1,12 @@
 package dev.flowpipe.webapp.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flowpipe.schema.index.ElementEntries;
 import dev.flowpipe.schema.index.ReadModelIndex;
 import dev.flowpipe.schema.query.Criterion;
 import dev.flowpipe.schema.query.GroupCountQuery;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,10 +16,14 @@ import java.util.Set;
  * Incident statistics in the shapes of Camunda's v2 API (8.9): active process instances with an active incident, per
  * error ({@code getProcessInstanceStatisticsByError}) and, for one error, per process definition
  * ({@code getProcessInstanceStatisticsByDefinition}). An error is the hash of its message ({@code errorHashCode}, Java's
- * {@code String.hashCode}, as Camunda's), stored on each incident by the writer. Instances are counted once per group
- * however many incidents they have in it (the store's distinct count, a sketch: not exact, 20,005 for 20,000
- * instances with one error in the scale run at a million; counting the instance documents' own hash codes would be). Groups are read
- * from the store in full, page by page, then sorted and paged here.
+ * {@code String.hashCode}, as Camunda's), stored on each incident by the writer. The instances themselves are counted,
+ * exactly: the writer keeps on each process-instance document the distinct hash codes of its open incidents
+ * ({@code incidentErrorHashCodes}, a hash leaving with the last open incident of it; ADR 17), so the active instances
+ * grouped by that many-valued field (a document in the group of each of its values, once) are the instances with an
+ * active incident of each error, and a group's document count is the answer. (Before, the store's distinct count of
+ * the incidents' instance keys, a sketch: 20,005 for 20,000 instances of one error in the scale run at a million.)
+ * An error's message is that of any one of its active incidents. Groups are read from the store in full, page by
+ * page, then sorted and paged here.
  */
 public final class IncidentStatistics {
 
@@ -27,6 +33,7 @@ public final class IncidentStatistics {
   private static final Set<String> BY_DEFINITION_PARTS = Set.of("filter", "sort", "page");
   private static final Set<String> BY_DEFINITION_SORT = Set.of("processDefinitionKey", COUNT, "tenantId");
   private static final List<Criterion> ACTIVE = List.of(new Criterion.Equals("state", "ACTIVE"));
+  private static final String HASH_CODES = ElementEntries.INCIDENT_ERROR_HASH_CODES;
 
   private final GroupedCounts counts;
   private final int defaultLimit;
@@ -43,13 +50,21 @@ public final class IncidentStatistics {
   public Map<String, Object> byError(JsonNode body) {
     StatisticsRequest request =
         StatisticsRequest.parse(body, BY_ERROR_PARTS, BY_ERROR_SORT, "errorHashCode", defaultLimit, maxLimit);
-    List<Map<String, Object>> items = new ArrayList<>();
+    // the message of each error: one active incident's (a group per error, not a document per incident)
+    Map<Long, Object> messages = new HashMap<>();
     for (GroupCountQuery.Group group : counts.all(ReadModelIndex.INCIDENT, ACTIVE, List.of("errorMessageHash"),
-        Map.of(), "processInstanceKey", List.of("errorMessage"))) {
+        Map.of(), List.of("errorMessage"))) {
+      messages.put(GroupedCounts.number(group, "errorMessageHash"), group.sample().get("errorMessage"));
+    }
+    List<Map<String, Object>> items = new ArrayList<>();
+    for (GroupCountQuery.Group group : counts.all(ReadModelIndex.PROCESS_INSTANCE, ACTIVE, List.of(HASH_CODES),
+        Map.of(), List.of())) {
+      long hash = GroupedCounts.number(group, HASH_CODES);
       Map<String, Object> item = new LinkedHashMap<>();
-      item.put("errorHashCode", (int) GroupedCounts.number(group, "errorMessageHash"));
-      item.put("errorMessage", group.sample().getOrDefault("errorMessage", ""));
-      item.put(COUNT, group.distinct());
+      item.put("errorHashCode", (int) hash);
+      // none between the two reads only if the incident was resolved in between: its message is not known then
+      item.put("errorMessage", messages.getOrDefault(hash, ""));
+      item.put(COUNT, group.total());
       items.add(item);
     }
     return request.answer(items);
@@ -66,9 +81,9 @@ public final class IncidentStatistics {
           "expected a 32-bit hash code, was " + hash);
     }
     List<Criterion> criteria = new ArrayList<>(ACTIVE);
-    criteria.add(new Criterion.Equals("errorMessageHash", (int) hash));
-    List<GroupCountQuery.Group> groups = counts.all(ReadModelIndex.INCIDENT, criteria,
-        List.of("processDefinitionKey"), Map.of(), "processInstanceKey", List.of("bpmnProcessId", "tenantId"));
+    criteria.add(new Criterion.Equals(HASH_CODES, (int) hash));
+    List<GroupCountQuery.Group> groups = counts.all(ReadModelIndex.PROCESS_INSTANCE, criteria,
+        List.of("processDefinitionKey"), Map.of(), List.of("bpmnProcessId", "tenantId"));
     List<Map<String, Object>> items = new ArrayList<>();
     for (GroupCountQuery.Group group : groups) {
       Map<String, Object> item = new LinkedHashMap<>();
@@ -77,7 +92,7 @@ public final class IncidentStatistics {
       item.put("processDefinitionName", null); // of the definition, read for the page's items only (below)
       item.put("processDefinitionVersion", null);
       item.put("tenantId", group.sample().get("tenantId"));
-      item.put(COUNT, group.distinct());
+      item.put(COUNT, group.total());
       items.add(item);
     }
     // the sort fields are the key, the count and the tenant, never the name: the page is cut first, and only its

@@ -38,7 +38,7 @@ final class LatestVersions {
     // definition, so grouping by it leaves none out
     List<Object> keys = new ArrayList<>();
     for (GroupCountQuery.Group group : groupedCounts.all(entity.index(), entity.alwaysApplied(),
-        List.of(idField, "tenantId"), Map.of(), null, List.of("key"), HIGHEST_VERSION_FIRST)) {
+        List.of(idField, "tenantId"), Map.of(), List.of("key"), HIGHEST_VERSION_FIRST)) {
       keys.add(((Number) group.sample().get("key")).longValue());
     }
     return keys;

@@ -91,7 +91,7 @@ public final class ProcessStatistics {
     List<GroupCountQuery.Group> counts = groupedCounts.all(ReadModelIndex.PROCESS_INSTANCE,
         List.of(new Criterion.Equals("state", "ACTIVE")), List.of("bpmnProcessId"),
         Map.of(WITH_INCIDENT, List.of(new Criterion.Equals("incident", true)),
-            WITHOUT_INCIDENT, List.of(new Criterion.Not(new Criterion.Equals("incident", true)))), null, List.of());
+            WITHOUT_INCIDENT, List.of(new Criterion.Not(new Criterion.Equals("incident", true)))), List.of());
     List<Map<String, Object>> items = new ArrayList<>();
     for (GroupCountQuery.Group count : counts) {
       Map<String, Object> item = new LinkedHashMap<>();
@@ -135,7 +135,7 @@ public final class ProcessStatistics {
       return byProcess;
     }
     for (GroupCountQuery.Group group : groupedCounts.all(ReadModelIndex.PROCESS_DEFINITION,
-        List.of(new Criterion.OneOf("bpmnProcessId", processIds)), List.of("bpmnProcessId"), Map.of(), null,
+        List.of(new Criterion.OneOf("bpmnProcessId", processIds)), List.of("bpmnProcessId"), Map.of(),
         LATEST_FIELDS, List.of(new SortField("version", true, false), SortField.ascending("key")))) {
       byProcess.put(String.valueOf(group.key().get("bpmnProcessId")), group);
     }

@@ -52,7 +52,7 @@ public final class VersionStatistics {
       criteria.add(new Criterion.Equals("tenantId", StatisticsRequest.requiredText(request.filter(), "tenantId")));
     }
     List<GroupCountQuery.Group> groups = counts.all(ReadModelIndex.PROCESS_INSTANCE, criteria,
-        List.of("processDefinitionKey"), CONDITIONS, null, List.of("bpmnProcessId", "version", "tenantId"));
+        List.of("processDefinitionKey"), CONDITIONS, List.of("bpmnProcessId", "version", "tenantId"));
     Map<Long, Map<String, Object>> definitions =
         counts.definitions(groups.stream().map(g -> GroupedCounts.number(g, "processDefinitionKey")).toList());
     List<Map<String, Object>> items = new ArrayList<>();

@@ -43,7 +43,7 @@ class V2SpecConformanceTest {
   static void start(SearchStore store, EmbeddedSearchStore node) {
     String prefix = SharedOpenSearch.uniquePrefix();
     ReadModelFixture.write(store, prefix, "1s");
-    var outcome = store.bulk(moreDocuments(prefix), true);
+    var outcome = store.bulk(ReadModelFixture.withIncidentsOnInstances(store, prefix, moreDocuments(prefix)), true);
     if (!outcome.failures().isEmpty()) {
       throw new IllegalStateException("data not written: " + outcome.failures());
     }
