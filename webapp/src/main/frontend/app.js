@@ -56,9 +56,9 @@ async function api(path, body, method) {
 /** A search; {@code reads} (the refresh's consistency) makes it wait until the read model holds the last operations. */
 const search = (entity, request, reads) => api('/v2/' + entity + '/search', { ...request, consistency: reads });
 
-/** A search's total as a person reads it: "10,000+" when the server stopped counting at its cap. */
+/** A search's total as the UI shows it: "10000+" when the server stopped counting at its cap. */
 function totalOf(page) {
-  return page.totalItems.toLocaleString('en') + (page.hasMoreTotalItems ? '+' : '');
+  return page.totalItems + (page.hasMoreTotalItems ? '+' : '');
 }
 
 function esc(value) {
