@@ -56,6 +56,11 @@ async function api(path, body, method) {
 /** A search; {@code reads} (the refresh's consistency) makes it wait until the read model holds the last operations. */
 const search = (entity, request, reads) => api('/v2/' + entity + '/search', { ...request, consistency: reads });
 
+/** A search's total as the UI shows it: "10000+" when the server stopped counting at its cap. */
+function totalOf(page) {
+  return page.totalItems + (page.hasMoreTotalItems ? '+' : '');
+}
+
 function esc(value) {
   return String(value ?? '').replace(/[&<>"']/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
 }
@@ -424,7 +429,7 @@ function instances(params) {
       ...select,
       ...LIST_COLUMNS.map(c => ({ head: head(c), html: c.html })),
     ], answer.items, r => `data-key="${esc(r.processInstanceKey)}" data-state="${esc(r.state)}" data-href="#/instances/${esc(r.processInstanceKey)}" tabindex="0"`));
-    document.getElementById('page-info').textContent = answer.page.totalItems + ' instances';
+    document.getElementById('page-info').textContent = totalOf(answer.page) + ' instances';
   });
 }
 
@@ -756,7 +761,7 @@ function show() {
 
 /** What the views of other modules (decisions.js, stuck.js) use of this module. */
 function decisionUi() {
-  return { view, api, search, esc, date, table, every, refreshNow, setStatus, setHtml, route: () => route, current: mine => mine === route };
+  return { view, api, search, esc, date, table, every, refreshNow, setStatus, setHtml, totalOf, route: () => route, current: mine => mine === route };
 }
 
 /** What the instance list's diagram (listdiagram.js) uses of this module. */

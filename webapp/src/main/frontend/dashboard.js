@@ -39,7 +39,7 @@ export function processRows(definitions, statistics) {
 }
 
 export function dashboard(ui) {
-  const { view, api, search, esc, table, every, current, setHtml } = ui;
+  const { view, api, search, esc, table, every, current, setHtml, totalOf } = ui;
   view.innerHTML = `<h1>Dashboard</h1>
     <div id="glance" class="glance"></div>
     <div class="dashboard-columns">
@@ -77,8 +77,8 @@ export function dashboard(ui) {
     if (running.page.totalItems > running.items.length) {
       cuts.push(`Processes with running instances: the first ${esc(running.items.length)} of ${esc(running.page.totalItems)} by id.`);
     }
-    if (definitions.page.totalItems > definitions.items.length) {
-      cuts.push(`Processes without running instances: those of the first ${esc(definitions.items.length)} of ${esc(definitions.page.totalItems)} definitions.`);
+    if (definitions.page.totalItems > definitions.items.length || definitions.page.hasMoreTotalItems) {
+      cuts.push(`Processes without running instances: those of the first ${esc(definitions.items.length)} of ${esc(totalOf(definitions.page))} definitions.`);
     }
     const cut = cuts.length ? `<p class="hint" id="dashboard-cut">${cuts.join(' ')}</p>` : '';
     setHtml('dashboard', table('dashboard-table', [

@@ -5,7 +5,7 @@ import DmnViewer from 'dmn-js/lib/Viewer';
 
 /** The list: newest evaluations first, filtered by decision id and state (from the URL's query), a page at a time. */
 export function decisionInstances(ui, params) {
-  const { view, search, esc, date, table, every, refreshNow } = ui;
+  const { view, search, esc, date, table, every, refreshNow, totalOf } = ui;
   const decisionId = params.get('decisionDefinitionId') || '';
   const state = params.get('state') || '';
   view.innerHTML = `<h1>Decision instances</h1>
@@ -44,7 +44,7 @@ export function decisionInstances(ui, params) {
     // a page emptied meanwhile (e.g. the first page walked back past its start): back to the newest
     if (found.items.length === 0 && (page.after || page.before)) { page = { limit }; return reload(mine, reads); }
     last = found;
-    document.getElementById('decision-count').textContent = found.page.totalItems + ' decision instance(s)';
+    document.getElementById('decision-count').textContent = totalOf(found.page) + ' decision instance(s)';
     document.getElementById('decision-instances').innerHTML = table('decision-instances-table', [
       { title: 'Key', html: r => `<a href="#/decisions/${esc(r.decisionEvaluationInstanceKey)}">${esc(r.decisionEvaluationInstanceKey)}</a>` },
       { title: 'Decision', html: r => esc(r.decisionDefinitionName || r.decisionDefinitionId) },

@@ -26,7 +26,7 @@ export function stuckBefore(now, seconds) {
 }
 
 export function stuckInstances(ui, params) {
-  const { view, search, esc, date, every, refreshNow } = ui;
+  const { view, search, esc, date, every, refreshNow, totalOf } = ui;
   // a chosen duration, or any other the URL names (e.g. 90s)
   const forParam = durationSeconds(params.get('for')) ? params.get('for') : '1h';
   const seconds = durationSeconds(forParam);
@@ -59,7 +59,7 @@ export function stuckInstances(ui, params) {
     if (process) filter.processDefinitionId = process;
     const found = await search('process-instances', { filter, sort: [{ field: sortField, order }], page: { limit: 100 } }, reads);
     if (!ui.current(mine)) return;
-    document.getElementById('stuck-count').textContent = `${found.page.totalItems} instance(s) without progress for ${forParam}`;
+    document.getElementById('stuck-count').textContent = `${totalOf(found.page)} instance(s) without progress for ${forParam}`;
     const head = c => {
       const next = c.field === sortField && order === 'asc' ? 'desc' : 'asc';
       const arrow = c.field === sortField ? (order === 'asc' ? ' ▲' : ' ▼') : '';

@@ -88,7 +88,8 @@ public final class SearchJson {
       body.put("search_after", query.searchAfter());
     }
     body.put("size", query.size());
-    body.put("track_total_hits", true);
+    // an exact count visits every match and turns off the store's skipping of documents that cannot reach the page
+    body.put("track_total_hits", query.totalCap() == SearchQuery.EXACT_TOTAL ? (Object) true : query.totalCap());
     body.put("timeout", timeout(query.timeout()));
     if (!query.excludedFields().isEmpty()) {
       body.put("_source", Map.of("excludes", query.excludedFields()));
@@ -325,6 +326,8 @@ public final class SearchJson {
     try {
       JsonNode hits = root.path("hits");
       long total = hits.path("total").path("value").asLong(0);
+      // "gte": the store stopped counting at the search's cap
+      boolean lowerBound = "gte".equals(hits.path("total").path("relation").asText());
       List<SearchHits.Hit> found = new ArrayList<>();
       for (JsonNode hit : hits.path("hits")) {
         List<Object> sortValues = new ArrayList<>();
@@ -341,7 +344,7 @@ public final class SearchJson {
                 ReadModelIndex.callerSource(index, source),
                 sortValues));
       }
-      return new SearchHits(total, found);
+      return new SearchHits(total, found, lowerBound);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("unreadable search answer: " + e.getMessage(), e);
     }

@@ -7,7 +7,8 @@ import java.util.Objects;
 /**
  * A search on one or more indices: criteria (all must hold), sort keys, and a page given either by an offset
  * ({@code from}) or by the sort values of the last document seen ({@code searchAfter}, a cursor that stays stable
- * while documents are added). The total is always counted exactly.
+ * while documents are added). The total is counted exactly unless {@code totalCap} says up to how many: a capped
+ * count lets the store stop counting there and skip documents that cannot reach the page of a numeric or date sort.
  *
  * @param indices the indices to search; missing ones count as empty
  * @param criteria conditions that must all hold
@@ -18,6 +19,8 @@ import java.util.Objects;
  * @param excludedFields stored fields left out of the returned documents (e.g. large texts)
  * @param timeout how long the store may run the search (the body's {@code timeout}); one that runs longer fails with
  *     {@link dev.flowpipe.schema.store.SearchTimedOutException}, never with a part of the hits
+ * @param totalCap count matches up to this many ({@link SearchHits#totalIsLowerBound()} when there are more), or
+ *     {@link #EXACT_TOTAL} to count every one
  */
 public record SearchQuery(
     List<String> indices,
@@ -27,15 +30,25 @@ public record SearchQuery(
     int size,
     List<Object> searchAfter,
     List<String> excludedFields,
-    Duration timeout) {
+    Duration timeout,
+    int totalCap) {
+
+  /** The {@code totalCap} that counts every match. */
+  public static final int EXACT_TOTAL = 0;
 
   /** The store-side time budget of a search that names none. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
-  /** A search with the {@link #DEFAULT_TIMEOUT}. */
+  /** A search with an exact total. */
+  public SearchQuery(List<String> indices, List<Criterion> criteria, List<SortField> sort, int from, int size,
+      List<Object> searchAfter, List<String> excludedFields, Duration timeout) {
+    this(indices, criteria, sort, from, size, searchAfter, excludedFields, timeout, EXACT_TOTAL);
+  }
+
+  /** A search with the {@link #DEFAULT_TIMEOUT} and an exact total. */
   public SearchQuery(List<String> indices, List<Criterion> criteria, List<SortField> sort, int from, int size,
       List<Object> searchAfter, List<String> excludedFields) {
-    this(indices, criteria, sort, from, size, searchAfter, excludedFields, DEFAULT_TIMEOUT);
+    this(indices, criteria, sort, from, size, searchAfter, excludedFields, DEFAULT_TIMEOUT, EXACT_TOTAL);
   }
 
   public SearchQuery {
@@ -52,6 +65,9 @@ public record SearchQuery(
     // the cursor may hold nulls (a document without the sorted field): no List.copyOf
     searchAfter = searchAfter == null ? List.of() : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(searchAfter));
     excludedFields = List.copyOf(excludedFields == null ? List.of() : excludedFields);
+    if (totalCap < 0) {
+      throw new IllegalArgumentException("totalCap must be >= 0 (0: exact), was " + totalCap);
+    }
     if (from < 0 || size < 0) {
       throw new IllegalArgumentException("from and size must be >= 0, were " + from + " and " + size);
     }
@@ -62,6 +78,11 @@ public record SearchQuery(
       throw new IllegalArgumentException(
           "searchAfter needs one value per sort key: " + sort.size() + " keys, " + searchAfter.size() + " values");
     }
+  }
+
+  /** This search with its total counted up to {@code cap} ({@link #EXACT_TOTAL}: every match). */
+  public SearchQuery withTotalCap(int cap) {
+    return new SearchQuery(indices, criteria, sort, from, size, searchAfter, excludedFields, timeout, cap);
   }
 
   /** All documents of one index matching the criteria, first page of {@code size} in the given order. */

@@ -35,4 +35,26 @@ class SearchJsonTest {
     assertThatThrownBy(() -> new SearchQuery(List.of("i"), List.of(), List.of(), 0, 1, List.of(), List.of(),
         Duration.ZERO)).hasMessageContaining("timeout must be positive");
   }
+
+  @Test
+  void aSearchCountsEveryMatchUnlessItsTotalIsCapped() {
+    SearchQuery query = SearchQuery.of("i", List.of(), List.of(), 10);
+
+    assertThat(SearchJson.body(query)).contains("\"track_total_hits\":true");
+    assertThat(SearchJson.body(query.withTotalCap(10_000))).contains("\"track_total_hits\":10000");
+    assertThatThrownBy(() -> query.withTotalCap(-1)).hasMessageContaining("totalCap must be >= 0");
+  }
+
+  @Test
+  void aTotalTheStoreStoppedCountingIsALowerBound() {
+    String capped = """
+        {"took": 3, "timed_out": false, "_shards": {"total": 1, "successful": 1, "skipped": 0, "failed": 0},
+         "hits": {"total": {"value": 10000, "relation": "gte"}, "hits": []}}
+        """;
+
+    SearchHits hits = SearchJson.hits("search [i]", 200, capped);
+    assertThat(hits.total()).isEqualTo(10_000);
+    assertThat(hits.totalIsLowerBound()).isTrue();
+    assertThat(SearchJson.hits("search [i]", 200, capped.replace("gte", "eq")).totalIsLowerBound()).isFalse();
+  }
 }

@@ -35,6 +35,7 @@ public final class SearchService {
   private final SearchRequestParser parser;
   private final ReadYourWrites readYourWrites;
   private final Duration storeTimeout;
+  private final int totalItemsCap;
   private final LatestVersions latestVersions;
   private final RequirementsOfDecisions requirements;
   private final BatchInstances batchInstances;
@@ -45,24 +46,29 @@ public final class SearchService {
     this.parser = new SearchRequestParser(properties.search(), properties.consistency(), properties.limits());
     this.readYourWrites = readYourWrites;
     this.storeTimeout = properties.search().storeTimeout();
+    this.totalItemsCap = properties.search().totalItemsCap();
     this.latestVersions = new LatestVersions(readModel, storeTimeout);
     this.requirements = new RequirementsOfDecisions(readModel, parser, storeTimeout);
     this.batchInstances = new BatchInstances(readModel, storeTimeout);
     this.fieldsOfInstances = new FieldsOfInstances(readModel);
   }
 
-  /** A search, waiting for its {@code consistency} on this thread: for background work (batches), not requests. */
+  /**
+   * A search, waiting for its {@code consistency} on this thread: for background work (batches, exports), not
+   * requests. Its total is exact: the work may count on it.
+   */
   public SearchAnswer search(Entity entity, JsonNode request) {
     try {
-      return searchAsync(entity, request).join();
+      return searchAsync(entity, request, List.of(), SearchQuery.EXACT_TOTAL).join();
     } catch (CompletionException e) {
       throw e.getCause() instanceof RuntimeException cause ? cause : e;
     }
   }
 
   /**
-   * A search; one with a {@code consistency} condition not yet met completes once it is met or its timeout ran out,
-   * without holding the calling thread meanwhile (the search then runs on the waits' answer threads).
+   * A search of the API; one with a {@code consistency} condition not yet met completes once it is met or its timeout
+   * ran out, without holding the calling thread meanwhile (the search then runs on the waits' answer threads). Its
+   * total is counted up to {@code flowpipe.webapp.search.total-items-cap} (a count, {@code page.limit: 0}, exactly).
    */
   public CompletableFuture<SearchAnswer> searchAsync(Entity entity, JsonNode request) {
     return searchAsync(entity, request, List.of());
@@ -70,16 +76,23 @@ public final class SearchService {
 
   /** A search as above, narrowed by {@code scope} as well (the incidents of one instance and those it called). */
   public CompletableFuture<SearchAnswer> searchAsync(Entity entity, JsonNode request, List<Criterion> scope) {
+    return searchAsync(entity, request, scope, totalItemsCap);
+  }
+
+  private CompletableFuture<SearchAnswer> searchAsync(Entity entity, JsonNode request, List<Criterion> scope,
+      int totalCap) {
     ParsedSearch parsed = parser.parse(entity, request);
+    // a count asks for the number itself; a page's total is what the cap is for
+    int cap = parsed.page().limit() == 0 ? SearchQuery.EXACT_TOTAL : totalCap;
     if (parsed.consistency() == null) {
-      return CompletableFuture.completedFuture(run(entity, parsed, scope, null));
+      return CompletableFuture.completedFuture(run(entity, parsed, scope, null, cap));
     }
     return readYourWrites.await(parsed.consistency()).thenApply(outcome -> run(entity, parsed, scope,
-        new SearchAnswer.ConsistencyInfo(outcome.reached(), outcome.waited().toMillis())));
+        new SearchAnswer.ConsistencyInfo(outcome.reached(), outcome.waited().toMillis()), cap));
   }
 
   private SearchAnswer run(Entity entity, ParsedSearch parsed, List<Criterion> scope,
-      SearchAnswer.ConsistencyInfo consistency) {
+      SearchAnswer.ConsistencyInfo consistency, int totalCap) {
     boolean backwards = parsed.page().backwards();
     List<SortField> sort = backwards ? parsed.sort().stream().map(SortField::reversed).toList() : parsed.sort();
     List<Object> cursor = backwards ? parsed.page().before() : parsed.page().after();
@@ -98,7 +111,7 @@ public final class SearchService {
     SearchQuery query =
         new SearchQuery(
             List.of(readModel.index(entity.index())), criteria, sort, parsed.page().from(),
-            parsed.page().limit(), cursor, entity.leftOutOfLists(), storeTimeout);
+            parsed.page().limit(), cursor, entity.leftOutOfLists(), storeTimeout, totalCap);
     SearchHits found;
     try {
       found = readModel.store().search(query);
@@ -119,8 +132,8 @@ public final class SearchService {
     fieldsOfInstances.add(entity, items);
     String startCursor = hits.isEmpty() ? null : Cursor.encode(hits.getFirst().sortValues());
     String endCursor = hits.isEmpty() ? null : Cursor.encode(hits.getLast().sortValues());
-    // the store counts every match (no cap on the total), so there are never more than totalItems
-    return new SearchAnswer(items, new SearchAnswer.PageInfo(found.total(), false, startCursor, endCursor), consistency);
+    return new SearchAnswer(items,
+        new SearchAnswer.PageInfo(found.total(), found.totalIsLowerBound(), startCursor, endCursor), consistency);
   }
 
   private static List<Criterion> criteria(Entity entity, ParsedSearch parsed) {

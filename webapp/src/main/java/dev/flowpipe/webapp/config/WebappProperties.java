@@ -44,11 +44,18 @@ public record WebappProperties(
    * @param maxPageSize the largest {@code page.limit} a request may ask for
    * @param storeTimeout how long the store may run one search (the search body's {@code timeout}); a search that
    *     runs longer is answered 400 naming this setting
+   * @param totalItemsCap how far a search of the API counts its matches: past it the answer says {@code totalItems}
+   *     = the cap and {@code hasMoreTotalItems: true}, and the store need not visit every match (a numeric or date
+   *     sort skips what cannot reach the page); 0 (the default) counts every match. A count ({@code page.limit: 0}) is
+   *     always exact
    */
   public record Search(@DefaultValue("100") int defaultPageSize, @DefaultValue("10000") int maxPageSize,
-      @DefaultValue("10s") Duration storeTimeout) {
+      @DefaultValue("10s") Duration storeTimeout, @DefaultValue("0") int totalItemsCap) {
     public Search {
       positive(P + "search.store-timeout", storeTimeout);
+      if (totalItemsCap < 0) {
+        throw new IllegalArgumentException(P + "search.total-items-cap must be 0 (exact) or more, was " + totalItemsCap);
+      }
       if (maxPageSize < 1 || maxPageSize > 10_000) {
         throw new IllegalArgumentException(P + "search.max-page-size must be 1 to 10000, was " + maxPageSize);
       }

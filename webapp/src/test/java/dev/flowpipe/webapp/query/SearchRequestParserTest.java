@@ -25,7 +25,7 @@ class SearchRequestParserTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final SearchRequestParser parser = new SearchRequestParser(
-      new WebappProperties.Search(100, 1000, Duration.ofSeconds(10)),
+      new WebappProperties.Search(100, 1000, Duration.ofSeconds(10), 10_000),
       new WebappProperties.Consistency(Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofMillis(20), 1000),
       new WebappProperties.Limits(DataSize.ofMegabytes(4), 1000, 50, 100, 10, 64, 4096));
 

@@ -197,6 +197,13 @@ final class ScaleQueries {
     return new Query(name, i -> HttpRequest.newBuilder(URI.create(base + path.apply(i))).GET().build());
   }
 
+  /** The same request (method, headers, body) sent to this client's web app. */
+  HttpRequest request(HttpRequest other) {
+    URI uri = other.uri();
+    String path = uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+    return HttpRequest.newBuilder(other, (name, value) -> true).uri(URI.create(base + path)).build();
+  }
+
   private HttpRequest request(String path, String body) {
     return HttpRequest.newBuilder(URI.create(base + path)).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(body)).build();

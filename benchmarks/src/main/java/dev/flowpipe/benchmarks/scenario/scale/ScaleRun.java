@@ -13,6 +13,7 @@ import dev.flowpipe.schema.store.StoreConnection;
 import dev.flowpipe.systemtests.EmbeddedStores;
 import dev.flowpipe.testsupport.ScratchDirectories;
 import dev.flowpipe.webapp.WebappApplication;
+import dev.flowpipe.webapp.config.WebappProperties;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -77,13 +78,21 @@ public final class ScaleRun {
         s.watermarks(), s.restart());
   }
 
+  /** The total-items cap of the second web app, whose reads are reported beside the product's defaults. */
+  static final int CAPPED_TOTALS = 10_000;
+
+  /**
+   * The reads through two web apps on the same store, side by side: one at the product's defaults ({@code byQuery})
+   * and one counting a page's total up to {@link #CAPPED_TOTALS} ({@code flowpipe.webapp.search.total-items-cap},
+   * {@code byQueryTotalItemsCap}), each query sent to both in turn, the first of the two alternating by round, so
+   * the machine's load falls on both alike.
+   */
   private static Section measure(String storeUrl, FixtureSettings settings, int runs) throws Exception {
-    SpringApplication application = new SpringApplication(WebappApplication.class);
-    application.setDefaultProperties(WebappApplication.DEFAULTS);
-    try (ConfigurableApplicationContext context = application.run("--server.port=0",
-        "--flowpipe.store.url=" + storeUrl, "--flowpipe.store.index-prefix=" + PREFIX)) {
-      String base = "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
-      ScaleQueries client = new ScaleQueries(base);
+    try (ConfigurableApplicationContext context = webapp(storeUrl);
+        ConfigurableApplicationContext cappedContext = webapp(storeUrl,
+            "--flowpipe.webapp.search.total-items-cap=" + CAPPED_TOTALS)) {
+      ScaleQueries client = new ScaleQueries(base(context));
+      ScaleQueries cappedClient = new ScaleQueries(base(cappedContext));
       List<String> processes = new ArrayList<>();
       List<Long> definitionKeys = new ArrayList<>();
       for (JsonNode definition : client.post("/v2/process-definitions/search",
@@ -104,22 +113,32 @@ public final class ScaleRun {
           spanDays);
       Section report = new Section();
       report.typed("completeness", ScaleCompleteness.check(client, settings, processes, definitionKeys));
+      report.figure("totalItemsCap", context.getBean(WebappProperties.class).search().totalItemsCap(), Unit.NONE);
+      report.figure("secondWebappTotalItemsCap", CAPPED_TOTALS, Unit.NONE);
       int warmup = Math.max(20, runs / 5);
       report.text("loadAverageBeforeMeasuring", loadAverage());
       for (int i = 0; i < warmup; i++) {
         for (ScaleQueries.Query query : queries) {
           client.send(query.request().apply(i));
+          cappedClient.send(cappedClient.request(query.request().apply(i)));
         }
       }
       Map<String, Histogram> byQuery = new LinkedHashMap<>();
+      Map<String, Histogram> cappedByQuery = new LinkedHashMap<>();
       queries.forEach(q -> byQuery.put(q.name(), new Histogram(60_000_000L, 3)));
+      queries.forEach(q -> cappedByQuery.put(q.name(), new Histogram(60_000_000L, 3)));
       long started = System.nanoTime();
       for (int i = 0; i < runs; i++) {
         for (ScaleQueries.Query query : queries) {
           var request = query.request().apply(warmup + i);
-          long start = System.nanoTime();
-          client.send(request);
-          byQuery.get(query.name()).recordValue((System.nanoTime() - start) / 1_000);
+          var cappedRequest = cappedClient.request(request);
+          if (i % 2 == 0) {
+            byQuery.get(query.name()).recordValue(timedMicros(client, request));
+            cappedByQuery.get(query.name()).recordValue(timedMicros(cappedClient, cappedRequest));
+          } else {
+            cappedByQuery.get(query.name()).recordValue(timedMicros(cappedClient, cappedRequest));
+            byQuery.get(query.name()).recordValue(timedMicros(client, request));
+          }
         }
       }
       report.text("loadAverageAfterMeasuring", loadAverage());
@@ -128,8 +147,29 @@ public final class ScaleRun {
       report.figure("warmUpRunsPerQuery", warmup, Unit.NONE);
       Section results = report.section("byQuery");
       byQuery.forEach((name, histogram) -> results.section(name, millis(histogram)));
+      Section cappedResults = report.section("byQueryTotalItemsCap");
+      cappedByQuery.forEach((name, histogram) -> cappedResults.section(name, millis(histogram)));
       return report;
     }
+  }
+
+  private static ConfigurableApplicationContext webapp(String storeUrl, String... more) {
+    SpringApplication application = new SpringApplication(WebappApplication.class);
+    application.setDefaultProperties(WebappApplication.DEFAULTS);
+    List<String> arguments = new ArrayList<>(List.of("--server.port=0", "--flowpipe.store.url=" + storeUrl,
+        "--flowpipe.store.index-prefix=" + PREFIX));
+    arguments.addAll(List.of(more));
+    return application.run(arguments.toArray(String[]::new));
+  }
+
+  private static String base(ConfigurableApplicationContext context) {
+    return "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port");
+  }
+
+  private static long timedMicros(ScaleQueries client, java.net.http.HttpRequest request) throws Exception {
+    long start = System.nanoTime();
+    client.send(request);
+    return (System.nanoTime() - start) / 1_000;
   }
 
   private static Section millis(Histogram histogram) {
