@@ -30,7 +30,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -47,12 +46,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * C's message), an error thrown at its job that nothing catches (I: a job with an error code, an incident), completed
  * like A (K, L); then {@code conf-main} version 2 and one instance of it (H: a job not activated). Two more DRDs of a
  * decision each, one evaluated standalone, as is "dish". So every entity holds at least three items, and every
- * statistics answer two, for the page checks. The checks cover every item of each entity, so this class runs last on
- * the shared node (junit-platform.properties), after the other classes' runs, whose items it checks too. Its known
+ * statistics answer two, for the page checks. The checks cover every item of each entity, so this class runs in a
+ * surefire execution of its own (the module's POM), on a node that holds only its runs, whatever order the other
+ * classes run in. Its known
  * differences are the web app test's, adjusted by {@code known-differences-on-real-runs.yaml}.
  */
 @ExtendWith(SharedNode.class)
-@Order(Integer.MAX_VALUE)
 class V2SpecConformanceOnNodeTest {
 
   private static final String USER = SharedNode.READER_WRITER;
