@@ -34,7 +34,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * Every HTTP route of the server (as the running server lists them: {@link ServedRoutes}), sent by every kind of
  * caller, answered as test-support's {@link RoutePolicy} says: the same policy as the node's
- * ({@code RouteRoleMatrixTest} in engine-broker-tests), so the server's web app, operations and actuator cannot drift from
+ * ({@code RouteRoleMatrixTest} in engine-broker), so the server's web app, operations and actuator cannot drift from
  * it. Writes another site's page makes the browser send with the user's credentials are refused, and the server's
  * {@code /actuator/flowControl} takes no write from anyone (its settings are its configuration's). Three servers on the
  * test JVM's one store: authentication on, off (the defaults), off with the writes switched on. No gateway answers

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code GET /v2/topology} and {@code GET /v2/status} where the web app cannot ask a cluster: on its own without a
- * gateway, or with one that cannot be reached. A real cluster's answers: {@code ClusterOnNodeTest} in engine-broker-tests,
+ * gateway, or with one that cannot be reached. A real cluster's answers: {@code ClusterOnNodeTest} in engine-broker,
  * and the official client's test in client-compatibility.
  */
 class ClusterApiTest {

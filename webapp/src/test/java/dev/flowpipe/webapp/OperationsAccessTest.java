@@ -19,7 +19,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Who may send the operations, on the web app on its own without a gateway (so an operation that passes the access
  * rules answers 501, naming the setting): with authentication a user with the write role, without it nobody unless
- * the operations are switched on. The operations against a real engine: {@code OperationsOnNodeTest} in engine-broker-tests.
+ * the operations are switched on. The operations against a real engine: {@code OperationsOnNodeTest} in engine-broker.
  */
 @ExtendWith(SharedOpenSearch.class)
 class OperationsAccessTest {
