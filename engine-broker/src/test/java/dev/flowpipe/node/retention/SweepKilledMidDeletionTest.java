@@ -17,6 +17,7 @@ import io.camunda.zeebe.client.ZeebeClient;
 import io.camunda.zeebe.client.api.response.ActivatedJob;
 import io.camunda.zeebe.model.bpmn.Bpmn;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,16 +40,26 @@ import org.junit.jupiter.api.parallel.Isolated;
  * its index gone, no document of its instances left anywhere under the prefix and none written again by the replay,
  * and an instance that runs longer than the retention whole and unchanged. The oracle is what the client created and
  * the store's concrete indices read directly.
+ *
+ * <p>The premise: the doomed instances start and end within one period, so that the sweep finds that period whole and
+ * due at once and deletes its index, rather than pruning its instances one by one while the last of them has not
+ * ended {@code keep} ago. They are created just after a period starts (the node's clock is this machine's), the
+ * period is wide enough for their creation and completion on a loaded machine, and the premise is asserted from their
+ * documents before the kill: a missed premise fails as such, not as a wrong verdict on the sweep.
  */
-// its doomed instances must end within one 2 s period: no other class loads the machine beside it
+// a node and its store beside another class's would stretch the doomed instances' run: it runs alone
 @Isolated
 @ExtendWith(SharedOpenSearch.class)
 class SweepKilledMidDeletionTest {
 
   private static final Duration READY = Duration.ofMinutes(5);
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration PERIOD = Duration.ofSeconds(2);
-  private static final Duration KEEP = Duration.ofSeconds(4);
+  // wide enough for 8 creations and 8 job completions on a loaded machine (about 1 s on a quiet one)
+  private static final Duration PERIOD = Duration.ofSeconds(10);
+  // the long-runner's creation, which closes the doomed period, must be exported within it
+  private static final Duration KEEP = Duration.ofSeconds(5);
+  // how far into a period the doomed instances start: past the boundary on every clock reading of this machine
+  private static final Duration AFTER_BOUNDARY = Duration.ofMillis(100);
   private static final int DOOMED = 8;
 
   @TempDir Path temp;
@@ -82,18 +93,23 @@ class SweepKilledMidDeletionTest {
       List<Long> doomed = new ArrayList<>();
       long longRunner;
       long recordsBeforeKill;
+      Period doomedPeriod;
       try (ZeebeClient client = node.client()) {
         client.newDeployResourceCommand().addProcessModel(Bpmn.createExecutableProcess("kept")
             .startEvent().serviceTask("work", task -> task.zeebeJobType("work")).endEvent().done(), "kept.bpmn")
             .send().join();
+        // the doomed instances start just after a period starts, and have the whole period to end
+        doomedPeriod = Period.of(Period.of(Instant.now(), PERIOD).end(), PERIOD);
+        awaitTime(doomedPeriod.start().plus(AFTER_BOUNDARY));
         for (int i = 0; i < DOOMED; i++) {
           doomed.add(create(client, i));
         }
-        Instant lastDoomed = Instant.now();
         completeJobs(client, DOOMED);
+        System.out.printf("[killed-sweep] %d instances created and completed %.1f s into their %d s period%n", DOOMED,
+            Duration.between(doomedPeriod.start(), Instant.now()).toMillis() / 1e3, PERIOD.toSeconds());
+        assertDoomedWithinOnePeriod(documents, doomed, doomedPeriod, prefix);
         // the long-runner in a later period than the doomed instances: that one is kept, pinned
-        await("the doomed instances' period ends").atMost(PERIOD.multipliedBy(3)).pollInterval(Duration.ofMillis(50))
-            .until(() -> Instant.now().isAfter(Period.of(lastDoomed, PERIOD).end().plusMillis(100)));
+        awaitTime(doomedPeriod.end().plus(AFTER_BOUNDARY));
         longRunner = create(client, -1);
       }
 
@@ -101,6 +117,8 @@ class SweepKilledMidDeletionTest {
       assertThat(deletion.awaitArrival(Duration.ofSeconds(90))).as("a period index deletion reached the store")
           .isTrue();
       String heldIndex = deletion.path().substring(1);
+      assertThat(heldIndex).as("the held deletion is the doomed instances' period's index")
+          .isEqualTo(doomedPeriod.indexName(prefix));
       Map<Long, Map<String, Integer>> doomedBefore = documents.countsByKind(doomed);
       Map<String, JsonNode> longRunnerBefore = documents.of(List.of(longRunner)).get(longRunner);
       recordsBeforeKill = processInstanceRecordsHandedOver(node);
@@ -113,7 +131,9 @@ class SweepKilledMidDeletionTest {
           .isEqualTo(BucketTable.State.DELETING);
       assertThat(documents.indices()).as("the period's index, still there").contains(heldIndex);
       assertThat(doomedBefore)
-          .as("each doomed instance whole: instance, 3 element instances, 2 sequence flows, 2 variables, a job")
+          .as("premise: each doomed instance whole, nothing of its period pruned before the kill (instance, 3 element "
+              + "instances, 2 sequence flows, 2 variables, a job); a prune means the long-runner's creation, which "
+              + "closes the period, was not exported within keep (%s) of the period's end", KEEP)
           .allSatisfy((key, kinds) -> assertThat(kinds).isEqualTo(Map.of("process-instance", 1,
               "flow-node-instance", 3, "sequence-flow", 2, "variable", 2, "job", 1)));
       assertThat(documents.countsByKind(doomed)).as("nothing of the period deleted before the kill")
@@ -168,6 +188,47 @@ class SweepKilledMidDeletionTest {
     NodeProcess node = NodeProcess.launch(temp.resolve("data"), settings);
     nodes.add(node);
     return node.awaitReady("/actuator/health/readiness", READY);
+  }
+
+  /**
+   * The premise, from what the exporter wrote: every doomed instance routed to the period's index (its creation in the
+   * period) and ended before the period's end, so that the sweep finds the period due and deletable at once.
+   */
+  private static void assertDoomedWithinOnePeriod(StoreDocuments documents, List<Long> doomed, Period period,
+      String prefix) throws IOException {
+    String index = period.indexName(prefix);
+    Map<Long, JsonNode> instances = new LinkedHashMap<>();
+    await("the doomed instances exported, ended").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+        .until(() -> {
+          instances.clear();
+          documents.of(doomed).forEach((key, found) -> found.forEach((name, source) -> {
+            if (name.startsWith("process-instance/") && source.hasNonNull("endDate")) {
+              instances.put(key, source);
+            }
+          }));
+          return instances.size() == doomed.size();
+        });
+    Instant firstStart = instances.values().stream().map(source -> Instant.parse(source.path("startDate").asText()))
+        .min(Instant::compareTo).orElseThrow();
+    Instant lastEnd = instances.values().stream().map(source -> Instant.parse(source.path("endDate").asText()))
+        .max(Instant::compareTo).orElseThrow();
+    String premise = "premise missed (not a verdict on the sweep): the %d doomed instances must start and end within "
+        + "the period %s-%s; they ran from %s to %s (load average %s)";
+    assertThat(firstStart).as(premise, doomed.size(), period.start(), period.end(), firstStart, lastEnd, loadAverage())
+        .isAfterOrEqualTo(period.start());
+    assertThat(lastEnd).as(premise, doomed.size(), period.start(), period.end(), firstStart, lastEnd, loadAverage())
+        .isBefore(period.end());
+    assertThat(documents.of(doomed)).as("every document of the doomed instances in the period's index %s", index)
+        .allSatisfy((key, found) -> assertThat(found.keySet()).allMatch(name -> name.endsWith(" in " + index)));
+  }
+
+  private static void awaitTime(Instant time) {
+    await("the clock at " + time).atMost(PERIOD.multipliedBy(2)).pollInterval(Duration.ofMillis(20))
+        .until(() -> !Instant.now().isBefore(time));
+  }
+
+  private static String loadAverage() throws IOException {
+    return Files.readString(Path.of("/proc/loadavg")).trim();
   }
 
   private static long create(ZeebeClient client, int i) {

@@ -209,12 +209,33 @@ final class StoreFaultRun implements AutoCloseable {
                   assertThat(document.get("state")).as("state of %s", document.get("key")).isEqualTo("COMPLETED"));
             }
             direct.refresh(index);
-            assertThat(direct.count(index)).as("instances in the read model").isEqualTo(keys.size());
+            long count = direct.count(index);
+            if (count != keys.size()) {
+              assertThat(count).as("instances in the read model; those the engine did not answer as completed: %s",
+                  others(direct, index)).isEqualTo(keys.size());
+            }
           });
       String deadLetters = ReadModelIndex.DEAD_LETTER.indexName(prefix);
       assertThat(direct.indexExists(deadLetters) ? direct.count(deadLetters) : 0).as("dead letters").isZero();
     }
     return millis();
+  }
+
+  /**
+   * The read model's instances that no completed creation answered, with what the client saw meanwhile: names the
+   * instance a failed count is about (a creation refused, timed out or failed on the client's side that the engine
+   * did create, or a document that should not be there).
+   */
+  private String others(SearchStore direct, String index) {
+    List<String> found = new ArrayList<>();
+    for (Map<String, Object> document : direct.findByField(index, "bpmnProcessId", PROCESS_ID, 10_000)) {
+      Object key = document.get("key");
+      if (key != null && !completed.contains(Long.parseLong(String.valueOf(key)))) {
+        found.add(key + " " + document.get("state") + " started " + document.get("startDate") + " ended "
+            + document.get("endDate"));
+      }
+    }
+    return found + " (client: " + rejected.get() + " refused, " + unknown.get() + " timed out, errors " + errors + ")";
   }
 
   @Override
